@@ -1,0 +1,44 @@
+"""The ``clawql`` command: thin click adapters over ``clawql_git.Vault``."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import click
+
+from clawql_git.errors import ClawqlError
+
+
+class _Group(click.Group):
+    """Maps every ClawqlError to its message and exit code, in one place."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except ClawqlError as exc:
+            from clawql_git.cli.output import fail
+
+            fail(exc, as_json="--json" in sys.argv)
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="clawql-git")
+def cli() -> None:
+    """clawql-git: a durable, auditable memory for AI coding agents that lives in Git."""
+
+
+def _register() -> None:
+    from clawql_git.cli.hooks import hooks
+    from clawql_git.cli.memory import memory
+
+    cli.add_command(memory)
+    cli.add_command(hooks)
+
+
+_register()
+
+
+def main() -> None:
+    """Console entry point."""
+    cli(prog_name="clawql")

@@ -1,0 +1,19 @@
+"""``clawql hooks EVENT``: called by the git hook shims; never fails the git command."""
+
+from __future__ import annotations
+
+import click
+
+
+@click.command(context_settings={"ignore_unknown_options": True})
+@click.argument("event")
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+def hooks(event: str, args: tuple[str, ...]) -> None:
+    """Bring derived state up to date after a git EVENT (post-commit, post-checkout, ...)."""
+    from clawql_git.errors import ClawqlError
+    from clawql_git.vault import Vault
+
+    try:
+        Vault.open().after_git_event(event)
+    except ClawqlError as exc:
+        click.echo(f"clawql hooks {event}: {exc.message}", err=True)

@@ -1,0 +1,450 @@
+"""``clawql memory ...``: entries, history, links and catalogs."""
+
+from __future__ import annotations
+
+import re
+import sys
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from clawql_git.cli.output import emit_json, progress
+from clawql_git.errors import CheckFailed, InvalidInput
+
+if TYPE_CHECKING:
+    from clawql_git.vault import Identity, Vault, WriteResult
+
+json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON for agents.")
+
+
+def _vault(ctx: click.Context) -> Vault:
+    from clawql_git.vault import Vault
+
+    return Vault.open(ctx.obj.get("vault"), eager_index=True)
+
+
+def identity_options(fn: Any) -> Any:
+    """The who-wrote-it flags shared by every write command."""
+    opts = [
+        click.option("--agent", "agent_id", envvar="CLAWQL_AGENT_ID", help="Agent id (author)."),
+        click.option("--session", "session_id", envvar="CLAWQL_SESSION_ID", help="Session id."),
+        click.option("--correlation", "correlation_id", help="Correlation id (task, ticket)."),
+        click.option("--verdict", help="Outcome: accepted, failed, success, ..."),
+        click.option("--confidence", type=float, help="Confidence score in 0..1."),
+    ]
+    for opt in reversed(opts):
+        fn = opt(fn)
+    return fn
+
+
+def _identity(kw: dict[str, Any]) -> Identity:
+    from clawql_git.vault import Identity
+
+    return Identity(
+        agent_id=kw.pop("agent_id") or "",
+        session_id=kw.pop("session_id") or "",
+        correlation_id=kw.pop("correlation_id") or "",
+        verdict=kw.pop("verdict") or "",
+        confidence=kw.pop("confidence"),
+    )
+
+
+def _print_write(result: WriteResult, as_json: bool) -> None:
+    if as_json:
+        emit_json(result.to_record())
+    elif result.noop:
+        click.echo(f"unchanged: {result.path} already holds that content")
+        click.echo(f"worm_ref: {result.worm_ref}")
+    else:
+        click.echo(f"{result.event} {result.path}")
+        click.echo(f"worm_ref: {result.worm_ref}")
+
+
+@click.group()
+@click.option(
+    "--vault",
+    type=click.Path(file_okay=False),
+    envvar="CLAWQL_VAULT",
+    help="Vault folder (default: $CLAWQL_VAULT, else the current directory).",
+)
+@click.pass_context
+def memory(ctx: click.Context, vault: str | None) -> None:
+    """Write, read and check memory entries."""
+    ctx.obj = {"vault": vault}
+
+
+# ---------------------------------------------------------------- init
+
+
+@memory.command()
+@click.argument("path", required=False, type=click.Path(file_okay=False))
+@click.option("--adopt", is_flag=True, help="Take in an existing folder of Markdown (Obsidian).")
+@click.option("--type", "default_type", help="With --adopt: type for notes that have none.")
+@click.option(
+    "--from",
+    "source",
+    type=click.Path(exists=True, file_okay=False),
+    help="Seed from a folder of entries (e.g. sample-vault), one commit per entry.",
+)
+@identity_options
+@json_option
+@click.pass_context
+def init(ctx: click.Context, path: str | None, adopt: bool, default_type: str | None,
+         source: str | None, as_json: bool, **kw: Any) -> None:
+    """Create a vault at PATH (default: the current directory); harmless on a vault."""
+    from clawql_git.setup import seed_from
+    from clawql_git.vault import Vault
+
+    ident = _identity(kw)
+    target = Path(path or ctx.obj.get("vault") or ".")
+    vault = Vault.init(target, adopt=adopt, default_type=default_type, identity=ident,
+                       eager_index=True)
+    seeded = 0
+    if source:
+        with progress("seeding", not as_json) as bar:
+            seeded = len(seed_from(vault, Path(source), ident, bar))
+    head = vault.store.head_commit()
+    record = {"vault": str(vault.root), "vault_id": vault.vault_id, "seeded": seeded,
+              "head": f"git:{head.id}" if head else None}
+    if as_json:
+        emit_json(record)
+    else:
+        click.echo(f"vault ready at {vault.root} (id {record['vault_id']})")
+        if seeded:
+            click.echo(f"seeded {seeded} entries from {source}")
+
+
+# ---------------------------------------------------------------- ingest
+
+
+def _read_body(body: str | None, body_file: str | None) -> str | None:
+    if body is not None and body_file is not None:
+        raise InvalidInput("give --body or --body-file, not both")
+    if body_file == "-":
+        return _stdin_text()
+    if body_file is not None:
+        return _file_text(Path(body_file))
+    return body
+
+
+def _stdin_text() -> str:
+    from clawql_git.entry import decode_text
+
+    return decode_text(sys.stdin.buffer.read(), "standard input")
+
+
+def _file_text(path: Path) -> str:
+    from clawql_git.entry import decode_text
+    from clawql_git.errors import NotFound
+
+    if not path.is_file():
+        raise NotFound(f"no such file: {path}")
+    return decode_text(path.read_bytes(), str(path))
+
+
+@memory.command()
+@click.argument("file", required=False)
+@click.option("--type", "entry_type", help="Entry type: decision, context, error, pattern, ...")
+@click.option("--title", help="Title (the file name is its slug).")
+@click.option("--tag", "tags", multiple=True, help="A tag (repeatable).")
+@click.option("--description", help="One-line description for catalogs.")
+@click.option("--project", help="Project the entry belongs to.")
+@click.option("--body", help="Body text (Markdown).")
+@click.option("--body-file", help="Read the body from a file ('-' for stdin).")
+@click.option("--path", "entry_path", help="Explicit vault-relative path (default: derived).")
+@click.option("--append", is_flag=True, help="Same title: append a dated section instead.")
+@identity_options
+@json_option
+@click.pass_context
+def ingest(ctx: click.Context, file: str | None, entry_type: str | None, title: str | None,
+           tags: tuple[str, ...], description: str | None, project: str | None,
+           body: str | None, body_file: str | None, entry_path: str | None, append: bool,
+           as_json: bool, **kw: Any) -> None:
+    """Write one entry, from flags or from a Markdown FILE with frontmatter ('-' for stdin).
+
+    Prints the entry's worm_ref, the sha of the commit that holds it.
+    """
+    ident = _identity(kw)
+    vault = _vault(ctx)
+    text = _read_body(body, body_file)
+    if file is not None and (entry_type is None or title is None or text is not None):
+        doc = _stdin_text() if file == "-" else _file_text(Path(file))
+        overrides = {"type": entry_type, "title": title, "description": description,
+                     "tags": list(tags) or None, "project": project}
+        result = vault.ingest_markdown(doc, identity=ident, overrides=overrides,
+                                       path=entry_path, append=append)
+    else:
+        if file == "-":
+            text = _stdin_text()
+        if not entry_type or not title:
+            raise InvalidInput("ingest needs --type and --title (or a Markdown FILE)")
+        result = vault.ingest(type=entry_type, title=title, body=text or "",
+                              description=description, tags=tags,
+                              meta={"project": project}, identity=ident, append=append)
+    _print_write(result, as_json)
+
+
+# ---------------------------------------------------------------- changes
+
+
+def _parse_sets(sets: tuple[str, ...], unsets: tuple[str, ...]) -> dict[str, Any]:
+    import yaml
+
+    changes: dict[str, Any] = {}
+    for item in sets:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise InvalidInput(f"--set expects KEY=VALUE, got {item!r}")
+        try:
+            changes[key.strip()] = yaml.safe_load(value) if value else ""
+        except yaml.YAMLError as exc:
+            raise InvalidInput(f"--set {key}: value is not valid YAML: {exc}") from exc
+    changes.update({key: None for key in unsets})
+    return changes
+
+
+@memory.command()
+@click.argument("path")
+@click.option("--body", help="New body text.")
+@click.option("--body-file", help="Read the new body from a file ('-' for stdin).")
+@click.option("--title", help="New title (the path stays).")
+@click.option("--description", help="New description.")
+@click.option("--set", "sets", multiple=True, help="Set a frontmatter key: KEY=YAML-VALUE.")
+@click.option("--unset", "unsets", multiple=True, help="Remove a frontmatter key.")
+@identity_options
+@json_option
+@click.pass_context
+def update(ctx: click.Context, path: str, body: str | None, body_file: str | None,
+           title: str | None, description: str | None, sets: tuple[str, ...],
+           unsets: tuple[str, ...], as_json: bool, **kw: Any) -> None:
+    """Change an entry by a new commit (MEMORY_UPDATE)."""
+    ident = _identity(kw)
+    changes = _parse_sets(sets, unsets)
+    changes.update({k: v for k, v in (("title", title), ("description", description)) if v})
+    new_body = _read_body(body, body_file)
+    if not changes and new_body is None:
+        raise InvalidInput("nothing to update: give --body, --title, --description or --set")
+    result = _vault(ctx).update(path, body=new_body, changes=changes, identity=ident)
+    _print_write(result, as_json)
+
+
+@memory.command()
+@click.argument("old")
+@click.option("--by", "new", required=True, help="Path of the entry that replaces OLD.")
+@identity_options
+@json_option
+@click.pass_context
+def supersede(ctx: click.Context, old: str, new: str, as_json: bool, **kw: Any) -> None:
+    """Mark OLD superseded by another entry (status: superseded, superseded_by)."""
+    _print_write(_vault(ctx).supersede(old, new, identity=_identity(kw)), as_json)
+
+
+@memory.command()
+@click.argument("path")
+@click.option("--reason", help="Why it is retracted.")
+@identity_options
+@json_option
+@click.pass_context
+def retract(ctx: click.Context, path: str, reason: str | None, as_json: bool, **kw: Any) -> None:
+    """Mark an entry retracted; it stays in history, recall leaves it out."""
+    _print_write(_vault(ctx).retract(path, reason, identity=_identity(kw)), as_json)
+
+
+@memory.command()
+@click.argument("path")
+@identity_options
+@json_option
+@click.pass_context
+def archive(ctx: click.Context, path: str, as_json: bool, **kw: Any) -> None:
+    """Move an entry under archive/ (MEMORY_ARCHIVE)."""
+    _print_write(_vault(ctx).archive(path, identity=_identity(kw)), as_json)
+
+
+# ---------------------------------------------------------------- reading
+
+
+@memory.command()
+@click.argument("path")
+@click.option("--at", "rev", help="Read the entry as of this revision.")
+@json_option
+@click.pass_context
+def show(ctx: click.Context, path: str, rev: str | None, as_json: bool) -> None:
+    """Print an entry with its materialised worm_ref (first and last commit)."""
+    view = _vault(ctx).get(path, at=rev)
+    if as_json:
+        emit_json(view.to_record())
+    else:
+        click.echo(view.materialised(), nl=False)
+
+
+@memory.command()
+@click.argument("path")
+@json_option
+@click.pass_context
+def history(ctx: click.Context, path: str, as_json: bool) -> None:
+    """Every version of an entry with the commit that wrote it, newest first."""
+    versions = _vault(ctx).history(path)
+    if as_json:
+        emit_json([{"path": v.path, "blob": v.blob, **v.record.to_record()} for v in versions])
+        return
+    for v in versions:
+        when = v.record.when.strftime("%Y-%m-%d %H:%M:%SZ")
+        click.echo(f"git:{v.sha}  {when}  {v.record.event or 'COMMIT'}  {v.record.agent}  {v.path}")
+
+
+_AGO = re.compile(r"^(\d+)([smhdw])$")
+
+
+def parse_when(value: str | None, now: datetime | None = None) -> datetime | None:
+    """'90d', '12h', '2w', a date or an ISO timestamp -> aware datetime."""
+    if value is None:
+        return None
+    match = _AGO.match(value.strip())
+    now = now or datetime.now(UTC)
+    if match:
+        unit = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
+        return now - timedelta(**{unit[match.group(2)]: int(match.group(1))})
+    try:
+        parsed = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+    except ValueError as exc:
+        raise InvalidInput(f"not a time: {value!r} (use 90d, 12h, 2026-07-01 or ISO 8601)") from exc
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+@memory.command()
+@click.option("--agent", help="Only commits by this agent.")
+@click.option("--type", "entry_type", help="Only this entry type.")
+@click.option("--event", help="Only this event (MEMORY_INGEST, MEMORY_UPDATE, ...).")
+@click.option("--session", help="Only this session.")
+@click.option("--correlation", help="Only this correlation id.")
+@click.option("--path", help="Only commits naming this entry path.")
+@click.option("--since", help="Not before: 90d, 12h, a date or a timestamp.")
+@click.option("--until", help="Not after: a date or a timestamp.")
+@click.option("--limit", type=int, help="At most this many records.")
+@json_option
+@click.pass_context
+def log(ctx: click.Context, agent: str | None, entry_type: str | None, event: str | None,
+        session: str | None, correlation: str | None, path: str | None, since: str | None,
+        until: str | None, limit: int | None, as_json: bool) -> None:
+    """The audit trail: engine commits read from their Git trailers, newest first."""
+    from clawql_git.history import LogFilter
+
+    flt = LogFilter(agent, entry_type, event, session, correlation, path,
+                    parse_when(since), parse_when(until))
+    records = _vault(ctx).log(flt, limit)
+    if as_json:
+        emit_json([r.to_record() for r in records])
+        return
+    for r in records:
+        when = r.when.strftime("%Y-%m-%d %H:%M:%SZ")
+        paths = ", ".join(r.paths) or "-"
+        click.echo(f"{r.sha[:12]}  {when}  {r.event:<18} {r.agent or '-':<16} {paths}")
+
+
+# ---------------------------------------------------------------- links
+
+
+@memory.command()
+@click.argument("path", required=False)
+@click.option("--broken", is_flag=True, help="List broken links; exit 1 when there are any.")
+@json_option
+@click.pass_context
+def links(ctx: click.Context, path: str | None, broken: bool, as_json: bool) -> None:
+    """Outgoing links and backlinks of PATH, or every broken link with --broken."""
+    graph = _vault(ctx).link_graph()
+    if broken or path is None:
+        edges = graph.broken()
+        if as_json:
+            emit_json([_edge(e) for e in edges])
+        else:
+            for e in edges:
+                click.echo(f"{e.source}:{e.ref.line}: broken {e.ref.kind} -> {e.ref.target}")
+            click.echo(f"{len(edges)} broken link(s)")
+        if edges:
+            raise CheckFailed(f"{len(edges)} broken link(s)")
+        return
+    out, back = graph.outgoing(path), graph.backlinks(path)
+    if as_json:
+        emit_json({"path": path, "outgoing": [_edge(e) for e in out],
+                   "backlinks": [_edge(e) for e in back]})
+        return
+    click.echo(f"outgoing ({len(out)}):")
+    for e in out:
+        click.echo(f"  -> {e.target or e.ref.target + '  (broken)'}")
+    click.echo(f"backlinks ({len(back)}):")
+    for e in back:
+        click.echo(f"  <- {e.source}")
+
+
+def _edge(e: Any) -> dict[str, Any]:
+    return {"source": e.source, "target": e.target, "raw": e.ref.target, "kind": e.ref.kind,
+            "line": e.ref.line, "broken": e.target is None}
+
+
+@memory.command()
+@click.option("--format", "fmt", type=click.Choice(["json", "dot", "mermaid"]), default="json",
+              show_default=True)
+@click.pass_context
+def graph(ctx: click.Context, fmt: str) -> None:
+    """Export the link graph."""
+    g = _vault(ctx).link_graph()
+    if fmt == "json":
+        emit_json(g.to_json())
+    else:
+        click.echo(g.to_dot() if fmt == "dot" else g.to_mermaid())
+
+
+# ---------------------------------------------------------------- catalogs and import
+
+
+@memory.command("catalog")
+@click.option("--check", is_flag=True, help="Exit 1 when catalogs drifted from the tree.")
+@click.option("--fix", is_flag=True, help="Commit regenerated catalogs.")
+@identity_options
+@json_option
+@click.pass_context
+def catalog_cmd(ctx: click.Context, check: bool, fix: bool, as_json: bool, **kw: Any) -> None:
+    """Check or fix the generated catalogs (index.md files, log.md, log/)."""
+    vault = _vault(ctx)
+    ident = _identity(kw)
+    if fix:
+        result = vault.catalog_fix(ident)
+        if as_json:
+            emit_json(result.to_record() if result else {"fixed": []})
+        elif result is None:
+            click.echo("catalogs are up to date")
+        else:
+            click.echo(f"regenerated {len(result.paths)} file(s)\nworm_ref: {result.worm_ref}")
+        return
+    drift = vault.catalog_drift()
+    if as_json:
+        emit_json({"drift": drift})
+    else:
+        click.echo("\n".join(f"drift: {p}" for p in drift) or "catalogs are up to date")
+    if drift:
+        raise CheckFailed(f"{len(drift)} catalog file(s) drifted; run `clawql memory catalog --fix`")
+
+
+@memory.command("import")
+@click.argument("directory", type=click.Path(exists=True, file_okay=False))
+@click.option("--type", "entry_type", help="Type for files without one.")
+@click.option("--batch", is_flag=True, help="One commit for the whole import.")
+@identity_options
+@json_option
+@click.pass_context
+def import_cmd(ctx: click.Context, directory: str, entry_type: str | None, batch: bool,
+               as_json: bool, **kw: Any) -> None:
+    """Import a folder of Markdown (one commit per file, or one with --batch)."""
+    from clawql_git.importer import import_folder
+
+    vault = _vault(ctx)
+    with progress("importing", not as_json) as bar:
+        results = import_folder(vault, Path(directory), entry_type, batch, _identity(kw), bar)
+    paths = [p for r in results for p in (r.paths or (r.path,))]
+    if as_json:
+        emit_json({"imported": len(paths), "commits": [r.worm_ref for r in results],
+                   "paths": paths})
+    else:
+        click.echo(f"imported {len(paths)} entries in {len(results)} commit(s)")

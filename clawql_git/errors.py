@@ -1,0 +1,124 @@
+"""The one exception tree of clawql-git; every error carries its CLI exit code.
+
+    ClawqlError                      exit 1
+    ├── InvalidInput                 exit 2   bad data from a user or an agent
+    │   ├── InvalidFrontmatter       frontmatter not YAML, not a mapping, aliases, bad fields
+    │   ├── InvalidEncoding          non-UTF-8 bytes, NUL bytes
+    │   ├── EntryTooLarge            body over the configured limit
+    │   ├── UnsafePath               a title or path escaping the vault or naming a reserved file
+    │   └── SecretDetected           a credential found in the content
+    ├── NotFound                     exit 3   an entry, revision or vault that is not there
+    │   └── NotAVault
+    ├── VaultStateError              exit 4   the vault refuses the operation in its current state
+    │   └── ConcurrentUpdate         the branch moved under us
+    ├── CheckFailed                  exit 1   a check found problems (drift, broken links)
+    └── StorageError                 exit 5   git or the filesystem failed underneath us
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+class ClawqlError(Exception):
+    """Root of every error raised by clawql-git."""
+
+    exit_code = 1
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class InvalidInput(ClawqlError):
+    """The input (an entry, a flag, a file) is not acceptable; nothing was written."""
+
+    exit_code = 2
+
+
+class InvalidFrontmatter(InvalidInput):
+    """Frontmatter is not valid YAML, not a mapping, uses aliases, or has a bad field."""
+
+
+class InvalidEncoding(InvalidInput):
+    """Content is not UTF-8 text or contains NUL bytes."""
+
+
+class EntryTooLarge(InvalidInput):
+    """The entry body exceeds the configured size limit."""
+
+    def __init__(self, size: int, limit: int) -> None:
+        super().__init__(f"entry body is {size} bytes, over the limit of {limit} bytes")
+        self.size = size
+        self.limit = limit
+
+
+class UnsafePath(InvalidInput):
+    """A path or title would escape the vault or name a reserved file."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(f"unsafe path {path!r}: {reason}")
+        self.path = path
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class SecretFinding:
+    """One credential-like string found in content (never carries the secret itself)."""
+
+    kind: str
+    line: int
+    column: int
+    excerpt: str  # redacted, safe to print
+
+
+class SecretDetected(InvalidInput):
+    """Content contains something that looks like a credential; history cannot forget it."""
+
+    def __init__(self, findings: list[SecretFinding], where: str = "entry") -> None:
+        first = findings[0]
+        more = f" (and {len(findings) - 1} more)" if len(findings) > 1 else ""
+        super().__init__(
+            f"refusing to commit: {where} contains a secret: {first.kind} at line "
+            f"{first.line}, column {first.column}: {first.excerpt}{more}"
+        )
+        self.findings = findings
+
+
+class NotFound(ClawqlError):
+    """A requested entry, revision or vault does not exist."""
+
+    exit_code = 3
+
+
+class NotAVault(NotFound):
+    """The path is not a clawql vault."""
+
+
+class VaultStateError(ClawqlError):
+    """The vault is in a state that does not allow the operation."""
+
+    exit_code = 4
+
+
+class ConcurrentUpdate(VaultStateError):
+    """The branch moved while we were preparing a commit."""
+
+
+class CheckFailed(ClawqlError):
+    """A check (catalog drift, broken links, verification) found problems."""
+
+    exit_code = 1
+
+    def __init__(self, message: str, problems: list[str] | None = None) -> None:
+        super().__init__(message)
+        self.problems = problems or []
+
+
+class StorageError(ClawqlError):
+    """Git or the filesystem failed underneath the engine."""
+
+    exit_code = 5

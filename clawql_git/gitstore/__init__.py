@@ -1,0 +1,325 @@
+"""The pygit2 commit engine: trees built along changed paths, commits with trailers, locked ref
+updates, a safe work-tree sync and history walks."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Iterator, Mapping
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pygit2
+
+from clawql_git.errors import ConcurrentUpdate, NotFound, StorageError, VaultStateError
+from clawql_git.gitstore.lock import exclusive_lock
+from clawql_git.gitstore.trailers import Trailers, format_message, parse_trailers
+
+__all__ = ["Change", "CommitInfo", "GitStore", "Trailers", "format_message", "parse_trailers"]
+
+BLOB = pygit2.enums.FileMode.BLOB
+TREE = pygit2.enums.FileMode.TREE
+# A change maps a path to new bytes, or to None for a deletion.
+Change = Mapping[str, bytes | None]
+ENGINE_EMAIL_DOMAIN = "agents.clawql"
+
+
+@dataclass(frozen=True)
+class CommitInfo:
+    """One commit of history, as the audit and history views need it."""
+
+    sha: str
+    parents: tuple[str, ...]
+    author: str
+    author_email: str
+    time: int
+    subject: str
+    trailers: Trailers
+
+    @property
+    def event(self) -> str:
+        return self.trailers.get("Clawql-Event")
+
+
+class GitStore:
+    """A vault's Git repository (with a work tree) seen through pygit2."""
+
+    def __init__(self, repo: pygit2.Repository, fsync: bool = False) -> None:
+        self.repo = repo
+        self.fsync = fsync
+        if repo.is_bare or repo.workdir is None:
+            raise VaultStateError(f"{repo.path} is a bare repository; a vault needs a work tree")
+        self.workdir = Path(repo.workdir)
+        self.gitdir = Path(repo.path)
+        self.state_dir = self.gitdir / "clawql"
+
+    # ------------------------------------------------------------ open / init
+
+    @classmethod
+    def open(cls, path: Path, fsync: bool = False) -> GitStore:
+        """Open the repository whose work tree is ``path``."""
+        try:
+            repo = pygit2.Repository(str(path), pygit2.enums.RepositoryOpenFlag.NO_SEARCH)
+        except (pygit2.GitError, KeyError) as exc:
+            raise NotFound(f"{path} is not a git repository") from exc
+        return cls(repo, fsync)
+
+    @classmethod
+    def init(cls, path: Path, branch: str = "main") -> GitStore:
+        """Create (or reopen) a non-bare repository at ``path`` with ``branch`` as HEAD."""
+        try:
+            repo = pygit2.init_repository(str(path), bare=False, initial_head=branch)
+        except pygit2.GitError as exc:
+            raise StorageError(f"cannot create a git repository at {path}: {exc}") from exc
+        return cls(repo)
+
+    def lock(self) -> AbstractContextManager[None]:
+        """The single-writer lock every engine write holds."""
+        return exclusive_lock(self.state_dir / "write.lock")
+
+    # ------------------------------------------------------------ refs and trees
+
+    def head_ref_name(self) -> str:
+        """The branch HEAD points at (a vault never writes on a detached HEAD)."""
+        try:
+            target = self.repo.lookup_reference("HEAD").target
+        except (pygit2.GitError, KeyError) as exc:
+            raise StorageError(f"cannot read HEAD: {exc}") from exc
+        if not isinstance(target, str) or not target.startswith("refs/heads/"):
+            raise VaultStateError("HEAD is detached; check out a branch before writing")
+        return target
+
+    def ref_commit(self, ref: str) -> pygit2.Commit | None:
+        """The commit a ref points at, or None for an unborn branch."""
+        try:
+            oid = self.repo.references[ref].resolve().target
+        except (KeyError, pygit2.GitError):
+            return None
+        obj = self.repo.get(oid)
+        return obj if isinstance(obj, pygit2.Commit) else None
+
+    def head_commit(self) -> pygit2.Commit | None:
+        """HEAD's commit, or None when the branch is unborn."""
+        return self.ref_commit(self.head_ref_name())
+
+    def resolve(self, rev: str) -> pygit2.Commit:
+        """Resolve a revision (sha, branch, HEAD~2, tag) to a commit."""
+        try:
+            obj = self.repo.revparse_single(rev)
+            commit = obj.peel(pygit2.Commit)
+        except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError) as exc:
+            raise NotFound(f"unknown revision {rev!r}") from exc
+        assert isinstance(commit, pygit2.Commit)
+        return commit
+
+    def blob_at(self, tree: pygit2.Tree | None, path: str) -> bytes | None:
+        """The bytes of the blob at ``path`` in ``tree``, or None."""
+        if tree is None:
+            return None
+        try:
+            obj = self.repo.get((tree / path).id)
+        except KeyError:
+            return None
+        return obj.data if isinstance(obj, pygit2.Blob) else None
+
+    def subtree(self, tree: pygit2.Tree | None, path: str) -> pygit2.Tree | None:
+        """The tree at ``path`` (``""`` for the root), or None."""
+        if tree is None or not path:
+            return tree
+        try:
+            obj = self.repo.get((tree / path).id)
+        except KeyError:
+            return None
+        return obj if isinstance(obj, pygit2.Tree) else None
+
+    def build_tree(self, base: pygit2.Tree | None, changes: Change) -> pygit2.Oid:
+        """A new root tree: ``base`` with ``changes`` applied, rebuilding only the touched trees."""
+        oid = self._apply(base, _group(changes))
+        if oid is None:
+            return self.repo.TreeBuilder().write()
+        return oid
+
+    def _apply(self, tree: pygit2.Tree | None, changes: dict[str, Any]) -> pygit2.Oid | None:
+        builder = self.repo.TreeBuilder(tree) if tree is not None else self.repo.TreeBuilder()
+        for name, change in changes.items():
+            if isinstance(change, dict):
+                child = self.subtree(tree, name)
+                oid = self._apply(child, change)
+                _put(builder, name, oid, TREE)
+            else:
+                blob = None if change is None else self.repo.create_blob(change)
+                _put(builder, name, blob, BLOB)
+        if len(builder) == 0:
+            return None
+        return builder.write()
+
+    def commit(
+        self,
+        ref: str,
+        parent: pygit2.Commit | None,
+        tree: pygit2.Oid,
+        message: str,
+        author: pygit2.Signature,
+    ) -> str:
+        """Write a commit on ``parent`` and move ``ref`` to it, refusing if ``ref`` moved."""
+        committer = pygit2.Signature("clawql-git", "engine@clawql.local", int(time.time()), 0)
+        parents = [parent.id] if parent is not None else []
+        current = self.ref_commit(ref)
+        if (current.id if current else None) != (parent.id if parent else None):
+            raise ConcurrentUpdate(f"{ref} moved while the commit was being prepared")
+        try:
+            oid = self.repo.create_commit(None, author, committer, message, tree, parents)
+            self.repo.create_reference_direct(ref, oid, True, message=message.splitlines()[0])
+        except pygit2.GitError as exc:
+            raise StorageError(f"cannot write commit on {ref}: {exc}") from exc
+        return str(oid)
+
+    # ------------------------------------------------------------ history
+
+    def walk(
+        self, start: pygit2.Commit | None, first_parent: bool = True
+    ) -> Iterator[pygit2.Commit]:
+        """Commits from ``start`` back to the root, newest first."""
+        if start is None:
+            return
+        walker = self.repo.walk(start.id, pygit2.enums.SortMode.TOPOLOGICAL)
+        if first_parent:
+            walker.simplify_first_parent()
+        yield from walker
+
+    def diff_paths(
+        self, old: pygit2.Tree | None, new: pygit2.Tree | None
+    ) -> list[tuple[str, str | None, str | None]]:
+        """(path, old blob id, new blob id) for every blob that differs between two trees."""
+        if old is None and new is None:
+            return []
+        empty = self.repo.get(self.repo.TreeBuilder().write())
+        diff = self.repo.diff(old or empty, new or empty)
+        out: list[tuple[str, str | None, str | None]] = []
+        for delta in diff.deltas:
+            old_id = None if delta.old_file.id.raw == b"\0" * 20 else str(delta.old_file.id)
+            new_id = None if delta.new_file.id.raw == b"\0" * 20 else str(delta.new_file.id)
+            out.append((delta.new_file.path or delta.old_file.path, old_id, new_id))
+        return out
+
+    # ------------------------------------------------------------ work tree
+
+    def sync_checkout(self, update_index: bool) -> None:
+        """Bring the work tree (and optionally the git index) from their last synced commit to
+        HEAD, touching only files that still hold the old content (user edits are kept).
+        Call with the writer lock held."""
+        head = self.head_commit()
+        if head is None:
+            return
+        marks = self._read_marks()
+        wt_from = marks.get("worktree", str(head.id))
+        if wt_from != str(head.id):
+            self._sync_files(self._tree_of(wt_from), head.tree)
+            marks["worktree"] = str(head.id)
+        ix_from = marks.get("index", str(head.id))
+        if update_index and ix_from != str(head.id):
+            self._sync_index(self._tree_of(ix_from), head.tree)
+            marks["index"] = str(head.id)
+        self._write_marks(marks)
+
+    def mark_synced(self) -> None:
+        """Record that work tree and index match HEAD (after a checkout done by git itself)."""
+        head = self.head_commit()
+        if head is not None:
+            self._write_marks({"worktree": str(head.id), "index": str(head.id)})
+
+    def _tree_of(self, sha: str) -> pygit2.Tree | None:
+        try:
+            obj = self.repo.get(sha)
+        except (ValueError, KeyError):
+            return None
+        return obj.tree if isinstance(obj, pygit2.Commit) else None
+
+    def _sync_files(self, old: pygit2.Tree | None, new: pygit2.Tree) -> None:
+        for path, old_id, new_id in self.diff_paths(old, new):
+            target = self.workdir / path
+            current = _file_blob_id(target)
+            if current == new_id or (current is not None and current != old_id):
+                continue  # already there, or edited by a person: leave it alone
+            if new_id is None:
+                target.unlink(missing_ok=True)
+                _prune_empty_dirs(target.parent, self.workdir)
+            else:
+                blob = self.repo.get(new_id)
+                assert isinstance(blob, pygit2.Blob)
+                _atomic_write(target, blob.data, self.fsync)
+
+    def _sync_index(self, old: pygit2.Tree | None, new: pygit2.Tree) -> None:
+        index = self.repo.index
+        index.read(False)
+        for path, old_id, new_id in self.diff_paths(old, new):
+            staged = index[path].id if path in index else None
+            if staged is not None and str(staged) not in (old_id, new_id):
+                continue  # the user staged something else there
+            if new_id is None:
+                if staged is not None:
+                    index.remove(path)
+            else:
+                index.add(pygit2.IndexEntry(path, pygit2.Oid(hex=new_id), BLOB))
+        index.write()
+
+    def _read_marks(self) -> dict[str, str]:
+        try:
+            data = json.loads((self.state_dir / "checkout.json").read_text())
+        except (OSError, ValueError):
+            return {}
+        return {k: v for k, v in data.items() if isinstance(v, str)}
+
+    def _write_marks(self, marks: dict[str, str]) -> None:
+        _atomic_write(self.state_dir / "checkout.json", json.dumps(marks).encode(), False)
+
+    def config_set(self, key: str, value: str) -> None:
+        """Set a key in the repository's local git config."""
+        self.repo.config[key] = value
+
+
+def _group(changes: Change) -> dict[str, Any]:
+    root: dict[str, Any] = {}
+    for path, data in changes.items():
+        node = root
+        *dirs, name = path.split("/")
+        for part in dirs:
+            node = node.setdefault(part, {})
+        node[name] = data
+    return root
+
+
+def _put(builder: pygit2.TreeBuilder, name: str, oid: pygit2.Oid | None, mode: int) -> None:
+    if oid is None:
+        if builder.get(name) is not None:
+            builder.remove(name)
+    else:
+        builder.insert(name, oid, mode)
+
+
+def _file_blob_id(path: Path) -> str | None:
+    try:
+        data = path.read_bytes()
+    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+        return None
+    return str(pygit2.hash(data))
+
+
+def _atomic_write(path: Path, data: bytes, fsync: bool) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with open(tmp, "wb") as handle:
+        handle.write(data)
+        if fsync:
+            handle.flush()
+            os.fsync(handle.fileno())
+    os.replace(tmp, path)
+
+
+def _prune_empty_dirs(folder: Path, stop: Path) -> None:
+    while folder != stop and folder.is_dir() and not any(folder.iterdir()):
+        folder.rmdir()
+        folder = folder.parent

@@ -1,0 +1,528 @@
+"""The Vault facade: open/init a vault and write, read and check its entries. Every write is one
+commit with trailers; its sha is the entry's worm_ref."""
+
+from __future__ import annotations
+
+import os
+import time
+import uuid
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING, Any
+
+import pygit2
+import tomli_w
+
+from clawql_git import catalog
+from clawql_git.cataloger import Cataloger
+from clawql_git.config import VAULT_TOML, Settings, resolve_settings
+from clawql_git.drafts import Draft, draft_from_fields, draft_from_markdown
+from clawql_git.entry import (
+    Entry,
+    append_section,
+    decode_text,
+    iso_timestamp,
+    now_timestamp,
+    parse_timestamp,
+    slugify,
+    type_folder,
+)
+from clawql_git.errors import (
+    InvalidInput,
+    NotAVault,
+    NotFound,
+    VaultStateError,
+)
+from clawql_git.gitstore import ENGINE_EMAIL_DOMAIN, GitStore, Trailers, format_message
+from clawql_git.history import NONE, LogFilter, LogRecord, Version, engine_log, last_change
+from clawql_git.history import versions as path_versions
+
+if TYPE_CHECKING:
+    from clawql_git.links import LinkGraph
+
+GITATTRIBUTES = """\
+# Generated catalogs are merged by regenerating them (clawql-git).
+index.md merge=clawql-catalog
+**/index.md merge=clawql-catalog
+log.md merge=clawql-catalog
+log/*.md merge=clawql-catalog
+*.md text eol=lf
+"""
+HOOK_NAMES = ("post-commit", "post-checkout", "post-merge", "post-rewrite")
+Progress = Callable[[int, int, str], None]
+
+
+@dataclass(frozen=True)
+class Identity:
+    """Who writes: the agent, its session, and the correlation of this write."""
+
+    agent_id: str = ""
+    session_id: str = ""
+    correlation_id: str = ""
+    verdict: str = ""
+    confidence: float | None = None
+
+
+@dataclass(frozen=True)
+class WriteResult:
+    """What a write returns: the commit (worm_ref) and the entry as written."""
+
+    event: str
+    path: str
+    sha: str
+    entry: Entry | None
+    noop: bool = False
+    paths: tuple[str, ...] = ()
+
+    @property
+    def worm_ref(self) -> str:
+        return f"git:{self.sha}"
+
+    def to_record(self) -> dict[str, Any]:
+        """JSON-safe view."""
+        return {
+            "event": self.event,
+            "path": self.path,
+            "paths": list(self.paths or (self.path,)),
+            "worm_ref": self.worm_ref,
+            "commit": self.sha,
+            "noop": self.noop,
+            "frontmatter": self.entry.to_record()["frontmatter"] if self.entry else None,
+        }
+
+
+@dataclass(frozen=True)
+class EntryView:
+    """An entry read at a revision, with its materialised worm_refs."""
+
+    entry: Entry
+    first_ref: str
+    last_ref: str
+    at: str
+
+    def to_record(self) -> dict[str, Any]:
+        return {
+            **self.entry.to_record(),
+            "worm_ref": self.last_ref,
+            "worm_ref_first": self.first_ref,
+            "at": self.at,
+        }
+
+    def materialised(self) -> str:
+        """The document with worm_ref written into its frontmatter (for export)."""
+        changes = {"worm_ref": self.last_ref, "worm_ref_first": self.first_ref}
+        return self.entry.with_changes(changes).render()
+
+
+@dataclass
+class _Pending:
+    """What a write puts into its commit (computed under the lock, against the current tree)."""
+
+    event: str
+    changes: dict[str, Entry | None]
+    subject: str
+    extra_trailers: list[tuple[str, str]] = field(default_factory=list)
+    raw_files: dict[str, bytes] = field(default_factory=dict)
+
+
+class Vault:
+    """A memory vault: a Git repository of Markdown entries."""
+
+    def __init__(self, store: GitStore, settings: Settings, eager_index: bool = False) -> None:
+        self.store = store
+        self.settings = settings
+        self.root = store.workdir
+        self.eager_index = eager_index
+        self.cataloger = Cataloger(store, settings.recent_entries, settings.log_page_lines)
+
+    # ------------------------------------------------------------ open / init / close
+
+    @classmethod
+    def open(cls, path: str | os.PathLike[str] | None = None, **flags: Any) -> Vault:
+        """Open the vault at ``path`` (default: $CLAWQL_VAULT, else the current directory)."""
+        root = Path(path or os.environ.get("CLAWQL_VAULT") or Path.cwd()).resolve()
+        if not (root / VAULT_TOML).is_file() or not (root / ".git").exists():
+            raise NotAVault(f"{root} is not a clawql vault (run `clawql memory init {root}`)")
+        settings = resolve_settings(root, flags)
+        eager = bool(flags.pop("eager_index", False))
+        return cls(GitStore.open(root, settings.fsync), settings, eager)
+
+    @classmethod
+    def init(
+        cls,
+        path: str | os.PathLike[str],
+        *,
+        adopt: bool = False,
+        default_type: str | None = None,
+        identity: Identity | None = None,
+        **flags: Any,
+    ) -> Vault:
+        """Create a vault at ``path``; harmless on an existing vault."""
+        from clawql_git.setup import create_vault
+
+        return create_vault(cls, Path(path), adopt, default_type, identity or Identity(), flags)
+
+    def close(self) -> None:
+        """Bring the git index up to date (deferred during fast in-process writes)."""
+        with self.store.lock():
+            self.store.sync_checkout(update_index=True)
+
+    def __enter__(self) -> Vault:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def vault_id(self) -> str:
+        from clawql_git.config import read_toml
+
+        return str(read_toml(self.root / VAULT_TOML).get("vault", {}).get("id", ""))
+
+    # ------------------------------------------------------------ writes
+
+    def ingest(
+        self,
+        *,
+        type: str,
+        title: str,
+        body: str = "",
+        description: str | None = None,
+        tags: Iterable[str] = (),
+        meta: Mapping[str, Any] | None = None,
+        identity: Identity | None = None,
+        append: bool = False,
+    ) -> WriteResult:
+        """Write one entry from fields (the Python twin of ``clawql memory ingest``)."""
+        ident = _checked(identity)
+        draft = draft_from_fields(
+            self.settings, type, title, body, description, list(tags), meta or {}, ident
+        )
+        return self._ingest_draft(draft, ident, append)
+
+    def ingest_markdown(
+        self,
+        text: str | bytes,
+        *,
+        identity: Identity | None = None,
+        overrides: Mapping[str, Any] | None = None,
+        path: str | None = None,
+        append: bool = False,
+    ) -> WriteResult:
+        """Write one entry from a Markdown document with frontmatter."""
+        ident = _checked(identity)
+        draft = draft_from_markdown(self.settings, text, overrides or {}, ident, path)
+        return self._ingest_draft(draft, ident, append)
+
+    def _ingest_draft(self, draft: Draft, ident: Identity, append: bool) -> WriteResult:
+        ident = self._identity(ident, draft.meta)
+        def prepare(tree: pygit2.Tree | None) -> _Pending:
+            existing = self._find_same_title(tree, draft) if append else None
+            if existing is not None:
+                return self._append_plan(tree, existing, draft)
+            path = draft.path or self._free_path(tree, draft)
+            entry = Entry(path, draft.frontmatter, draft.meta, draft.body)
+            return _Pending("MEMORY_INGEST", {path: entry}, f"ingest {path}")
+
+        return self._write(prepare, ident)
+
+    def _append_plan(self, tree: pygit2.Tree | None, path: str, draft: Draft) -> _Pending:
+        current = self._read_entry(tree, path)
+        body = append_section(current.body, draft.body, now_timestamp())
+        if body is None:
+            return _Pending("NOOP", {path: current}, "")
+        return _Pending("MEMORY_UPDATE", {path: current.with_changes({}, body)}, f"append {path}")
+
+    def update(
+        self,
+        path: str,
+        *,
+        body: str | None = None,
+        changes: Mapping[str, Any] | None = None,
+        identity: Identity | None = None,
+        event: str = "MEMORY_UPDATE",
+    ) -> WriteResult:
+        """Change an entry by a new commit: new body and/or frontmatter keys (None removes)."""
+        ident = self._identity(identity)
+        from clawql_git.drafts import check_update
+
+        def prepare(tree: pygit2.Tree | None) -> _Pending:
+            current = self._read_entry(tree, path)
+            updated = check_update(self.settings, current, changes or {}, body)
+            return _Pending(event, {path: updated}, f"{event.split('_')[-1].lower()} {path}")
+
+        return self._write(prepare, ident)
+
+    def supersede(self, old: str, by: str, identity: Identity | None = None) -> WriteResult:
+        """Mark ``old`` superseded by ``by`` (both must exist)."""
+        self.get(by)
+        target = str(PurePosixPath(by).with_suffix(""))
+        changes = {"status": "superseded", "superseded_by": target}
+        return self.update(old, changes=changes, identity=identity, event="MEMORY_SUPERSEDE")
+
+    def retract(
+        self, path: str, reason: str | None = None, identity: Identity | None = None
+    ) -> WriteResult:
+        """Mark an entry retracted (it stays in history; recall leaves it out)."""
+        changes: dict[str, Any] = {"status": "retracted"}
+        if reason:
+            changes["retraction_reason"] = reason
+        return self.update(path, changes=changes, identity=identity, event="MEMORY_RETRACT")
+
+    def archive(self, path: str, identity: Identity | None = None) -> WriteResult:
+        """Move an entry under ``archive/`` with ``status: archived``."""
+        ident = self._identity(identity)
+
+        def prepare(tree: pygit2.Tree | None) -> _Pending:
+            current = self._read_entry(tree, path)
+            if path.startswith("archive/"):
+                raise VaultStateError(f"{path} is already archived")
+            new_path = f"archive/{path}"
+            moved = Entry(new_path, current.frontmatter, current.meta, current.body)
+            moved = moved.with_changes({"status": "archived"})
+            pending = _Pending("MEMORY_ARCHIVE", {path: None, new_path: moved}, f"archive {path}")
+            pending.extra_trailers.append(("Archived-From", path))
+            return pending
+
+        return self._write(prepare, ident)
+
+    def ingest_many(
+        self,
+        drafts: list[Draft],
+        identity: Identity | None = None,
+        batch: bool = False,
+        progress: Progress | None = None,
+        event: str = "MEMORY_INGEST",
+    ) -> list[WriteResult]:
+        """Write already-validated drafts: one commit each, or one commit for all."""
+        ident = self._identity(identity)
+        if not batch:
+            results = []
+            for n, draft in enumerate(drafts, 1):
+                results.append(self._ingest_draft(draft, ident, append=False))
+                if progress:
+                    progress(n, len(drafts), results[-1].path)
+            return results
+
+        def prepare(tree: pygit2.Tree | None) -> _Pending:
+            changes: dict[str, Entry | None] = {}
+            for draft in drafts:
+                path = draft.path or self._free_path(tree, draft, taken=set(changes))
+                changes[path] = Entry(path, draft.frontmatter, draft.meta, draft.body)
+            return _Pending(event, changes, f"import {len(changes)} entries")
+
+        result = self._write(prepare, ident)
+        if progress:
+            progress(len(drafts), len(drafts), "")
+        return [result]
+
+    # ------------------------------------------------------------ the commit
+
+    def _write(self, prepare: Callable[[pygit2.Tree | None], _Pending], ident: Identity) -> WriteResult:
+        with self.store.lock():
+            self.store.sync_checkout(update_index=False)
+            ref = self.store.head_ref_name()
+            parent = self.store.ref_commit(ref)
+            old_tree = parent.tree if parent is not None else None
+            pending = prepare(old_tree)
+            if pending.event == "NOOP":
+                path = next(iter(pending.changes))
+                sha = last_change(self.store, parent, path) or str(parent.id if parent else "")
+                return WriteResult("NOOP", path, sha, pending.changes[path], noop=True)
+            sha = self._commit(ref, parent, pending, ident)
+            self.store.sync_checkout(update_index=self.eager_index)
+        written = [p for p, e in pending.changes.items() if e is not None]
+        main = written[0] if written else next(iter(pending.changes), "")
+        return WriteResult(
+            pending.event, main, sha, pending.changes.get(main), paths=tuple(written)
+        )
+
+    def _commit(
+        self, ref: str, parent: pygit2.Commit | None, pending: _Pending, ident: Identity
+    ) -> str:
+        now = int(time.time())
+        files: dict[str, bytes | None] = {
+            p: (None if e is None else e.render().encode("utf-8"))
+            for p, e in pending.changes.items()
+        }
+        files.update(pending.raw_files)
+        old_tree = parent.tree if parent is not None else None
+        tree1 = self.store.repo.get(self.store.build_tree(old_tree, files))
+        trailers = self._trailers(pending, ident)
+        events = catalog.events_from_trailers(catalog.utc(now), Trailers(tuple(trailers)).as_dict())
+        catalogs = self.cataloger.incremental(
+            old_tree, tree1, pending.changes, parent, list(reversed(events))
+        )
+        tree2 = self.store.build_tree(tree1, catalogs)
+        message = format_message(f"{pending.event}: {pending.subject}", trailers)
+        author = pygit2.Signature(
+            ident.agent_id, f"{slugify(ident.agent_id) or 'agent'}@{ENGINE_EMAIL_DOMAIN}", now, 0
+        )
+        return self.store.commit(ref, parent, tree2, message, author)
+
+    def _trailers(self, pending: _Pending, ident: Identity) -> list[tuple[str, str]]:
+        written = [(p, e) for p, e in pending.changes.items() if e is not None]
+        types = sorted({e.type for _, e in written}) or [NONE]
+        pairs = [("Clawql-Event", pending.event)]
+        pairs += [("Entry-Path", p) for p, _ in written]
+        pairs += [
+            ("Entry-Type", types[0] if len(types) == 1 else ",".join(types)),
+            ("Agent-Id", ident.agent_id or NONE),
+            ("Session-Id", ident.session_id or NONE),
+            ("Correlation-Id", ident.correlation_id or NONE),
+            ("Verdict", ident.verdict or NONE),
+            ("Confidence", NONE if ident.confidence is None else f"{ident.confidence:g}"),
+        ]
+        return pairs + pending.extra_trailers
+
+    def _identity(
+        self, identity: Identity | None, meta: Mapping[str, Any] | None = None
+    ) -> Identity:
+        """Fill who-wrote-it from the arguments, then the entry's own frontmatter, then settings."""
+        ident = identity or Identity()
+        meta = meta or {}
+        if ident.confidence is not None and not 0 <= ident.confidence <= 1:
+            raise InvalidInput(f"confidence must be in 0..1, got {ident.confidence}")
+        score = meta.get("confidence_score")
+        return Identity(
+            agent_id=ident.agent_id or str(meta.get("agent_id") or self.settings.agent_id),
+            session_id=ident.session_id or str(meta.get("session_id") or self.settings.session_id),
+            correlation_id=ident.correlation_id or str(meta.get("correlation_id") or ""),
+            verdict=ident.verdict or str(meta.get("verdict") or ""),
+            confidence=ident.confidence if ident.confidence is not None else score,
+        )
+
+    # ------------------------------------------------------------ paths
+
+    def _free_path(
+        self, tree: pygit2.Tree | None, draft: Draft, taken: set[str] | None = None
+    ) -> str:
+        folder = type_folder(str(draft.meta["type"]), draft.meta)
+        month = parse_timestamp(iso_timestamp(draft.meta["timestamp"])).strftime("%Y-%m")
+        base = slugify(str(draft.meta["title"]))
+        stems = self._stems_in(tree, folder) | {PurePosixPath(p).stem for p in taken or ()}
+        slug, n = base, 1
+        while slug in stems:
+            n += 1
+            slug = f"{base[: 96 - len(str(n)) - 1]}-{n}"
+        return f"{folder}/{month}/{slug}.md"
+
+    def _stems_in(self, tree: pygit2.Tree | None, folder: str) -> set[str]:
+        stems: set[str] = set()
+        type_tree = self.store.subtree(tree, folder)
+        for month in type_tree or ():
+            if month.type_str == "tree":
+                sub = self.store.subtree(type_tree, month.name or "")
+                stems.update(PurePosixPath(i.name or "").stem for i in sub or ())
+        return stems
+
+    def _find_same_title(self, tree: pygit2.Tree | None, draft: Draft) -> str | None:
+        if draft.path is not None:
+            return draft.path if self.store.blob_at(tree, draft.path) is not None else None
+        folder = type_folder(str(draft.meta["type"]), draft.meta)
+        slug = slugify(str(draft.meta["title"]))
+        type_tree = self.store.subtree(tree, folder)
+        months = sorted((m.name or "" for m in type_tree or () if m.type_str == "tree"), reverse=True)
+        for month in months:
+            path = f"{folder}/{month}/{slug}.md"
+            if self.store.blob_at(tree, path) is not None:
+                return path
+        return None
+
+    # ------------------------------------------------------------ reads
+
+    def _read_entry(self, tree: pygit2.Tree | None, path: str) -> Entry:
+        data = self.store.blob_at(tree, path)
+        if data is None:
+            raise NotFound(f"no entry at {path}")
+        return Entry.parse(path, decode_text(data, path))
+
+    def _commit_at(self, at: str | None) -> pygit2.Commit:
+        commit = self.store.resolve(at) if at else self.store.head_commit()
+        if commit is None:
+            raise NotFound("the vault has no commits yet")
+        return commit
+
+    def get(self, path: str, at: str | None = None) -> EntryView:
+        """An entry at HEAD (or at revision ``at``) with its first and last worm_ref."""
+        commit = self._commit_at(at)
+        entry = self._read_entry(commit.tree, path)
+        found = path_versions(self.store, commit, path)
+        last = found[0].sha if found else str(commit.id)
+        first = found[-1].sha if found else last
+        return EntryView(entry, f"git:{first}", f"git:{last}", str(commit.id))
+
+    def history(self, path: str, at: str | None = None) -> list[Version]:
+        """Every version of an entry, newest first."""
+        commit = self._commit_at(at)
+        found = path_versions(self.store, commit, path)
+        if not found:
+            raise NotFound(f"no history for {path}")
+        return found
+
+    def log(self, flt: LogFilter | None = None, limit: int | None = None) -> list[LogRecord]:
+        """Engine commits (newest first) whose trailers match the filter."""
+        return list(engine_log(self.store, self.store.head_commit(), flt or LogFilter(), limit))
+
+    def entries(self, at: str | None = None) -> list[Entry]:
+        """Every entry in the tree at HEAD (or ``at``)."""
+        from clawql_git.cataloger import _entry_paths
+
+        commit = self._commit_at(at)
+        return [self._read_entry(commit.tree, p) for p in _entry_paths(self.store, commit.tree, "")]
+
+    def link_graph(self, at: str | None = None) -> LinkGraph:
+        """The link graph of every entry at HEAD (or ``at``)."""
+        from clawql_git.links import LinkGraph, NoteInfo
+
+        notes = [(NoteInfo(e.path, e.title, e.aliases), e.body) for e in self.entries(at)]
+        return LinkGraph.build(notes)
+
+    def after_git_event(self, event: str) -> None:
+        """Called by the git hooks: git itself moved the work tree, so record that."""
+        with self.store.lock():
+            self.store.mark_synced()
+
+    # ------------------------------------------------------------ catalogs
+
+    def catalog_drift(self) -> list[str]:
+        """Catalog files that differ from a fresh regeneration (empty when consistent)."""
+        return sorted(self.cataloger.drift(self._commit_at(None)))
+
+    def catalog_fix(self, identity: Identity | None = None) -> WriteResult | None:
+        """Commit the regenerated catalogs when they drifted; None when nothing to fix."""
+        ident = self._identity(identity)
+        with self.store.lock():
+            ref = self.store.head_ref_name()
+            parent = self._commit_at(None)
+            drift = self.cataloger.drift(parent)
+            if not drift:
+                return None
+            files = {p: want for p, (_, want) in drift.items()}
+            tree = self.store.build_tree(parent.tree, files)
+            pairs = [("Clawql-Event", "MEMORY_CATALOG_FIX"), ("Agent-Id", ident.agent_id)]
+            message = format_message(f"MEMORY_CATALOG_FIX: regenerate {len(files)} files", pairs)
+            author = pygit2.Signature(ident.agent_id, f"catalog@{ENGINE_EMAIL_DOMAIN}")
+            sha = self.store.commit(ref, parent, tree, message, author)
+            self.store.sync_checkout(update_index=True)
+        return WriteResult("MEMORY_CATALOG_FIX", INDEX_PATH, sha, None, paths=tuple(sorted(files)))
+
+    def write_vault_toml(self, data: Mapping[str, Any]) -> bytes:
+        """Render vault settings (used by init)."""
+        return tomli_w.dumps(dict(data)).encode()
+
+
+INDEX_PATH = catalog.INDEX
+
+
+def _checked(identity: Identity | None) -> Identity:
+    ident = identity or Identity()
+    if ident.confidence is not None and not 0 <= ident.confidence <= 1:
+        raise InvalidInput(f"confidence must be in 0..1, got {ident.confidence}")
+    return ident
+
+
+def new_vault_id() -> str:
+    """A fresh vault id."""
+    return str(uuid.uuid4())

@@ -1,0 +1,49 @@
+"""Shared fixtures: an isolated environment (HOME, CLAWQL_*, GIT_*) and fresh vaults."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from clawql_git import Identity, Vault
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLE = ROOT / "sample-vault"
+ADR = ROOT.parent / "shared" / "corpora" / "adr"
+AGENT = Identity(agent_id="test-agent", session_id="sess-1")
+
+
+@pytest.fixture(autouse=True)
+def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    home = tmp_path_factory.mktemp("home")
+    for key in list(os.environ):
+        if key.startswith(("CLAWQL_", "GIT_")):
+            monkeypatch.delenv(key)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.setenv("GIT_AUTHOR_NAME", "Test Human")
+    monkeypatch.setenv("GIT_AUTHOR_EMAIL", "human@example.com")
+    monkeypatch.setenv("GIT_COMMITTER_NAME", "Test Human")
+    monkeypatch.setenv("GIT_COMMITTER_EMAIL", "human@example.com")
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Iterator[Vault]:
+    v = Vault.init(tmp_path / "vault", identity=AGENT)
+    yield v
+    v.close()
+
+
+def git(cwd: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+    """Run the real git binary."""
+    return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=check)
+
+
+def fsck_ok(path: Path) -> None:
+    result = git(path, "fsck", "--strict", "--no-dangling", check=False)
+    assert result.returncode == 0, result.stdout + result.stderr
