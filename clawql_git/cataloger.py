@@ -24,6 +24,37 @@ class _Plan:
     counts: dict[str, int] = field(default_factory=dict)
 
 
+class TreeView:
+    """A tree as it will be: a base tree with pending file changes laid over it, so catalogs are
+    computed before any intermediate tree object is written."""
+
+    def __init__(
+        self, store: GitStore, base: pygit2.Tree | None, files: Mapping[str, bytes | None]
+    ) -> None:
+        self.store = store
+        self.base = base
+        self.files = files
+
+    def blob(self, path: str) -> bytes | None:
+        if path in self.files:
+            return self.files[path]
+        return self.store.blob_at(self.base, path)
+
+    def children(self, folder: str) -> tuple[set[str], list[str]]:
+        """Entry file names and catalog folder names directly in ``folder``."""
+        files, dirs = _children(self.store.subtree(self.base, folder), folder)
+        prefix = f"{folder}/" if folder else ""
+        for path, data in self.files.items():
+            if not path.startswith(prefix):
+                continue
+            head, _, rest = path[len(prefix) :].partition("/")
+            if rest and data is not None and head not in dirs and is_catalog_folder(prefix + head):
+                dirs.append(head)
+            elif not rest and catalog.is_entry_path(path):
+                (files.add if data is not None else files.discard)(head)
+        return files, dirs
+
+
 class Cataloger:
     """Computes catalog and log files for a tree of a vault."""
 
@@ -37,13 +68,15 @@ class Cataloger:
     def incremental(
         self,
         old_tree: pygit2.Tree | None,
-        tree: pygit2.Tree,
+        files: Mapping[str, bytes | None],
         changed: Mapping[str, Entry | None],
         parent: pygit2.Commit | None,
         new_events: list[LogEvent],
     ) -> dict[str, bytes | None]:
-        """Catalog files to write after ``changed`` entries turned ``old_tree`` into ``tree``."""
+        """Catalog files to write when ``files`` (holding the ``changed`` entries) are written
+        over ``old_tree``."""
         plan = _Plan()
+        tree = TreeView(self.store, old_tree, files)
         for folder in sorted(_ancestors(changed), key=lambda f: -f.count("/")):
             self._plan_folder(plan, old_tree, tree, folder, changed)
         plan.texts[INDEX] = self._root(plan, tree, changed, parent)
@@ -56,7 +89,7 @@ class Cataloger:
         self,
         plan: _Plan,
         old_tree: pygit2.Tree | None,
-        tree: pygit2.Tree,
+        tree: TreeView,
         folder: str,
         changed: Mapping[str, Entry | None],
     ) -> None:
@@ -71,10 +104,9 @@ class Cataloger:
         self._record(plan, folder, listing)
 
     def _listing(
-        self, plan: _Plan, tree: pygit2.Tree, folder: str, lines: dict[str, str]
+        self, plan: _Plan, tree: TreeView, folder: str, lines: dict[str, str]
     ) -> FolderListing:
-        sub = self.store.subtree(tree, folder)
-        files, dirs = _children(sub, folder)
+        files, dirs = tree.children(folder)
         for name in set(lines) - files:
             del lines[name]
         for name in files - set(lines):  # not in the old catalog: read it once
@@ -86,19 +118,19 @@ class Cataloger:
         plan.counts[folder] = listing.count
         plan.texts[f"{folder}/{INDEX}"] = catalog.render_folder(listing) if listing.count else None
 
-    def _count(self, plan: _Plan, tree: pygit2.Tree, folder: str) -> int:
+    def _count(self, plan: _Plan, tree: TreeView, folder: str) -> int:
         if folder in plan.counts:
             return plan.counts[folder]
-        return catalog.parse_count(self._text(tree, f"{folder}/{INDEX}"))
+        return catalog.parse_count(_decode(tree.blob(f"{folder}/{INDEX}")))
 
     def _root(
         self,
         plan: _Plan,
-        tree: pygit2.Tree,
+        tree: TreeView,
         changed: Mapping[str, Entry | None],
         parent: pygit2.Commit | None,
     ) -> str:
-        files, dirs = _children(tree, "")
+        files, dirs = tree.children("")
         categories = [(d, self._count(plan, tree, d)) for d in dirs]
         entries = [(n, catalog.entry_line(n, self._entry(tree, n))) for n in sorted(files)]
         first = [p for p, e in changed.items() if e is not None]
@@ -106,11 +138,11 @@ class Cataloger:
         return catalog.render_root([c for c in categories if c[1]], entries, recent)
 
     def _recent(
-        self, tree: pygit2.Tree, first: list[str], start: pygit2.Commit | None
+        self, tree: TreeView, first: list[str], start: pygit2.Commit | None
     ) -> list[tuple[str, Entry]]:
         seen: list[str] = []
         for path in _recent_candidates(self.store, first, start):
-            if path not in seen and self.store.blob_at(tree, path) is not None:
+            if path not in seen and tree.blob(path) is not None:
                 seen.append(path)
                 if len(seen) == self.recent:
                     break
@@ -121,9 +153,9 @@ class Cataloger:
     def full(self, commit: pygit2.Commit) -> dict[str, bytes]:
         """Every catalog and log file, regenerated from the commit's tree and history."""
         plan = _Plan()
-        tree = commit.tree
+        tree = TreeView(self.store, commit.tree, {})
         by_folder: dict[str, dict[str, str]] = {}
-        for path in _entry_paths(self.store, tree, ""):
+        for path in _entry_paths(self.store, commit.tree, ""):
             folder, name = str(PurePosixPath(path).parent), PurePosixPath(path).name
             if folder != ".":
                 by_folder.setdefault(folder, {})[name] = catalog.entry_line(
@@ -160,15 +192,18 @@ class Cataloger:
     # ------------------------------------------------------------ reading
 
     def _text(self, tree: pygit2.Tree | None, path: str) -> str:
-        data = self.store.blob_at(tree, path)
-        return data.decode("utf-8", "replace") if data is not None else ""
+        return _decode(self.store.blob_at(tree, path))
 
-    def _entry(self, tree: pygit2.Tree, path: str) -> Entry:
-        data = self.store.blob_at(tree, path) or b""
+    def _entry(self, tree: TreeView, path: str) -> Entry:
+        data = tree.blob(path) or b""
         try:
             return Entry.parse(path, decode_text(data, path))
         except ClawqlError:
             return Entry(path, "", {}, "")  # a broken file still gets a catalog line
+
+
+def _decode(data: bytes | None) -> str:
+    return data.decode("utf-8", "replace") if data is not None else ""
 
 
 def _ancestors(changed: Mapping[str, Entry | None]) -> set[str]:

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from clawql_git.vault import Identity
 
 _HEADING = re.compile(r"^#\s+(.+?)\s*#*\s*$", re.MULTILINE)
+_SETEXT = re.compile(r"^(?![=\s])(.+?)\s*\n=+\s*$", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -89,8 +90,10 @@ def draft_from_markdown(
     overrides: Mapping[str, Any],
     ident: Identity,
     path: str | None,
+    fallback_title: str | None = None,
 ) -> Draft:
-    """A draft from a Markdown document; ``overrides`` (flags) win over its frontmatter."""
+    """A draft from a Markdown document; ``overrides`` (flags) win over its frontmatter.
+    A missing title comes from the first heading, else ``fallback_title`` or the path's stem."""
     doc = decode_text(text) if isinstance(text, bytes) else check_text(text)
     fm, body = split_frontmatter(doc)
     if fm is None:
@@ -98,7 +101,8 @@ def draft_from_markdown(
     meta = parse_yaml_mapping(fm)
     changes: dict[str, Any] = {k: v for k, v in overrides.items() if v is not None}
     if "title" not in meta and "title" not in changes:
-        changes["title"] = first_heading(body) or (PurePosixPath(path).stem if path else None)
+        stem = PurePosixPath(path).stem if path else None
+        changes["title"] = first_heading(body) or fallback_title or stem
     if "timestamp" not in meta and "timestamp" not in changes:
         changes["timestamp"] = now_timestamp()
     for key, value in identity_fields(ident).items():
@@ -111,18 +115,19 @@ def draft_from_markdown(
 
 
 def first_heading(body: str) -> str | None:
-    """The text of the first level-1 heading, if any."""
-    match = _HEADING.search(body)
-    return match.group(1) if match else None
+    """The text of the first level-1 heading (ATX ``# T`` or setext ``T\n===``), if any."""
+    found = [m for m in (_HEADING.search(body), _SETEXT.search(body)) if m]
+    return min(found, key=lambda m: m.start()).group(1) if found else None
 
 
 def finalize(settings: Settings, fm: str, body: str, path: str | None) -> Draft:
     """Validate everything about a document and freeze it as a draft."""
     meta = parse_yaml_mapping(fm)
     validate_meta(meta)
-    if not meta.get("title"):
+    title = meta.get("title") or (PurePosixPath(path).stem if path else None)
+    if not title:
         raise InvalidFrontmatter("an entry needs a title (frontmatter 'title' or a '# heading')")
-    validate_title(str(meta["title"]))
+    validate_title(str(title))
     safe_path = validate_entry_path(path) if path is not None else None
     check_size(body, settings.max_body_bytes)
     body = normalise_body(body)

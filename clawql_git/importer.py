@@ -4,11 +4,19 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
 from clawql_git.drafts import Draft, draft_from_markdown
-from clawql_git.entry import ENTRY_SUFFIXES, decode_text, parse_yaml_mapping, split_frontmatter
+from clawql_git.entry import (
+    ENTRY_SUFFIXES,
+    STATUSES,
+    decode_text,
+    edit_frontmatter,
+    parse_yaml_mapping,
+    render_document,
+    split_frontmatter,
+)
 from clawql_git.errors import InvalidInput
 
 if TYPE_CHECKING:
@@ -50,14 +58,20 @@ def _draft(vault: Vault, data: bytes, rel: str, entry_type: str | None) -> Draft
     from clawql_git.vault import Identity
 
     text = decode_text(data, rel)
-    fm, _ = split_frontmatter(text)
+    fm, body = split_frontmatter(text)
     meta = parse_yaml_mapping(fm) if fm is not None else {}
     overrides: dict[str, object] = {"source_path": rel}
     if not meta.get("type"):
         if entry_type is None:
             raise InvalidInput("no 'type' in frontmatter (pass --type)")
         overrides["type"] = entry_type
-    return draft_from_markdown(vault.settings, text, overrides, Identity(), None)
+    status = meta.get("status")
+    if fm is not None and status is not None and status not in STATUSES:
+        # A foreign lifecycle ("accepted", "superseded by ADR-0057") is kept, under its own key.
+        fm = edit_frontmatter(fm, {"status": None, "source_status": status})
+        text = render_document(fm, body)
+    title = PurePosixPath(rel).stem.replace("-", " ").replace("_", " ")
+    return draft_from_markdown(vault.settings, text, overrides, Identity(), None, title)
 
 
 def import_folder(

@@ -348,13 +348,12 @@ class Vault:
         }
         files.update(pending.raw_files)
         old_tree = parent.tree if parent is not None else None
-        tree1 = self.store.repo.get(self.store.build_tree(old_tree, files))
         trailers = self._trailers(pending, ident)
         events = catalog.events_from_trailers(catalog.utc(now), Trailers(tuple(trailers)).as_dict())
         catalogs = self.cataloger.incremental(
-            old_tree, tree1, pending.changes, parent, list(reversed(events))
+            old_tree, files, pending.changes, parent, list(reversed(events))
         )
-        tree2 = self.store.build_tree(tree1, catalogs)
+        tree2 = self.store.build_tree(old_tree, {**files, **catalogs})
         message = format_message(f"{pending.event}: {pending.subject}", trailers)
         author = pygit2.Signature(
             ident.agent_id, f"{slugify(ident.agent_id) or 'agent'}@{ENGINE_EMAIL_DOMAIN}", now, 0

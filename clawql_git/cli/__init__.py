@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from typing import Any
 
 import click
@@ -14,12 +13,13 @@ class _Group(click.Group):
     """Maps every ClawqlError to its message and exit code, in one place."""
 
     def invoke(self, ctx: click.Context) -> Any:
+        pending = [*getattr(ctx, "_protected_args", []), *ctx.args]
         try:
             return super().invoke(ctx)
         except ClawqlError as exc:
             from clawql_git.cli.output import fail
 
-            fail(exc, as_json="--json" in sys.argv)
+            fail(exc, as_json="--json" in pending)
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})

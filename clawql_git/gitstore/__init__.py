@@ -196,8 +196,13 @@ class GitStore:
         """(path, old blob id, new blob id) for every blob that differs between two trees."""
         if old is None and new is None:
             return []
-        empty = self.repo.get(self.repo.TreeBuilder().write())
-        diff = self.repo.diff(old or empty, new or empty)
+        if old is None:
+            assert new is not None
+            diff = new.diff_to_tree(swap=True)
+        elif new is None:
+            diff = old.diff_to_tree()
+        else:
+            diff = self.repo.diff(old, new)
         out: list[tuple[str, str | None, str | None]] = []
         for delta in diff.deltas:
             old_id = None if delta.old_file.id.raw == b"\0" * 20 else str(delta.old_file.id)

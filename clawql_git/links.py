@@ -1,0 +1,604 @@
+"""Links between entries: extraction with mistune, Obsidian-style resolution, the link graph.
+
+Extraction understands `[[target]]`, `[[target|alias]]`, `[[target#heading]]`,
+`[[target#^block]]`, `![[embed]]` and relative Markdown links to notes. Only what mistune
+parses as prose counts: code spans, fenced and indented code blocks and HTML blocks do not.
+
+mistune is imported lazily (the first call builds one cached parser), so importing this
+module stays cheap for `clawql --help`.
+"""
+
+from __future__ import annotations
+
+import functools
+import posixpath
+import re
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, cast
+from urllib.parse import unquote
+
+if TYPE_CHECKING:
+    from re import Match
+
+    from mistune import Markdown
+    from mistune.block_parser import BlockParser
+    from mistune.core import BaseRenderer, BlockState, InlineState
+    from mistune.inline_parser import InlineParser
+
+Token = dict[str, Any]
+
+#: File suffixes of notes (`.cqk` is the opt-in extension with the same contract as `.md`).
+NOTE_SUFFIXES: tuple[str, ...] = (".md", ".cqk")
+
+#: Obsidian's non-note file formats: a wikilink or embed naming one is an attachment, not a
+#: link between notes (https://help.obsidian.md/file-formats).
+ATTACHMENT_SUFFIXES: frozenset[str] = frozenset(
+    {
+        *(".avif", ".bmp", ".gif", ".jpeg", ".jpg", ".png", ".svg", ".webp"),
+        *(".flac", ".m4a", ".mp3", ".ogg", ".wav", ".webm", ".3gp"),
+        *(".mkv", ".mov", ".mp4", ".ogv", ".pdf", ".canvas", ".base"),
+    }
+)
+
+# A wikilink never spans lines and never nests brackets (Obsidian forbids [ ] in names).
+_WIKILINK_PATTERN = r"!?\[\[[^\[\]\n]+\]\]"
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
+_BARE_LIST_MARKER = re.compile(r"[ \t]*(?:[*+-]|\d{1,9}[.)])[ \t]*\n?")
+_INLINE_STRIP = " \r\n\t\f"  # what mistune strips from block text before inline parsing
+_LINE = "_clawql_line"  # token key: 0-based body line where a block's text starts
+_POS = "_clawql_pos"  # token key: offset of an inline link inside its block's text
+
+
+@dataclass(frozen=True)
+class LinkRef:
+    """One link as written in a body."""
+
+    target: str  # without alias/heading/block: "auth-jwt", "decisions/2026-07/x", "../x/y.md"
+    kind: str  # "wikilink" | "embed" | "markdown"
+    heading: str | None  # "Some heading", or "^blockid" for a block reference
+    alias: str | None  # [[t|alias]] or the text of a Markdown link
+    line: int  # 1-based line in the body
+
+
+@dataclass(frozen=True)
+class NoteInfo:
+    """What resolution needs to know about a note."""
+
+    path: str  # vault-relative POSIX path with extension, e.g. "decisions/2026-07/auth-jwt.md"
+    title: str | None = None
+    aliases: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Edge:
+    """A link from one note, resolved (`target` is a note path) or broken (`target` is None)."""
+
+    source: str
+    target: str | None
+    ref: LinkRef
+
+
+# --------------------------------------------------------------------------- extraction
+
+
+def extract_links(body: str) -> list[LinkRef]:
+    """Links in a Markdown body: [[t]], [[t|a]], [[t#h]], [[t#^b]], ![[e]], and relative
+    Markdown links to notes, in document order.
+
+    Links inside code spans, fenced or indented code blocks and HTML blocks do not count.
+    External URLs (any `scheme:`), pure `#anchors`, Markdown links to non-note files and
+    wikilinks or embeds of attachments (images, PDFs, canvases, ...) are ignored. Markdown
+    link targets are URL-decoded and their `#anchor` becomes the heading.
+    """
+    if "[" not in body:  # every link form needs one; skips the parse for most bodies
+        return []
+    md = _markdown()
+    state = md.block.state_cls()
+    state.process(body.replace("\r\n", "\n").replace("\r", "\n") + "\n")
+    md.block.parse(state)
+    refs: list[LinkRef] = []
+    for block in _text_blocks(state.tokens):
+        refs.extend(_links_in_block(md.inline, block, state.env))
+    # mistune 3.4 can emit blocks out of order (a block quote ended lazily by a list that is
+    # itself ended by a fence comes after the list); a stable sort keeps in-line order.
+    refs.sort(key=lambda ref: ref.line)
+    return refs
+
+
+def _text_blocks(tokens: list[Token]) -> Iterator[Token]:
+    """Block tokens that carry inline text (paragraphs, headings), in document order."""
+    stack = list(reversed(tokens))
+    while stack:
+        token = stack.pop()
+        if "text" in token:
+            yield token
+        elif "children" in token:
+            stack.extend(reversed(token["children"]))
+
+
+def _links_in_block(inline: InlineParser, block: Token, env: Any) -> Iterator[LinkRef]:
+    text: str = block["text"]
+    if "[" not in text:
+        return
+    stripped = text.lstrip(_INLINE_STRIP)
+    first_line = block.get(_LINE, 0) + text.count("\n", 0, len(text) - len(stripped)) + 1
+    src = stripped.rstrip(_INLINE_STRIP)
+    lines = _LineCounter(src)
+    for token in _inline_links(inline(src, env)):
+        line = first_line + lines.newlines_before(token.get(_POS, 0))
+        if token["type"] == "wikilink":
+            ref = _wikilink_ref(token["raw"], line)
+        else:
+            ref = _markdown_ref(token, line)
+        if ref is not None:
+            yield ref
+
+
+def _inline_links(tokens: list[Token]) -> Iterator[Token]:
+    """Wikilink, link and image tokens in order; a link's own text is not searched."""
+    stack = list(reversed(tokens))
+    while stack:
+        token = stack.pop()
+        if token["type"] in ("wikilink", "link", "image"):
+            yield token
+        elif "children" in token:
+            stack.extend(reversed(token["children"]))
+
+
+class _LineCounter:
+    """Newlines before an offset, counted incrementally (offsets mostly increase)."""
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self._pos = 0
+        self._count = 0
+
+    def newlines_before(self, pos: int) -> int:
+        if pos < self._pos:
+            self._pos, self._count = 0, 0
+        self._count += self._text.count("\n", self._pos, pos)
+        self._pos = pos
+        return self._count
+
+
+def _wikilink_ref(raw: str, line: int) -> LinkRef | None:
+    embed = raw.startswith("!")
+    inner = raw[3:-2] if embed else raw[2:-2]
+    linktext, _, alias = inner.partition("|")
+    # Inside a table the pipe is escaped: [[target\|alias]].
+    linktext = linktext.removesuffix("\\")
+    target, _, heading = linktext.partition("#")
+    target = target.strip()
+    if not target or _suffix(target) in ATTACHMENT_SUFFIXES:
+        return None  # [[#heading]] is a link inside the same note; attachments are not notes
+    kind = "embed" if embed else "wikilink"
+    return LinkRef(target, kind, heading.strip() or None, alias.strip() or None, line)
+
+
+def _markdown_ref(token: Token, line: int) -> LinkRef | None:
+    url: str = token.get("attrs", {}).get("url", "")
+    if not url or url.startswith(("#", "//")) or _SCHEME.match(url):
+        return None
+    path, _, anchor = url.partition("#")
+    target = unquote(path.partition("?")[0])
+    if not target.lower().endswith(NOTE_SUFFIXES):
+        return None
+    alias = _plain_text(token.get("children", []))
+    return LinkRef(target, "markdown", unquote(anchor) or None, alias or None, line)
+
+
+def _plain_text(tokens: list[Token]) -> str:
+    parts: list[str] = []
+    stack = list(reversed(tokens))
+    while stack:
+        token = stack.pop()
+        if token["type"] in ("softbreak", "linebreak"):
+            parts.append(" ")
+        parts.append(token.get("raw", ""))
+        stack.extend(reversed(token.get("children", [])))
+    return " ".join("".join(parts).split())
+
+
+def _suffix(target: str) -> str:
+    return posixpath.splitext(target.rpartition("/")[2])[1].lower()
+
+
+# --------------------------------------------------------------------------- mistune glue
+
+
+def wikilinks(md: Markdown) -> None:
+    """mistune 3 plugin: parse `[[...]]` and `![[...]]` into `wikilink` tokens.
+
+    The token's `raw` is the whole link as written; `_clawql_pos` its offset in the text.
+    """
+    rule = "wikilink"
+    try:
+        md.inline.register(rule, _WIKILINK_PATTERN, _parse_wikilink, "link", start_chars=("!", "["))
+    except TypeError:  # mistune < 3.2 has no start_chars (only a slower scan)
+        md.inline.register(rule, _WIKILINK_PATTERN, _parse_wikilink, before="link")
+    if md.renderer is not None and md.renderer.NAME == "html":
+        md.renderer.register(rule, _render_wikilink_html)
+
+
+def _parse_wikilink(inline: InlineParser, m: Match[str], state: InlineState) -> int:
+    state.append_token({"type": "wikilink", "raw": m.group(0), _POS: m.start()})
+    return m.end()
+
+
+def _render_wikilink_html(renderer: BaseRenderer, text: str) -> str:
+    from mistune.util import escape
+
+    return '<span class="wikilink">' + escape(text) + "</span>"
+
+
+@functools.lru_cache(maxsize=1)
+def _markdown() -> Markdown:
+    """One parser for every call: mistune keeps no per-document state in it."""
+    from mistune import Markdown
+
+    block = _line_block_parser_class()()
+    return Markdown(
+        renderer=None, block=block, inline=_positioned_inline_parser()(), plugins=[wikilinks]
+    )
+
+
+def _line_block_parser_class() -> type[BlockParser]:
+    """A mistune block parser whose tokens know the body line their text starts on.
+
+    mistune drops source positions, so each block state carries the body line of its first
+    line: a block quote's or list item's text has one line per source line (markers and
+    indentation stripped), so a child state only needs the line where it starts.
+    """
+    from mistune.block_parser import BlockParser
+
+    state_cls = _line_state_class()
+
+    class LineBlockParser(BlockParser):
+        def extract_block_quote(
+            self, m: Match[str], state: BlockState
+        ) -> tuple[str, int | None, set[int]]:
+            line_state = cast(Any, state)
+            start, saved = line_state.line_at(state.cursor), line_state.item_pos
+            result = super().extract_block_quote(m, state)
+            # A lazy continuation may have parsed a whole list on this state meanwhile.
+            line_state.item_pos, line_state.quote_line = saved, start
+            return result
+
+        def parse_list(self, m: Match[str], state: BlockState) -> int:
+            cast(Any, state).item_pos = m.start()
+            return super().parse_list(m, state)
+
+    LineBlockParser.state_cls = state_cls
+    return LineBlockParser
+
+
+def _line_state_class() -> type[BlockState]:
+    from mistune.core import BlockState
+
+    class LineState(BlockState):
+        """A block state that knows the body line of its source's first line."""
+
+        def __init__(self, parent: Any = None) -> None:
+            super().__init__(parent)
+            self.first_line = 0
+            self.quote_line: int | None = None  # set just before a block quote's child
+            self.item_pos = 0  # a position on the marker line of the next list item
+            self._counter = _LineCounter("")
+
+        def process(self, src: str) -> None:
+            super().process(src)
+            self._counter = _LineCounter(src)
+
+        def line_at(self, pos: int) -> int:
+            return self.first_line + self._counter.newlines_before(pos)
+
+        def child_state(self, src: str, lazy_line_starts: set[int] | None = None) -> BlockState:
+            child = cast(LineState, super().child_state(src, lazy_line_starts))
+            if self.quote_line is not None:
+                child.first_line, self.quote_line = self.quote_line, None
+                return child
+            # Otherwise a list item: mistune creates it once its lines are consumed, when the
+            # cursor has just passed the next item's marker line (if there is a next item).
+            child.first_line = self._list_item_line()
+            self.item_pos = max(self.cursor - 1, 0)
+            return child
+
+        def _list_item_line(self) -> int:
+            start = self.src.rfind("\n", 0, self.item_pos) + 1
+            marker_line = self.get_line(start)
+            line = self.first_line + self.src.count("\n", 0, start)
+            # An item whose marker line is bare starts its text on the next line.
+            return line + 1 if _BARE_LIST_MARKER.fullmatch(marker_line) else line
+
+        def add_paragraph(self, text: str) -> None:
+            count = len(self.tokens)
+            super().add_paragraph(text)
+            if len(self.tokens) > count:
+                self.tokens[-1][_LINE] = self.line_at(self.cursor)
+
+        def append_token(self, token: Token) -> None:
+            if "text" in token and _LINE not in token:
+                token[_LINE] = self.line_at(self.cursor)
+            super().append_token(token)
+
+    return LineState
+
+
+def _positioned_inline_parser() -> type[InlineParser]:
+    """A mistune inline parser that stamps each link token with its offset in the text."""
+    from mistune.inline_parser import InlineParser
+
+    class PositionedInlineParser(InlineParser):
+        # Only what can hide or form a link; emphasis and line breaks are never needed.
+        DEFAULT_RULES = tuple(
+            r for r in InlineParser.DEFAULT_RULES if r not in ("emphasis", "linebreak")
+        )
+
+        def __init__(self) -> None:
+            super().__init__()
+            if "softbreak" in self.rules:
+                self.rules.remove("softbreak")
+
+        def finalize_tokens(self, tokens: list[Token], depth: int) -> list[Token]:
+            return tokens  # this resolves emphasis, which links do not depend on
+
+        def parse_link(self, m: Match[str], state: InlineState) -> int | None:
+            count = len(state.tokens)  # mistune < 3.2 builds the whole link here
+            end = super().parse_link(m, state)
+            for token in state.tokens[count:]:
+                _stamp(token, m.start())
+            return end
+
+        def parse_link_close(self, m: Match[str], state: InlineState) -> int:
+            # A link replaces the "[" token of its opener, at the opener's index.
+            openers = [(b.token_index, b.start) for b in getattr(state, "brackets", ())]
+            end = super().parse_link_close(m, state)
+            for index, start in openers:
+                if index < len(state.tokens):
+                    _stamp(state.tokens[index], start)
+            return end
+
+    return PositionedInlineParser
+
+
+def _stamp(token: Token, pos: int) -> None:
+    if token["type"] in ("link", "image"):
+        token.setdefault(_POS, pos)
+
+
+# --------------------------------------------------------------------------- resolution
+
+
+class LinkResolver:
+    """Resolves links to note paths with Obsidian's rules, case-insensitively."""
+
+    def __init__(self, notes: Iterable[NoteInfo]) -> None:
+        self._by_path: dict[str, str] = {}  # "a/b.md" -> path
+        self._by_id: dict[str, str] = {}  # "a/b" -> path
+        self._by_stem: dict[str, list[str]] = {}  # "b" -> paths
+        self._by_title: dict[str, list[str]] = {}
+        self._by_alias: dict[str, list[str]] = {}
+        for note in notes:
+            self._add(note)
+
+    def _add(self, note: NoteInfo) -> None:
+        key = note.path.lower()
+        self._by_path.setdefault(key, note.path)
+        self._by_id.setdefault(_strip_note_suffix(key), note.path)
+        stem = posixpath.basename(_strip_note_suffix(key))
+        self._by_stem.setdefault(stem, []).append(note.path)
+        if note.title:
+            self._by_title.setdefault(_name_key(note.title), []).append(note.path)
+        for alias in note.aliases:
+            self._by_alias.setdefault(_name_key(alias), []).append(note.path)
+
+    def resolve(self, ref: LinkRef, source_path: str) -> str | None:
+        """The path of the note `ref` (written in `source_path`) points to, or None if broken.
+
+        Markdown links are relative to the source note's folder; a link escaping the vault
+        is broken; a link not found there but not written as `./` or `../` is tried from the
+        vault root (Obsidian's "absolute path in vault" format). Wikilinks and embeds: the
+        exact vault path (with or without the suffix), then a path relative to the source
+        folder, then the file stem or a path suffix (`folder/stem`); several candidates
+        resolve to the one in the source's folder, then to the shortest path; then note
+        titles and aliases (our extension) with the same tie-break.
+        """
+        folder = posixpath.dirname(source_path).lower()
+        if ref.kind == "markdown":
+            return self._resolve_markdown(ref.target.lower(), folder)
+        return self._resolve_wikilink(ref.target.strip().lower(), folder)
+
+    def _resolve_markdown(self, target: str, folder: str) -> str | None:
+        if target.startswith("/"):
+            return self._by_path.get(_normalise(target) or "")
+        relative = _normalise(posixpath.join(folder, target))
+        if relative is None:
+            return None
+        found = self._by_path.get(relative)
+        if found is not None or target.startswith(("./", "../")):
+            return found
+        return self._by_path.get(_normalise(target) or "")
+
+    def _resolve_wikilink(self, target: str, folder: str) -> str | None:
+        ident = _strip_note_suffix(target.removeprefix("/"))
+        exact = _normalise(ident)
+        found = self._by_id.get(exact) if exact else None
+        relative = _normalise(posixpath.join(folder, ident))
+        if found is None and relative:
+            found = self._by_id.get(relative)
+        if found is None and exact:
+            found = _closest(self._stem_candidates(exact), folder)
+        if found is None:
+            found = _closest(self._by_title.get(_name_key(target), []), folder)
+        if found is None:
+            found = _closest(self._by_alias.get(_name_key(target), []), folder)
+        return found
+
+    def _stem_candidates(self, ident: str) -> list[str]:
+        candidates = self._by_stem.get(posixpath.basename(ident), [])
+        if "/" not in ident:
+            return candidates
+        tail = "/" + ident
+        return [p for p in candidates if _strip_note_suffix(p.lower()).endswith(tail)]
+
+
+def _closest(candidates: Sequence[str], folder: str) -> str | None:
+    # Obsidian's tie-break, observed on Obsidian 1.13.7 through getFirstLinkpathDest
+    # (pvliesdonk/markdown-vault-mcp#1380): a note in the source's own folder, else the
+    # shortest path string (not the fewest components). Equal lengths: alphabetical.
+    same_folder = [p for p in candidates if posixpath.dirname(p).lower() == folder]
+    pool = same_folder or candidates
+    return min(pool, key=lambda p: (len(p), p)) if pool else None
+
+
+def _normalise(path: str) -> str | None:
+    """A POSIX path with `.` and `..` resolved; None when it climbs out of the vault."""
+    parts: list[str] = []
+    for segment in path.split("/"):
+        if segment == "..":
+            if not parts:
+                return None
+            parts.pop()
+        elif segment not in ("", "."):
+            parts.append(segment)
+    return "/".join(parts)
+
+
+def _strip_note_suffix(path: str) -> str:
+    for suffix in NOTE_SUFFIXES:
+        if path.endswith(suffix):
+            return path[: -len(suffix)]
+    return path
+
+
+def _name_key(name: str) -> str:
+    return " ".join(name.split()).lower()
+
+
+# --------------------------------------------------------------------------- graph
+
+
+class LinkGraph:
+    """Every link of a set of notes, resolved, with outgoing and backlink indexes."""
+
+    def __init__(self, notes: Iterable[NoteInfo], edges: Iterable[Edge]) -> None:
+        self._notes = tuple(sorted(notes, key=lambda n: n.path))
+        self._edges = tuple(edges)
+        self._outgoing: dict[str, list[Edge]] = {}
+        self._backlinks: dict[str, list[Edge]] = {}
+        for edge in self._edges:
+            self._outgoing.setdefault(edge.source, []).append(edge)
+            if edge.target is not None:
+                self._backlinks.setdefault(edge.target, []).append(edge)
+
+    @classmethod
+    def build(cls, notes: Iterable[tuple[NoteInfo, str]]) -> LinkGraph:
+        """Extract and resolve the links of (note, body) pairs."""
+        pairs = sorted(notes, key=lambda pair: pair[0].path)
+        resolver = LinkResolver(note for note, _ in pairs)
+        edges = [
+            Edge(note.path, resolver.resolve(ref, note.path), ref)
+            for note, body in pairs
+            for ref in extract_links(body)
+        ]
+        return cls((note for note, _ in pairs), edges)
+
+    @property
+    def notes(self) -> tuple[NoteInfo, ...]:
+        """The notes of the graph, by path."""
+        return self._notes
+
+    def outgoing(self, path: str) -> list[Edge]:
+        """Links written in the note at `path`, in document order."""
+        return list(self._outgoing.get(path, ()))
+
+    def backlinks(self, path: str) -> list[Edge]:
+        """Links that resolve to the note at `path`."""
+        return list(self._backlinks.get(path, ()))
+
+    def broken(self) -> list[Edge]:
+        """Links that resolve to no note."""
+        return [edge for edge in self._edges if edge.target is None]
+
+    def edges(self) -> list[Edge]:
+        """Every link, by source path then document order."""
+        return list(self._edges)
+
+    def to_json(self) -> dict[str, object]:
+        """Nodes and edges as JSON-ready data; a broken edge's target is the link as written."""
+        nodes = [{"id": note.path, "title": note.title} for note in self._notes]
+        edges = [
+            {
+                "source": edge.source,
+                "target": edge.target if edge.target is not None else edge.ref.target,
+                "kind": edge.ref.kind,
+                "broken": edge.target is None,
+                "line": edge.ref.line,
+            }
+            for edge in self._edges
+        ]
+        return {"nodes": nodes, "edges": edges}
+
+    def to_dot(self) -> str:
+        """Graphviz dot; broken targets are dashed nodes reached by dashed edges."""
+        lines = ["digraph links {", "  rankdir=LR;", "  node [shape=box];"]
+        for note in self._notes:
+            lines.append(f"  {_dot_quote(note.path)} [label={_dot_quote(_label(note))}];")
+        for target in self._broken_targets():
+            node = _dot_quote("broken:" + target)
+            lines.append(f"  {node} [label={_dot_quote(target)}, style=dashed];")
+        for source, target, broken in self._distinct_links():
+            if broken:
+                lines.append(
+                    f"  {_dot_quote(source)} -> {_dot_quote('broken:' + target)} [style=dashed];"
+                )
+            else:
+                lines.append(f"  {_dot_quote(source)} -> {_dot_quote(target)};")
+        lines.append("}")
+        return "\n".join(lines) + "\n"
+
+    def to_mermaid(self) -> str:
+        """A `graph LR` Mermaid flowchart; node ids are generated (n0, n1, ... b0, b1, ...)."""
+        labels = {note.path: _label(note) for note in self._notes}
+        for edge in self._edges:  # edges handed to __init__ may name notes not listed
+            labels.setdefault(edge.source, edge.source)
+            if edge.target is not None:
+                labels.setdefault(edge.target, edge.target)
+        ids = {path: f"n{i}" for i, path in enumerate(labels)}
+        broken_ids = {t: f"b{i}" for i, t in enumerate(self._broken_targets())}
+        lines = ["graph LR"]
+        lines += [f'  {ids[path]}["{_mermaid_text(text)}"]' for path, text in labels.items()]
+        lines += [f'  {node}["{_mermaid_text(t)}"]:::broken' for t, node in broken_ids.items()]
+        for source, target, broken in self._distinct_links():
+            arrow, end = ("-.->", broken_ids[target]) if broken else ("-->", ids[target])
+            lines.append(f"  {ids[source]} {arrow} {end}")
+        if broken_ids:
+            lines.append("  classDef broken stroke-dasharray: 5 5;")
+        return "\n".join(lines) + "\n"
+
+    def _broken_targets(self) -> list[str]:
+        return list(dict.fromkeys(edge.ref.target for edge in self.broken()))
+
+    def _distinct_links(self) -> list[tuple[str, str, bool]]:
+        """(source, target or written target, broken), once per pair, for drawing."""
+        links = (
+            (e.source, e.target if e.target is not None else e.ref.target, e.target is None)
+            for e in self._edges
+        )
+        return list(dict.fromkeys(links))
+
+
+def _label(note: NoteInfo) -> str:
+    return note.title or note.path
+
+
+def _dot_quote(text: str) -> str:
+    escaped = text.replace("\\", "\\\\").replace('"', '\\"')
+    return '"' + escaped.replace("\r", " ").replace("\n", " ") + '"'
+
+
+def _mermaid_text(text: str) -> str:
+    # Inside a quoted Mermaid label only entity codes are safe for '#' and '"'.
+    text = " ".join(text.split())
+    return text.replace("#", "#35;").replace('"', "#quot;")
