@@ -39,8 +39,10 @@ def is_entry_path(path: str) -> bool:
 def is_catalog_folder(folder: str) -> bool:
     """True for folders that carry an index.md (the root is handled apart)."""
     parts = folder.split("/")
-    return bool(folder) and parts[0] not in NON_CATALOG_TOP and not any(
-        p.startswith(".") for p in parts
+    return (
+        bool(folder)
+        and parts[0] not in NON_CATALOG_TOP
+        and not any(p.startswith(".") for p in parts)
     )
 
 
@@ -105,7 +107,14 @@ def render_root(
     cats = sorted(categories)
     roots = sorted(entries)
     total = sum(n for _, n in cats) + len(roots)
-    lines = ["---", f'okf_version: "{OKF_VERSION}"', "---", "# Memory index", "", _count_word(total)]
+    lines = [
+        "---",
+        f'okf_version: "{OKF_VERSION}"',
+        "---",
+        "# Memory index",
+        "",
+        _count_word(total),
+    ]
     lines += ["", "## Categories", ""]
     lines += [f"* [{c}]({c}/{INDEX}) - {_count_word(n)[:-1]}" for c, n in cats] or ["(none yet)"]
     if roots:
@@ -178,8 +187,14 @@ def parse_log(text: str) -> list[LogEvent]:
             when = datetime.fromisoformat(f"{day}T{match.group(1)}+00:00")
             facts = dict(_fact(f) for f in (match.group(4) or "").split(", ") if ": " in f)
             events.append(
-                LogEvent(when, match.group(2), match.group(3) or "", facts.get("type", ""),
-                         facts.get("agent", ""), facts.get("correlation", ""))
+                LogEvent(
+                    when,
+                    match.group(2),
+                    match.group(3) or "",
+                    facts.get("type", ""),
+                    facts.get("agent", ""),
+                    facts.get("correlation", ""),
+                )
             )
     return events
 

@@ -1,4 +1,4 @@
-"""Settings, resolved once at the entry points: flag > CLAWQL_* env > vault.toml > user config > default."""
+"""Settings, resolved at the entry points: flag > CLAWQL_* env > vault.toml > user > default."""
 
 from __future__ import annotations
 

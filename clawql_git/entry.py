@@ -52,10 +52,10 @@ ENGINE_KEY_ORDER = (
     "status",
     "superseded_by",
 )
-_KEY_LINE = re.compile(r"""^("(?:[^"\\]|\\.)*"|'[^']*'|[^\s:#'"\-][^:]*?|-[^\s:][^:]*?)\s*:(?:\s|$)""")
-_ISO_RE = re.compile(
-    r"^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$"
+_KEY_LINE = re.compile(
+    r"""^("(?:[^"\\]|\\.)*"|'[^']*'|[^\s:#'"\-][^:]*?|-[^\s:][^:]*?)\s*:(?:\s|$)"""
 )
+_ISO_RE = re.compile(r"^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$")
 _APPEND_HEADING = re.compile(r"^## Update \d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$", re.MULTILINE)
 
 
@@ -98,7 +98,7 @@ class _NoAliasLoader(yaml.SafeLoader):
     """A safe loader that refuses anchors and aliases (billion-laughs bombs)."""
 
     def compose_node(self, parent: Any, index: Any) -> Any:
-        event = self.peek_event()
+        event = self.peek_event()  # type: ignore[no-untyped-call]
         if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
             raise InvalidFrontmatter(
                 f"frontmatter uses a YAML anchor or alias (line {event.start_mark.line + 1}); "
@@ -115,7 +115,7 @@ def parse_yaml_mapping(fm_text: str) -> dict[str, Any]:
     # Anchors and aliases need '&' or '*'; without them libyaml's fast safe loader is enough.
     loader = _NoAliasLoader if ("&" in fm_text or "*" in fm_text) else _FAST_LOADER
     try:
-        data = yaml.load(fm_text, Loader=loader)  # noqa: S506 - safe loaders only
+        data = yaml.load(fm_text, Loader=loader)
     except InvalidFrontmatter:
         raise
     except yaml.YAMLError as exc:
@@ -196,7 +196,7 @@ def _insert_position(blocks: list[_Block], key: str) -> int:
 
 def build_frontmatter(meta: Mapping[str, Any]) -> str:
     """Render a fresh frontmatter from a mapping, engine keys first in their canonical order."""
-    ordered = sorted(meta, key=lambda k: (ENGINE_KEY_ORDER.index(k) if k in ENGINE_KEY_ORDER else 99))
+    ordered = sorted(meta, key=lambda k: ENGINE_KEY_ORDER.index(k) if k in ENGINE_KEY_ORDER else 99)
     return "".join(dump_key(k, meta[k]) for k in ordered if meta[k] is not None)
 
 
@@ -206,8 +206,8 @@ def build_frontmatter(meta: Mapping[str, Any]) -> str:
 def iso_timestamp(value: Any, field: str = "timestamp") -> str:
     """Normalise an ISO 8601 date/datetime (string or YAML-parsed) to a string; refuse others."""
     if isinstance(value, datetime):
-        value = value if value.tzinfo else value.replace(tzinfo=UTC)
-        return value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        aware = value if value.tzinfo else value.replace(tzinfo=UTC)
+        return aware.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     if isinstance(value, date):
         return value.isoformat()
     if isinstance(value, str) and _ISO_RE.match(value.strip()):
@@ -290,8 +290,11 @@ def validate_entry_path(path: str) -> str:
     if any(part in ("..", ".", "") for part in path.split("/")):
         raise UnsafePath(path, "'..' and empty components are not allowed")
     if pure.parts[0] in RESERVED_TOP - {"archive", "ontology"} or pure.name in RESERVED_NAMES:
-        raise UnsafePath(path, f"{pure.parts[0] if pure.parts[0] in RESERVED_TOP else pure.name} "
-                         "is reserved for the engine")
+        raise UnsafePath(
+            path,
+            f"{pure.parts[0] if pure.parts[0] in RESERVED_TOP else pure.name} "
+            "is reserved for the engine",
+        )
     if any(part.startswith(".") for part in pure.parts):
         raise UnsafePath(path, "hidden files and folders are not entries")
     if pure.suffix not in ENTRY_SUFFIXES:

@@ -1,18 +1,18 @@
 """The one exception tree of clawql-git; every error carries its CLI exit code.
 
-    ClawqlError                      exit 1
-    ├── InvalidInput                 exit 2   bad data from a user or an agent
-    │   ├── InvalidFrontmatter       frontmatter not YAML, not a mapping, aliases, bad fields
-    │   ├── InvalidEncoding          non-UTF-8 bytes, NUL bytes
-    │   ├── EntryTooLarge            body over the configured limit
-    │   ├── UnsafePath               a title or path escaping the vault or naming a reserved file
-    │   └── SecretDetected           a credential found in the content
-    ├── NotFound                     exit 3   an entry, revision or vault that is not there
-    │   └── NotAVault
-    ├── VaultStateError              exit 4   the vault refuses the operation in its current state
-    │   └── ConcurrentUpdate         the branch moved under us
-    ├── CheckFailed                  exit 1   a check found problems (drift, broken links)
-    └── StorageError                 exit 5   git or the filesystem failed underneath us
+ClawqlError                      exit 1
+├── InvalidInput                 exit 2   bad data from a user or an agent
+│   ├── InvalidFrontmatter       frontmatter not YAML, not a mapping, aliases, bad fields
+│   ├── InvalidEncoding          non-UTF-8 bytes, NUL bytes
+│   ├── EntryTooLarge            body over the configured limit
+│   ├── UnsafePath               a title or path escaping the vault or naming a reserved file
+│   └── SecretDetected           a credential found in the content
+├── NotFound                     exit 3   an entry, revision or vault that is not there
+│   └── NotAVault
+├── VaultStateError              exit 4   the vault refuses the operation in its current state
+│   └── ConcurrentUpdate         the branch moved under us
+├── CheckFailed                  exit 1   a check found problems (drift, broken links)
+└── StorageError                 exit 5   git or the filesystem failed underneath us
 """
 
 from __future__ import annotations

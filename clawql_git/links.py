@@ -15,7 +15,7 @@ import posixpath
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast
 from urllib.parse import unquote
 
 if TYPE_CHECKING:
@@ -43,6 +43,10 @@ ATTACHMENT_SUFFIXES: frozenset[str] = frozenset(
 
 # A wikilink never spans lines and never nests brackets (Obsidian forbids [ ] in names).
 _WIKILINK_PATTERN = r"!?\[\[[^\[\]\n]+\]\]"
+_WIKILINK = re.compile(_WIKILINK_PATTERN)
+# Without these (and without reference definitions) only the wikilink rule can produce a
+# token: links need "](" or a reference, code spans "`", escapes "\\", autolinks and HTML "<".
+_OTHER_INLINE_SYNTAX = re.compile(r"[`<\\]|\]\(")
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
 _BARE_LIST_MARKER = re.compile(r"[ \t]*(?:[*+-]|\d{1,9}[.)])[ \t]*\n?")
 _INLINE_STRIP = " \r\n\t\f"  # what mistune strips from block text before inline parsing
@@ -125,7 +129,7 @@ def _links_in_block(inline: InlineParser, block: Token, env: Any) -> Iterator[Li
     first_line = block.get(_LINE, 0) + text.count("\n", 0, len(text) - len(stripped)) + 1
     src = stripped.rstrip(_INLINE_STRIP)
     lines = _LineCounter(src)
-    for token in _inline_links(inline(src, env)):
+    for token in _inline_tokens(inline, src, env):
         line = first_line + lines.newlines_before(token.get(_POS, 0))
         if token["type"] == "wikilink":
             ref = _wikilink_ref(token["raw"], line)
@@ -133,6 +137,14 @@ def _links_in_block(inline: InlineParser, block: Token, env: Any) -> Iterator[Li
             ref = _markdown_ref(token, line)
         if ref is not None:
             yield ref
+
+
+def _inline_tokens(inline: InlineParser, src: str, env: Any) -> Iterator[Token]:
+    if env.get("ref_links") or _OTHER_INLINE_SYNTAX.search(src):
+        return _inline_links(inline(src, env))
+    # Only the wikilink rule can fire, so its pattern alone gives what mistune would give
+    # (a regex search, like mistune's, left to right); this skips most of the inline work.
+    return ({"type": "wikilink", "raw": m[0], _POS: m.start()} for m in _WIKILINK.finditer(src))
 
 
 def _inline_links(tokens: list[Token]) -> Iterator[Token]:
@@ -184,18 +196,18 @@ def _markdown_ref(token: Token, line: int) -> LinkRef | None:
     target = unquote(path.partition("?")[0])
     if not target.lower().endswith(NOTE_SUFFIXES):
         return None
-    alias = _plain_text(token.get("children", []))
+    alias = _link_text(token.get("children", []))
     return LinkRef(target, "markdown", unquote(anchor) or None, alias or None, line)
 
 
-def _plain_text(tokens: list[Token]) -> str:
+def _link_text(tokens: list[Token]) -> str:
+    """A link's text close to how it was written (like a wikilink alias), on one line."""
     parts: list[str] = []
     stack = list(reversed(tokens))
     while stack:
         token = stack.pop()
-        if token["type"] in ("softbreak", "linebreak"):
-            parts.append(" ")
-        parts.append(token.get("raw", ""))
+        raw = token.get("raw", "")
+        parts.append(f"`{raw}`" if token["type"] == "codespan" else raw)
         stack.extend(reversed(token.get("children", [])))
     return " ".join("".join(parts).split())
 
@@ -205,6 +217,15 @@ def _suffix(target: str) -> str:
 
 
 # --------------------------------------------------------------------------- mistune glue
+
+
+class _LineTracking(Protocol):
+    """What the block parser reads and writes on its block states (see _line_state_class)."""
+
+    quote_line: int | None
+    item_pos: int
+
+    def line_at(self, pos: int) -> int: ...
 
 
 def wikilinks(md: Markdown) -> None:
@@ -258,7 +279,7 @@ def _line_block_parser_class() -> type[BlockParser]:
         def extract_block_quote(
             self, m: Match[str], state: BlockState
         ) -> tuple[str, int | None, set[int]]:
-            line_state = cast(Any, state)
+            line_state = cast(_LineTracking, state)
             start, saved = line_state.line_at(state.cursor), line_state.item_pos
             result = super().extract_block_quote(m, state)
             # A lazy continuation may have parsed a whole list on this state meanwhile.
@@ -266,7 +287,7 @@ def _line_block_parser_class() -> type[BlockParser]:
             return result
 
         def parse_list(self, m: Match[str], state: BlockState) -> int:
-            cast(Any, state).item_pos = m.start()
+            cast(_LineTracking, state).item_pos = m.start()
             return super().parse_list(m, state)
 
     LineBlockParser.state_cls = state_cls
@@ -330,15 +351,11 @@ def _positioned_inline_parser() -> type[InlineParser]:
     from mistune.inline_parser import InlineParser
 
     class PositionedInlineParser(InlineParser):
-        # Only what can hide or form a link; emphasis and line breaks are never needed.
-        DEFAULT_RULES = tuple(
-            r for r in InlineParser.DEFAULT_RULES if r not in ("emphasis", "linebreak")
-        )
-
         def __init__(self) -> None:
             super().__init__()
-            if "softbreak" in self.rules:
-                self.rules.remove("softbreak")
+            # Only what can hide or form a link; emphasis and line breaks never matter.
+            unused = ("emphasis", "linebreak", "softbreak")
+            self.rules = [rule for rule in self.rules if rule not in unused]
 
         def finalize_tokens(self, tokens: list[Token], depth: int) -> list[Token]:
             return tokens  # this resolves emphasis, which links do not depend on

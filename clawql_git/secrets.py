@@ -46,6 +46,8 @@ _MIN_URL_PASSWORD_ENTROPY = 2.5
 # pieces of one or two letters and carry more digits.
 _MIN_IDENTIFIER_PIECE_LENGTH = 3.0
 _MAX_IDENTIFIER_DIGITS = 4
+# Real tokens are under 200 characters; a longer run is some other encoded blob.
+_MAX_TOKEN_LENGTH = 1024
 # How far before an operator to look for the key (allows column-aligned YAML and env).
 _KEY_WINDOW = 64
 
@@ -74,11 +76,14 @@ _STRIPE_SECRET_KEY = _token("sk_(?:live|test)_", "[A-Za-z0-9]{16,}+")
 _STRIPE_RESTRICTED_KEY = _token("rk_(?:live|test)_", "[A-Za-z0-9]{16,}+")
 _GOOGLE_API_KEY = _token("AIza", "[A-Za-z0-9_-]{35}")
 # The header alone is often quoted in prose and docs elide the body with "...", so a
-# block counts only when a full base64 line follows (optionally after PEM headers such
-# as Proc-Type, and with JSON-escaped newlines as in cloud service-account files).
+# block counts only when a full base64 line follows, after PEM headers such as
+# Proc-Type if any. Line breaks may be JSON-escaped (cloud service-account files) and
+# lines may carry a quote or comment prefix (`> `, `# `, ` * `). Bounded repeats keep
+# a header followed by a megabyte of whitespace linear.
+_PEM_BREAK = r"""(?:[\s>#*"'+]|\\[nr]){1,24}"""
 _PRIVATE_KEY = re.compile(
     r"(?P<secret>(?P<label>-----BEGIN [A-Z0-9 ]{0,32}PRIVATE KEY(?: BLOCK)?-----))"
-    r"(?=(?:\s|\\[nr])+(?:[A-Za-z-]+:[^\r\n\\]*(?:\s|\\[nr])+)*"
+    rf"(?={_PEM_BREAK}(?:[A-Za-z-]{{1,32}}:[^\r\n\\]{{0,128}}{_PEM_BREAK}){{0,4}}"
     r"""[A-Za-z0-9+/]{40,}={0,2}(?:\s|\\[nr]|-----|["']|$))"""
 )
 _URL_PASSWORD = re.compile(
@@ -88,11 +93,16 @@ _URL_PASSWORD = re.compile(
 # a pattern starting with the key could not skip ahead (keywords start with common
 # letters). Quoted values may hold anything but a newline. Bare values stop at
 # whitespace, quotes, separators (`,;&`), brackets and operators (keeping base64 `=` padding),
-# so one never swallows the next assignment (`https://host?token=...`).
+# so one never swallows the next assignment (`https://host?token=...`). The `://` of a
+# URL is no assignment; skipping it early halves the work on Markdown full of links.
 _ASSIGNMENT_VALUE = re.compile(
-    r"""(?:=>|:=|=|:)[ \t]*(?P<q>["'`])?(?:(?:[Bb]earer|[Bb]asic|[Tt]oken)[ \t]+)?"""
+    r"""(?:=>|:=|=|:)(?!//)[ \t]*(?P<q>["'`])?(?:(?:[Bb]earer|[Bb]asic|[Tt]oken)[ \t]+)?"""
     r"""(?P<secret>(?(q)[^"'`\r\n]{8,256}?|[^\s"'`,;&(){}\[\]<>=:]{8,256}+={0,2}))(?(q)(?P=q))"""
 )
+# A Python, TypeScript or Kotlin annotation between key and `=`: `str`, `Optional[str]`.
+_TYPE_ARGUMENTS = r"\[[\w., |]*+(?:\[[\w., |]*+\][\w., |]*+)*+\]"  # nested one level deep
+_TYPE_NAME = rf"[A-Za-z_][\w.]*+(?:{_TYPE_ARGUMENTS})?"
+_TYPE_ANNOTATION = re.compile(rf"{_TYPE_NAME}(?:[ \t]*\|[ \t]*{_TYPE_NAME})*")
 _AWS_SECRET_ACCESS_KEY_SHAPE = re.compile(r"[A-Za-z0-9/+=]{40}")
 
 
@@ -225,13 +235,25 @@ def _assignment_values(text: str) -> Iterator[re.Match[str]]:
 
 
 def _secret_key_before(text: str, operator: int) -> str | None:
-    """The key name ending just before the operator, if it ends in a secret keyword."""
-    window = text[max(0, operator - _KEY_WINDOW) : operator].rstrip(" \t")
-    if window[-1:] in ('"', "'"):
-        window = window[:-1]
-    if not window.lower().endswith(_SECRET_KEY_SUFFIXES):
+    """The key name ending just before the operator, if it ends in a secret keyword.
+
+    Keys naming public material (`publicKeyToken`, `public_token`) are not secrets.
+    """
+    window = text[max(0, operator - _KEY_WINDOW) : operator]
+    key = _undecorated_key(window, annotated=text.startswith("=", operator))
+    lowered = key.lower()
+    if not lowered.endswith(_SECRET_KEY_SUFFIXES) or "public" in lowered:
         return None
-    return window[len(window.rstrip(_KEY_CHARS)) :]
+    return key[len(key.rstrip(_KEY_CHARS)) :]
+
+
+def _undecorated_key(window: str, *, annotated: bool) -> str:
+    """Drop what may sit between a key and its operator: `"password" `, `api_key: str `."""
+    key = window.rstrip(" \t")
+    head, colon, annotation = key.rpartition(":")
+    if annotated and colon and _TYPE_ANNOTATION.fullmatch(annotation.strip()):
+        key = head.rstrip(" \t")
+    return key[:-1] if key[-1:] in ('"', "'") else key
 
 
 def _assignment_kind(key: str, match: re.Match[str]) -> str | None:
@@ -256,7 +278,8 @@ def _is_aws_secret_access_key(value: str) -> bool:
 
 
 def _accept_token(match: re.Match[str]) -> bool:
-    return _stands_alone(match) and _is_random(match.group("body"))
+    body = match.group("body")
+    return len(body) <= _MAX_TOKEN_LENGTH and _stands_alone(match) and _is_random(body)
 
 
 def _accept_mixed_token(match: re.Match[str]) -> bool:

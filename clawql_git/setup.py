@@ -182,6 +182,10 @@ def seed_from(
     if not source.is_dir():
         raise NotFound(f"{source} is not a folder")
     entries, extra = _seed_files(vault, source)
+    head = vault.store.head_commit()
+    tree = head.tree if head is not None else None
+    entries = [d for d in entries if vault.store.blob_at(tree, d.path or "") is None]
+    extra = {p: b for p, b in extra.items() if vault.store.blob_at(tree, p) != b}
     if extra:
         pending = _Pending("MEMORY_ONTOLOGY", {}, f"add {len(extra)} schema files", raw_files=extra)
         vault._write(lambda tree: pending, vault._identity(ident))

@@ -217,10 +217,15 @@ class Vault:
 
     def _ingest_draft(self, draft: Draft, ident: Identity, append: bool) -> WriteResult:
         ident = self._identity(ident, draft.meta)
+
         def prepare(tree: pygit2.Tree | None) -> _Pending:
             existing = self._find_same_title(tree, draft) if append else None
             if existing is not None:
                 return self._append_plan(tree, existing, draft)
+            if draft.path is not None and self.store.blob_at(tree, draft.path) is not None:
+                raise VaultStateError(
+                    f"{draft.path} already exists; change it with `clawql memory update`"
+                )
             path = draft.path or self._free_path(tree, draft)
             entry = Entry(path, draft.frontmatter, draft.meta, draft.body)
             return _Pending("MEMORY_INGEST", {path: entry}, f"ingest {path}")
@@ -319,7 +324,9 @@ class Vault:
 
     # ------------------------------------------------------------ the commit
 
-    def _write(self, prepare: Callable[[pygit2.Tree | None], _Pending], ident: Identity) -> WriteResult:
+    def _write(
+        self, prepare: Callable[[pygit2.Tree | None], _Pending], ident: Identity
+    ) -> WriteResult:
         with self.store.lock():
             self.store.sync_checkout(update_index=False)
             ref = self.store.head_ref_name()
@@ -422,7 +429,9 @@ class Vault:
         folder = type_folder(str(draft.meta["type"]), draft.meta)
         slug = slugify(str(draft.meta["title"]))
         type_tree = self.store.subtree(tree, folder)
-        months = sorted((m.name or "" for m in type_tree or () if m.type_str == "tree"), reverse=True)
+        months = sorted(
+            (m.name or "" for m in type_tree or () if m.type_str == "tree"), reverse=True
+        )
         for month in months:
             path = f"{folder}/{month}/{slug}.md"
             if self.store.blob_at(tree, path) is not None:

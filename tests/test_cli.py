@@ -26,10 +26,30 @@ def make_vault(tmp_path: Path) -> Path:
 
 def test_ingest_from_flags_prints_worm_ref(tmp_path: Path) -> None:
     root = make_vault(tmp_path)
-    r = run(root, "ingest", "--type", "decision", "--title", "Use JWT", "--tag", "auth",
-            "--description", "Tokens", "--body", "Because.", "--agent", "claude-code",
-            "--session", "s1", "--correlation", "C-1", "--verdict", "accepted",
-            "--confidence", "0.8")
+    r = run(
+        root,
+        "ingest",
+        "--type",
+        "decision",
+        "--title",
+        "Use JWT",
+        "--tag",
+        "auth",
+        "--description",
+        "Tokens",
+        "--body",
+        "Because.",
+        "--agent",
+        "claude-code",
+        "--session",
+        "s1",
+        "--correlation",
+        "C-1",
+        "--verdict",
+        "accepted",
+        "--confidence",
+        "0.8",
+    )
     assert r.exit_code == 0, r.output
     sha = r.output.split("worm_ref: git:")[1].strip()
     assert git(root, "rev-parse", "HEAD").stdout.strip() == sha
@@ -38,8 +58,18 @@ def test_ingest_from_flags_prints_worm_ref(tmp_path: Path) -> None:
 
 def test_ingest_body_from_stdin_and_json(tmp_path: Path) -> None:
     root = make_vault(tmp_path)
-    r = run(root, "ingest", "--type", "context", "--title", "WIP", "--body-file", "-", "--json",
-            stdin="Working on the billing migration.\n")
+    r = run(
+        root,
+        "ingest",
+        "--type",
+        "context",
+        "--title",
+        "WIP",
+        "--body-file",
+        "-",
+        "--json",
+        stdin="Working on the billing migration.\n",
+    )
     assert r.exit_code == 0, r.output
     record = json.loads(r.output)
     assert record["worm_ref"].startswith("git:") and record["frontmatter"]["type"] == "context"
@@ -73,7 +103,9 @@ def test_change_commands_and_history(tmp_path: Path) -> None:
     assert "worm_ref: git:" in r.output
     r = run(root, "history", a["path"], "--json")
     assert [v["event"] for v in json.loads(r.output)] == [
-        "MEMORY_SUPERSEDE", "MEMORY_UPDATE", "MEMORY_INGEST"
+        "MEMORY_SUPERSEDE",
+        "MEMORY_UPDATE",
+        "MEMORY_INGEST",
     ]
     r = run(root, "retract", b["path"], "--reason", "wrong")
     assert r.exit_code == 0
@@ -139,8 +171,19 @@ def test_console_script_and_module_entry(tmp_path: Path) -> None:
     out = subprocess.run([str(exe), "memory", "init", str(root)], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     out = subprocess.run(
-        [sys.executable, "-m", "clawql_git", "memory", "--vault", str(root), "ingest",
-         "--title", "no type"], capture_output=True, text=True,
+        [
+            sys.executable,
+            "-m",
+            "clawql_git",
+            "memory",
+            "--vault",
+            str(root),
+            "ingest",
+            "--title",
+            "no type",
+        ],
+        capture_output=True,
+        text=True,
     )
     assert out.returncode == 2 and "error:" in out.stderr and "Traceback" not in out.stderr
 
@@ -156,9 +199,11 @@ def test_hooks_run_on_real_git_commands_and_never_fail_them(tmp_path: Path) -> N
 
 
 def test_help_never_imports_heavy_layers() -> None:
-    code = "import sys; from clawql_git.cli import main; sys.argv=['clawql','--help']\n" \
-           "try: main()\nexcept SystemExit: pass\n" \
-           "print('HEAVY:' + ','.join(m for m in ('lancedb','pygit2','mistune') if m in sys.modules))"
+    code = (
+        "import sys; from clawql_git.cli import main; sys.argv=['clawql','--help']\n"
+        "try: main()\nexcept SystemExit: pass\n"
+        "print('HEAVY:' + ','.join(m for m in ('lancedb','pygit2','mistune') if m in sys.modules))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert "Usage: clawql" in out.stdout
     assert out.stdout.splitlines()[-1] == "HEAVY:"  # none of the heavy modules loaded

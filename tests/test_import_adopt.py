@@ -53,8 +53,17 @@ def test_import_batch_is_one_commit(vault: Vault, tmp_path: Path) -> None:
     before = int(git(vault.root, "rev-list", "--count", "HEAD").stdout)
     result = CliRunner().invoke(
         cli,
-        ["memory", "--vault", str(vault.root), "import", str(src), "--type", "decision",
-         "--batch", "--json"],
+        [
+            "memory",
+            "--vault",
+            str(vault.root),
+            "import",
+            str(src),
+            "--type",
+            "decision",
+            "--batch",
+            "--json",
+        ],
     )
     assert result.exit_code == 0, result.output
     assert int(git(vault.root, "rev-list", "--count", "HEAD").stdout) == before + 1
@@ -65,8 +74,8 @@ def test_import_batch_is_one_commit(vault: Vault, tmp_path: Path) -> None:
 
 def test_import_of_the_whole_adr_corpus(vault: Vault) -> None:
     results = CliRunner().invoke(
-        cli, ["memory", "--vault", str(vault.root), "import", str(ADR), "--type", "decision",
-              "--batch"],
+        cli,
+        ["memory", "--vault", str(vault.root), "import", str(ADR), "--type", "decision", "--batch"],
     )
     assert results.exit_code == 0, results.output
     assert len(vault.entries()) == len(list(ADR.rglob("*.md")))
@@ -77,7 +86,7 @@ def test_import_refuses_everything_when_one_file_is_bad(vault: Vault, tmp_path: 
     src = adr_subset(tmp_path, 3)
     (src / "bad.md").write_text("---\ntype: [oops\n---\n")
     head = git(vault.root, "rev-parse", "HEAD").stdout
-    with pytest.raises(InvalidInput, match="bad.md"):
+    with pytest.raises(InvalidInput, match=r"bad\.md"):
         from clawql_git.importer import import_folder
 
         import_folder(vault, src, "decision", False, AGENT)
@@ -112,7 +121,7 @@ def test_adopt_commits_what_the_folder_holds(tmp_path: Path) -> None:
 def test_adopt_refuses_invalid_notes_and_writes_nothing(tmp_path: Path) -> None:
     root = obsidian_folder(tmp_path)
     (root / "Loose.md").write_text("# no frontmatter\n")
-    with pytest.raises(InvalidInput, match="Loose.md"):
+    with pytest.raises(InvalidInput, match=r"Loose\.md"):
         Vault.init(root, adopt=True)
     assert not (root / ".git").exists() and not (root / "index.md").exists()
     v = Vault.init(root, adopt=True, default_type="note")

@@ -20,7 +20,9 @@ from clawql_git.errors import InvalidInput
 from .conftest import git
 
 AWS_KEY = "AKIA" + "QX7RTBZ3L5MNK2PW"
-PRIVATE_KEY = "-----BEGIN RSA " + "PRIVATE KEY-----\nMIIEowIBAAKCAQEA7x\n-----END RSA PRIVATE KEY-----"
+PRIVATE_KEY = (
+    "-----BEGIN RSA " + "PRIVATE KEY-----\nMIIEowIBAAKCAQEA7x\n-----END RSA PRIVATE KEY-----"
+)
 GITHUB = "ghp_" + "Zx9Qa7Lm3Np5Rt8Vw2Yb4Cd6Ef1Gh0Jk2Ml4N"
 OPENAI = "sk-proj-" + "Qa7Lm3Np5Rt8Vw2Yb4Cd6Ef1Gh0Jk2Ml4NzX9"
 SLACK = "xoxb-" + "1234567890-0987654321-AbCdEfGhIjKlMnOpQrStUvWx"
@@ -167,17 +169,22 @@ KEYS = st.from_regex(r"[a-z][a-z0-9_]{0,12}", fullmatch=True).filter(
     lambda k: k not in {"type", "title", "timestamp", "status", "description", "tags", "aliases"}
 )
 SCALARS = st.one_of(
-    st.integers(-10**6, 10**6),
+    st.integers(-(10**6), 10**6),
     st.booleans(),
     st.text(st.characters(codec="utf-8", exclude_categories=("Cs", "Cc")), max_size=30),
 )
-VALUES = st.one_of(SCALARS, st.lists(SCALARS, max_size=3), st.dictionaries(KEYS, SCALARS, max_size=2))
+VALUES = st.one_of(
+    SCALARS, st.lists(SCALARS, max_size=3), st.dictionaries(KEYS, SCALARS, max_size=2)
+)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(extra=st.dictionaries(KEYS, VALUES, min_size=1, max_size=4), style=st.booleans())
-def test_unknown_keys_survive_round_trip(tmp_path_factory: pytest.TempPathFactory,
-                                         extra: dict[str, object], style: bool) -> None:
+def test_unknown_keys_survive_round_trip(
+    tmp_path_factory: pytest.TempPathFactory, extra: dict[str, object], style: bool
+) -> None:
     if style:  # flow style values, written the way a person might
         fm_extra = "".join(f"{k}: {json.dumps(v, ensure_ascii=False)}\n" for k, v in extra.items())
     else:
@@ -209,5 +216,3 @@ def test_edit_frontmatter_keeps_comments_and_order() -> None:
 
 def test_env_is_isolated() -> None:
     assert not any(k.startswith("CLAWQL_") for k in os.environ)
-
-

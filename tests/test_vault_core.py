@@ -26,8 +26,12 @@ def trailers(path: Path, sha: str) -> dict[str, list[str]]:
     msg = git(path, "log", "-1", "--format=%B", sha).stdout
     out: dict[str, list[str]] = {}
     res = subprocess.run(
-        ["git", "interpret-trailers", "--parse"], input=msg, capture_output=True, text=True,
-        cwd=path, check=True,
+        ["git", "interpret-trailers", "--parse"],
+        input=msg,
+        capture_output=True,
+        text=True,
+        cwd=path,
+        check=True,
     )
     for line in res.stdout.splitlines():
         key, _, value = line.partition(": ")
@@ -146,7 +150,10 @@ def test_update_supersede_retract_archive(vault: Vault) -> None:
     assert events == ["MEMORY_UPDATE", "MEMORY_SUPERSEDE", "MEMORY_RETRACT", "MEMORY_ARCHIVE"]
     history = vault.history(arc.path)
     assert [v.record.event for v in history] == [
-        "MEMORY_ARCHIVE", "MEMORY_SUPERSEDE", "MEMORY_UPDATE", "MEMORY_INGEST"
+        "MEMORY_ARCHIVE",
+        "MEMORY_SUPERSEDE",
+        "MEMORY_UPDATE",
+        "MEMORY_INGEST",
     ]
     assert vault.catalog_drift() == []
     vault.close()
@@ -173,9 +180,7 @@ def test_log_filters(vault: Vault) -> None:
     vault.ingest(type="decision", title="A", identity=Identity(agent_id="x"))
     vault.ingest(type="pattern", title="B", identity=Identity(agent_id="y"))
     vault.ingest(type="decision", title="C", identity=Identity(agent_id="y"))
-    assert [r.paths[0].split("/")[-1] for r in vault.log(LogFilter(agent="y"))] == [
-        "c.md", "b.md"
-    ]
+    assert [r.paths[0].split("/")[-1] for r in vault.log(LogFilter(agent="y"))] == ["c.md", "b.md"]
     assert len(vault.log(LogFilter(entry_type="decision"))) == 2
     assert len(vault.log(LogFilter(event="MEMORY_INIT"))) == 1
 

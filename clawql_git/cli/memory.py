@@ -91,23 +91,35 @@ def memory(ctx: click.Context, vault: str | None) -> None:
 @identity_options
 @json_option
 @click.pass_context
-def init(ctx: click.Context, path: str | None, adopt: bool, default_type: str | None,
-         source: str | None, as_json: bool, **kw: Any) -> None:
+def init(
+    ctx: click.Context, /,
+    path: str | None,
+    adopt: bool,
+    default_type: str | None,
+    source: str | None,
+    as_json: bool,
+    **kw: Any,
+) -> None:
     """Create a vault at PATH (default: the current directory); harmless on a vault."""
     from clawql_git.setup import seed_from
     from clawql_git.vault import Vault
 
     ident = _identity(kw)
     target = Path(path or ctx.obj.get("vault") or ".")
-    vault = Vault.init(target, adopt=adopt, default_type=default_type, identity=ident,
-                       eager_index=True)
+    vault = Vault.init(
+        target, adopt=adopt, default_type=default_type, identity=ident, eager_index=True
+    )
     seeded = 0
     if source:
         with progress("seeding", not as_json) as bar:
             seeded = len(seed_from(vault, Path(source), ident, bar))
     head = vault.store.head_commit()
-    record = {"vault": str(vault.root), "vault_id": vault.vault_id, "seeded": seeded,
-              "head": f"git:{head.id}" if head else None}
+    record = {
+        "vault": str(vault.root),
+        "vault_id": vault.vault_id,
+        "seeded": seeded,
+        "head": f"git:{head.id}" if head else None,
+    }
     if as_json:
         emit_json(record)
     else:
@@ -158,10 +170,21 @@ def _file_text(path: Path) -> str:
 @identity_options
 @json_option
 @click.pass_context
-def ingest(ctx: click.Context, file: str | None, entry_type: str | None, title: str | None,
-           tags: tuple[str, ...], description: str | None, project: str | None,
-           body: str | None, body_file: str | None, entry_path: str | None, append: bool,
-           as_json: bool, **kw: Any) -> None:
+def ingest(
+    ctx: click.Context, /,
+    file: str | None,
+    entry_type: str | None,
+    title: str | None,
+    tags: tuple[str, ...],
+    description: str | None,
+    project: str | None,
+    body: str | None,
+    body_file: str | None,
+    entry_path: str | None,
+    append: bool,
+    as_json: bool,
+    **kw: Any,
+) -> None:
     """Write one entry, from flags or from a Markdown FILE with frontmatter ('-' for stdin).
 
     Prints the entry's worm_ref, the sha of the commit that holds it.
@@ -171,18 +194,31 @@ def ingest(ctx: click.Context, file: str | None, entry_type: str | None, title: 
     text = _read_body(body, body_file)
     if file is not None and (entry_type is None or title is None or text is not None):
         doc = _stdin_text() if file == "-" else _file_text(Path(file))
-        overrides = {"type": entry_type, "title": title, "description": description,
-                     "tags": list(tags) or None, "project": project}
-        result = vault.ingest_markdown(doc, identity=ident, overrides=overrides,
-                                       path=entry_path, append=append)
+        overrides = {
+            "type": entry_type,
+            "title": title,
+            "description": description,
+            "tags": list(tags) or None,
+            "project": project,
+        }
+        result = vault.ingest_markdown(
+            doc, identity=ident, overrides=overrides, path=entry_path, append=append
+        )
     else:
         if file == "-":
             text = _stdin_text()
         if not entry_type or not title:
             raise InvalidInput("ingest needs --type and --title (or a Markdown FILE)")
-        result = vault.ingest(type=entry_type, title=title, body=text or "",
-                              description=description, tags=tags,
-                              meta={"project": project}, identity=ident, append=append)
+        result = vault.ingest(
+            type=entry_type,
+            title=title,
+            body=text or "",
+            description=description,
+            tags=tags,
+            meta={"project": project},
+            identity=ident,
+            append=append,
+        )
     _print_write(result, as_json)
 
 
@@ -216,9 +252,18 @@ def _parse_sets(sets: tuple[str, ...], unsets: tuple[str, ...]) -> dict[str, Any
 @identity_options
 @json_option
 @click.pass_context
-def update(ctx: click.Context, path: str, body: str | None, body_file: str | None,
-           title: str | None, description: str | None, sets: tuple[str, ...],
-           unsets: tuple[str, ...], as_json: bool, **kw: Any) -> None:
+def update(
+    ctx: click.Context, /,
+    path: str,
+    body: str | None,
+    body_file: str | None,
+    title: str | None,
+    description: str | None,
+    sets: tuple[str, ...],
+    unsets: tuple[str, ...],
+    as_json: bool,
+    **kw: Any,
+) -> None:
     """Change an entry by a new commit (MEMORY_UPDATE)."""
     ident = _identity(kw)
     changes = _parse_sets(sets, unsets)
@@ -236,7 +281,7 @@ def update(ctx: click.Context, path: str, body: str | None, body_file: str | Non
 @identity_options
 @json_option
 @click.pass_context
-def supersede(ctx: click.Context, old: str, new: str, as_json: bool, **kw: Any) -> None:
+def supersede(ctx: click.Context, /, old: str, new: str, as_json: bool, **kw: Any) -> None:
     """Mark OLD superseded by another entry (status: superseded, superseded_by)."""
     _print_write(_vault(ctx).supersede(old, new, identity=_identity(kw)), as_json)
 
@@ -247,7 +292,7 @@ def supersede(ctx: click.Context, old: str, new: str, as_json: bool, **kw: Any) 
 @identity_options
 @json_option
 @click.pass_context
-def retract(ctx: click.Context, path: str, reason: str | None, as_json: bool, **kw: Any) -> None:
+def retract(ctx: click.Context, /, path: str, reason: str | None, as_json: bool, **kw: Any) -> None:
     """Mark an entry retracted; it stays in history, recall leaves it out."""
     _print_write(_vault(ctx).retract(path, reason, identity=_identity(kw)), as_json)
 
@@ -257,7 +302,7 @@ def retract(ctx: click.Context, path: str, reason: str | None, as_json: bool, **
 @identity_options
 @json_option
 @click.pass_context
-def archive(ctx: click.Context, path: str, as_json: bool, **kw: Any) -> None:
+def archive(ctx: click.Context, /, path: str, as_json: bool, **kw: Any) -> None:
     """Move an entry under archive/ (MEMORY_ARCHIVE)."""
     _print_write(_vault(ctx).archive(path, identity=_identity(kw)), as_json)
 
@@ -325,14 +370,25 @@ def parse_when(value: str | None, now: datetime | None = None) -> datetime | Non
 @click.option("--limit", type=int, help="At most this many records.")
 @json_option
 @click.pass_context
-def log(ctx: click.Context, agent: str | None, entry_type: str | None, event: str | None,
-        session: str | None, correlation: str | None, path: str | None, since: str | None,
-        until: str | None, limit: int | None, as_json: bool) -> None:
+def log(
+    ctx: click.Context,
+    agent: str | None,
+    entry_type: str | None,
+    event: str | None,
+    session: str | None,
+    correlation: str | None,
+    path: str | None,
+    since: str | None,
+    until: str | None,
+    limit: int | None,
+    as_json: bool,
+) -> None:
     """The audit trail: engine commits read from their Git trailers, newest first."""
     from clawql_git.history import LogFilter
 
-    flt = LogFilter(agent, entry_type, event, session, correlation, path,
-                    parse_when(since), parse_when(until))
+    flt = LogFilter(
+        agent, entry_type, event, session, correlation, path, parse_when(since), parse_when(until)
+    )
     records = _vault(ctx).log(flt, limit)
     if as_json:
         emit_json([r.to_record() for r in records])
@@ -367,8 +423,13 @@ def links(ctx: click.Context, path: str | None, broken: bool, as_json: bool) -> 
         return
     out, back = graph.outgoing(path), graph.backlinks(path)
     if as_json:
-        emit_json({"path": path, "outgoing": [_edge(e) for e in out],
-                   "backlinks": [_edge(e) for e in back]})
+        emit_json(
+            {
+                "path": path,
+                "outgoing": [_edge(e) for e in out],
+                "backlinks": [_edge(e) for e in back],
+            }
+        )
         return
     click.echo(f"outgoing ({len(out)}):")
     for e in out:
@@ -379,13 +440,24 @@ def links(ctx: click.Context, path: str | None, broken: bool, as_json: bool) -> 
 
 
 def _edge(e: Any) -> dict[str, Any]:
-    return {"source": e.source, "target": e.target, "raw": e.ref.target, "kind": e.ref.kind,
-            "line": e.ref.line, "broken": e.target is None}
+    return {
+        "source": e.source,
+        "target": e.target,
+        "raw": e.ref.target,
+        "kind": e.ref.kind,
+        "line": e.ref.line,
+        "broken": e.target is None,
+    }
 
 
 @memory.command()
-@click.option("--format", "fmt", type=click.Choice(["json", "dot", "mermaid"]), default="json",
-              show_default=True)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["json", "dot", "mermaid"]),
+    default="json",
+    show_default=True,
+)
 @click.pass_context
 def graph(ctx: click.Context, fmt: str) -> None:
     """Export the link graph."""
@@ -405,7 +477,7 @@ def graph(ctx: click.Context, fmt: str) -> None:
 @identity_options
 @json_option
 @click.pass_context
-def catalog_cmd(ctx: click.Context, check: bool, fix: bool, as_json: bool, **kw: Any) -> None:
+def catalog_cmd(ctx: click.Context, /, check: bool, fix: bool, as_json: bool, **kw: Any) -> None:
     """Check or fix the generated catalogs (index.md files, log.md, log/)."""
     vault = _vault(ctx)
     ident = _identity(kw)
@@ -424,7 +496,9 @@ def catalog_cmd(ctx: click.Context, check: bool, fix: bool, as_json: bool, **kw:
     else:
         click.echo("\n".join(f"drift: {p}" for p in drift) or "catalogs are up to date")
     if drift:
-        raise CheckFailed(f"{len(drift)} catalog file(s) drifted; run `clawql memory catalog --fix`")
+        raise CheckFailed(
+            f"{len(drift)} catalog file(s) drifted; run `clawql memory catalog --fix`"
+        )
 
 
 @memory.command("import")
@@ -434,8 +508,14 @@ def catalog_cmd(ctx: click.Context, check: bool, fix: bool, as_json: bool, **kw:
 @identity_options
 @json_option
 @click.pass_context
-def import_cmd(ctx: click.Context, directory: str, entry_type: str | None, batch: bool,
-               as_json: bool, **kw: Any) -> None:
+def import_cmd(
+    ctx: click.Context, /,
+    directory: str,
+    entry_type: str | None,
+    batch: bool,
+    as_json: bool,
+    **kw: Any,
+) -> None:
     """Import a folder of Markdown (one commit per file, or one with --batch)."""
     from clawql_git.importer import import_folder
 
@@ -444,7 +524,8 @@ def import_cmd(ctx: click.Context, directory: str, entry_type: str | None, batch
         results = import_folder(vault, Path(directory), entry_type, batch, _identity(kw), bar)
     paths = [p for r in results for p in (r.paths or (r.path,))]
     if as_json:
-        emit_json({"imported": len(paths), "commits": [r.worm_ref for r in results],
-                   "paths": paths})
+        emit_json(
+            {"imported": len(paths), "commits": [r.worm_ref for r in results], "paths": paths}
+        )
     else:
         click.echo(f"imported {len(paths)} entries in {len(results)} commit(s)")

@@ -202,7 +202,7 @@ class GitStore:
         elif new is None:
             diff = old.diff_to_tree()
         else:
-            diff = self.repo.diff(old, new)
+            diff = old.diff_to_tree(new)
         out: list[tuple[str, str | None, str | None]] = []
         for delta in diff.deltas:
             old_id = None if delta.old_file.id.raw == b"\0" * 20 else str(delta.old_file.id)

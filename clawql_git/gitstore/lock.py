@@ -1,4 +1,4 @@
-"""An exclusive, crash-safe writer lock: flock on a file under $GIT_DIR (released by the kernel on death)."""
+"""An exclusive writer lock: flock on a file under $GIT_DIR, released by the kernel on death."""
 
 from __future__ import annotations
 
