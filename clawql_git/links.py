@@ -236,7 +236,7 @@ def wikilinks(md: Markdown) -> None:
     rule = "wikilink"
     try:
         md.inline.register(rule, _WIKILINK_PATTERN, _parse_wikilink, "link", start_chars=("!", "["))
-    except TypeError:  # mistune < 3.2 has no start_chars (only a slower scan)
+    except TypeError:  # older mistune 3 releases have no start_chars (a slower scan)
         md.inline.register(rule, _WIKILINK_PATTERN, _parse_wikilink, before="link")
     if md.renderer is not None and md.renderer.NAME == "html":
         md.renderer.register(rule, _render_wikilink_html)
@@ -315,7 +315,10 @@ def _line_state_class() -> type[BlockState]:
             return self.first_line + self._counter.newlines_before(pos)
 
         def child_state(self, src: str, lazy_line_starts: set[int] | None = None) -> BlockState:
-            child = cast(LineState, super().child_state(src, lazy_line_starts))
+            if lazy_line_starts is None:  # older mistune 3 releases take only src
+                child = cast(LineState, super().child_state(src))
+            else:
+                child = cast(LineState, super().child_state(src, lazy_line_starts))
             if self.quote_line is not None:
                 child.first_line, self.quote_line = self.quote_line, None
                 return child
@@ -361,7 +364,7 @@ def _positioned_inline_parser() -> type[InlineParser]:
             return tokens  # this resolves emphasis, which links do not depend on
 
         def parse_link(self, m: Match[str], state: InlineState) -> int | None:
-            count = len(state.tokens)  # mistune < 3.2 builds the whole link here
+            count = len(state.tokens)  # older mistune 3 releases build the link here
             end = super().parse_link(m, state)
             for token in state.tokens[count:]:
                 _stamp(token, m.start())
@@ -438,7 +441,10 @@ class LinkResolver:
         return self._by_path.get(_normalise(target) or "")
 
     def _resolve_wikilink(self, target: str, folder: str) -> str | None:
-        ident = _strip_note_suffix(target.removeprefix("/"))
+        ident = _strip_note_suffix(target)
+        if ident.startswith(("./", "../")):  # explicitly relative: nothing else applies
+            return self._by_id.get(_normalise(posixpath.join(folder, ident)) or "")
+        ident = ident.removeprefix("/")
         exact = _normalise(ident)
         found = self._by_id.get(exact) if exact else None
         relative = _normalise(posixpath.join(folder, ident))
