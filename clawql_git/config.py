@@ -24,6 +24,8 @@ class Settings:
     fsync: bool = False
     agent_id: str = "unknown-agent"
     session_id: str = ""
+    embedding_model: str = ""  # "" = the packaged MiniLM when installed; "none" turns vectors off
+    memory_cache_threshold: float = 0.92
 
     def with_overrides(self, values: Mapping[str, Any]) -> Settings:
         """Return a copy with the known, non-None keys of ``values`` applied (type-checked)."""

@@ -29,6 +29,7 @@ from clawql_git.entry import (
     type_folder,
 )
 from clawql_git.errors import (
+    ClawqlError,
     InvalidInput,
     NotAVault,
     NotFound,
@@ -39,7 +40,10 @@ from clawql_git.history import NONE, LogFilter, LogRecord, Version, engine_log, 
 from clawql_git.history import versions as path_versions
 
 if TYPE_CHECKING:
+    from clawql_git.index.store import BuildReport
     from clawql_git.links import LinkGraph
+    from clawql_git.recall import RecallResult
+    from clawql_git.recall_service import RecallService
 
 GITATTRIBUTES = """\
 # Generated catalogs are merged by regenerating them (clawql-git).
@@ -135,6 +139,7 @@ class Vault:
         self.root = store.workdir
         self.eager_index = eager_index
         self.cataloger = Cataloger(store, settings.recent_entries, settings.log_page_lines)
+        self._recall: RecallService | None = None
 
     # ------------------------------------------------------------ open / init / close
 
@@ -487,10 +492,63 @@ class Vault:
         notes = [(NoteInfo(e.path, e.title, e.aliases), e.body) for e in self.entries(at)]
         return LinkGraph.build(notes)
 
-    def after_git_event(self, event: str) -> None:
-        """Called by the git hooks: git itself moved the work tree, so record that."""
+    def after_git_event(self, event: str) -> BuildReport | None:
+        """Called by the git hooks: git itself moved the work tree, so record that, then catch
+        the index up. A failure leaves the index marked stale for the next call to repair."""
         with self.store.lock():
             self.store.mark_synced()
+        if self.store.head_commit() is None:
+            return None
+        service = self.recall_service()
+        try:
+            return service.ensure()
+        except ClawqlError:
+            service.index.mark_stale()
+            raise
+
+    # ------------------------------------------------------------ recall
+
+    def recall_service(self) -> RecallService:
+        """The index and recall pipeline of this vault (created on first use)."""
+        if self._recall is None:
+            from clawql_git.index.embedders import resolve_embedder
+            from clawql_git.recall_service import RecallService
+
+            embedder = resolve_embedder(self.settings.embedding_model or None, os.environ)
+            self._recall = RecallService(self.store, embedder, self.settings.memory_cache_threshold)
+        return self._recall
+
+    def recall(self, text: str, *, at: str | None = None, **options: Any) -> RecallResult:
+        """Recall entries for a query (see ``RecallQuery`` for the options)."""
+        from clawql_git.recall import RecallQuery
+
+        return self.recall_service().recall(RecallQuery(text, **options), at)
+
+    def rebuild_index(self, at: str | None = None, progress: Progress | None = None) -> BuildReport:
+        """Rebuild the derived index from the tree of ``at`` (default HEAD)."""
+        return self.recall_service().rebuild(at, progress)
+
+    def update_index(self, progress: Progress | None = None) -> BuildReport:
+        """Catch the derived index up with HEAD."""
+        return self.recall_service().ensure(progress)
+
+    def index_status(self) -> dict[str, Any]:
+        """The index stamp and how far it is behind HEAD."""
+        return self.recall_service().status()
+
+    def category_tree(self) -> dict[str, int]:
+        """The category tree (page_index_path) with entry counts."""
+        return self.recall_service().tree()
+
+    def recent(self, days: int = 7, project: str | None = None) -> dict[str, Any]:
+        """Session start: what was worked on recently and the latest context entries."""
+        from datetime import UTC, datetime, timedelta
+
+        from clawql_git.recall_service import recent_summary
+
+        now = datetime.now(UTC)
+        log = self.log(LogFilter(since=now - timedelta(days=days)))
+        return recent_summary(self.entries(), log, days, project, now)
 
     # ------------------------------------------------------------ catalogs
 

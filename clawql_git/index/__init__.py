@@ -1,0 +1,1 @@
+"""The derived search index: LanceDB tables built from a commit, embedders, vector cache."""

@@ -1,0 +1,536 @@
+"""The LanceDB index under $GIT_DIR/clawql/index: built from a commit, stamped, caught up from
+tree diffs, compacted as writes accumulate; and the raw searches the recall pipeline fuses."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pygit2
+
+from clawql_git.errors import StorageError
+from clawql_git.gitstore import GitStore
+from clawql_git.gitstore.lock import exclusive_lock
+from clawql_git.index.builder import (
+    EntryRecord,
+    WormRefs,
+    entry_paths,
+    read_record,
+)
+from clawql_git.index.vector_cache import VectorCache
+from clawql_git.links import extract_links
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pyarrow as pa
+
+    from clawql_git.index.embedders import Embedder
+
+SCHEMA_VERSION = 1
+OPTIMIZE_EVERY = 20  # small writes between compactions (query time degrades without it)
+EMBED_BATCH = 64
+Progress = Callable[[int, int, str], None]
+
+
+@dataclass(frozen=True)
+class Stamp:
+    """What an index was built from."""
+
+    schema: int
+    embedder: str
+    commit: str
+    writes: int = 0
+    stale: bool = False
+
+    def to_json(self) -> str:
+        return json.dumps(self.__dict__)
+
+
+@dataclass
+class BuildReport:
+    """What a rebuild or update did."""
+
+    commit: str
+    mode: str  # "rebuild" | "update" | "current"
+    entries: int = 0
+    changed: int = 0
+    embedded: int = 0
+    seconds: float = 0.0
+    reason: str = ""
+
+
+@dataclass
+class Hit:
+    """A raw search result: an entry path, which chunk, and the layer's score."""
+
+    path: str
+    chunk: int
+    score: float
+
+
+@dataclass
+class _Loaded:
+    entries: dict[str, dict[str, Any]] = field(default_factory=dict)
+    links: list[dict[str, Any]] = field(default_factory=list)
+    entry_vectors: Any = None
+    entry_order: list[str] = field(default_factory=list)
+
+
+@contextmanager
+def lance_errors(what: str) -> Iterator[None]:
+    """Translate LanceDB/Arrow failures into StorageError at the boundary."""
+    try:
+        yield
+    except (OSError, ValueError, RuntimeError) as exc:
+        raise StorageError(f"index {what} failed: {exc}") from exc
+
+
+def quote(value: str) -> str:
+    """A SQL string literal for LanceDB filters."""
+    return "'" + value.replace("'", "''") + "'"
+
+
+class SearchIndex:
+    """The derived index of one vault (or of one historical commit, for time travel)."""
+
+    def __init__(self, store: GitStore, embedder: Embedder | None, root: Path | None = None):
+        self.store = store
+        self.embedder = embedder
+        self.root = root or store.state_dir / "index"
+        self.cache_path = store.state_dir / "vectors.sqlite"
+        self._db: Any = None
+        self._loaded: _Loaded | None = None
+        self._loaded_for = ""
+
+    @property
+    def embedder_id(self) -> str:
+        return self.embedder.id if self.embedder is not None else "none"
+
+    # ------------------------------------------------------------ stamp
+
+    def stamp(self) -> Stamp | None:
+        """The stamp of the index on disk, or None when there is no usable index."""
+        try:
+            data = json.loads((self.root / "stamp.json").read_text())
+            return Stamp(**data)
+        except (OSError, ValueError, TypeError):
+            return None
+
+    def _write_stamp(self, stamp: Stamp, root: Path | None = None) -> None:
+        target = (root or self.root) / "stamp.json"
+        tmp = target.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(stamp.to_json())
+        os.replace(tmp, target)
+
+    def mark_stale(self) -> None:
+        """Record that the index may not match its stamp (a failed update)."""
+        stamp = self.stamp()
+        if stamp is not None:
+            self._write_stamp(Stamp(**{**stamp.__dict__, "stale": True}))
+
+    def compatible(self, stamp: Stamp | None) -> bool:
+        return (
+            stamp is not None
+            and not stamp.stale
+            and stamp.schema == SCHEMA_VERSION
+            and stamp.embedder == self.embedder_id
+        )
+
+    def lock(self) -> Any:
+        return exclusive_lock(self.store.state_dir / "index.lock")
+
+    # ------------------------------------------------------------ building
+
+    def ensure(self, commit: pygit2.Commit, progress: Progress | None = None) -> BuildReport:
+        """Bring the index to ``commit``: nothing, an incremental update, or a rebuild."""
+        stamp = self.stamp()
+        if self.compatible(stamp) and stamp is not None and stamp.commit == str(commit.id):
+            return BuildReport(str(commit.id), "current")
+        with self.lock():
+            stamp = self.stamp()
+            if not self.compatible(stamp) or stamp is None:
+                reason = _why_rebuild(stamp, self.embedder_id)
+                report = self._rebuild(commit, progress)
+                report.reason = reason
+                return report
+            if stamp.commit == str(commit.id):
+                return BuildReport(str(commit.id), "current")
+            return self._update(stamp, commit, progress)
+
+    def rebuild(self, commit: pygit2.Commit, progress: Progress | None = None) -> BuildReport:
+        """Build the index from scratch from ``commit``'s tree (vectors come from the cache)."""
+        with self.lock():
+            return self._rebuild(commit, progress)
+
+    def _rebuild(self, commit: pygit2.Commit, progress: Progress | None) -> BuildReport:
+        start = time.perf_counter()
+        paths = list(entry_paths(self.store, commit.tree))
+        records = self._records(commit, paths, progress)
+        tmp = self.root.with_name(f"{self.root.name}.tmp-{os.getpid()}")
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp.mkdir(parents=True)
+        embedded = self._write_tables(tmp, records, progress)
+        self._write_stamp(Stamp(SCHEMA_VERSION, self.embedder_id, str(commit.id)), tmp)
+        self._swap_in(tmp)
+        return BuildReport(
+            str(commit.id),
+            "rebuild",
+            len(records),
+            len(records),
+            embedded,
+            time.perf_counter() - start,
+        )
+
+    def _records(
+        self, commit: pygit2.Commit, paths: Sequence[str], progress: Progress | None
+    ) -> list[EntryRecord]:
+        refs = WormRefs()
+        refs.fill(self.store, commit, paths)
+        records = []
+        for n, path in enumerate(paths, 1):
+            rec = read_record(self.store, commit.tree, path)
+            if rec is not None:
+                records.append(_with_ref(rec, refs.refs.get(path, str(commit.id))))
+            if progress and n % 200 == 0:
+                progress(n, len(paths), "reading entries")
+        return records
+
+    def _swap_in(self, tmp: Path) -> None:
+        self._db = None
+        self._loaded = None
+        old = self.root.with_name(f"{self.root.name}.old-{os.getpid()}")
+        if self.root.exists():
+            os.replace(self.root, old)
+        os.replace(tmp, self.root)
+        shutil.rmtree(old, ignore_errors=True)
+
+    def _vectors(self, texts: list[str], progress: Progress | None) -> tuple[Any, int]:
+        if self.embedder is None or not texts:
+            return None, 0
+        import numpy as np
+
+        cache = VectorCache(self.cache_path)
+        counting = _Counter(self.embedder)
+        parts = []
+        try:
+            for start in range(0, len(texts), EMBED_BATCH * 8):
+                parts.append(cache.embed(counting, texts[start : start + EMBED_BATCH * 8]))
+                if progress:
+                    progress(min(start + EMBED_BATCH * 8, len(texts)), len(texts), "embedding")
+        finally:
+            cache.close()
+        return np.concatenate(parts), counting.count
+
+    def _write_tables(
+        self, root: Path, records: list[EntryRecord], progress: Progress | None
+    ) -> int:
+        import lancedb
+        from lancedb.index import FTS
+
+        chunk_rows = [_chunk_row(r, c) for r in records for c in r.chunks]
+        vectors, embedded = self._vectors([c["text"] for c in chunk_rows], progress)
+        with lance_errors("build"):
+            db = lancedb.connect(str(root))
+            entries = self._entries_table(records, chunk_rows, vectors)
+            db.create_table("entries", entries, mode="overwrite")
+            db.create_table("chunks", self._chunks_table(chunk_rows, vectors), mode="overwrite")
+            db.create_table("links", _links_table([link for r in records for link in _links(r)]))
+            fts = FTS(stem=True, remove_stop_words=True, language="English")
+            db.open_table("chunks").create_index("text", config=fts, replace=True)
+            db.open_table("entries").create_index("catalog", config=fts, replace=True)
+        return embedded
+
+    def _entries_table(
+        self, records: list[EntryRecord], chunk_rows: list[dict[str, Any]], vectors: Any
+    ) -> pa.Table:
+        import pyarrow as pa
+
+        rows = [r.row() for r in records]
+        table = pa.Table.from_pylist(rows, schema=_entry_schema()) if rows else _empty_entries()
+        if self.embedder is None:
+            return table
+        dim = self.embedder.dim
+        mean = _entry_means(records, chunk_rows, vectors, dim) if vectors is not None else []
+        return table.append_column("vector", pa.array(list(mean), _vector_type(dim)))
+
+    def _chunks_table(self, rows: list[dict[str, Any]], vectors: Any) -> pa.Table:
+        import pyarrow as pa
+
+        table = pa.Table.from_pylist(rows, schema=_chunk_schema()) if rows else _empty_chunks()
+        if self.embedder is None:
+            return table
+        values = list(vectors) if vectors is not None else []
+        return table.append_column("vector", pa.array(values, _vector_type(self.embedder.dim)))
+
+    def _update(
+        self, stamp: Stamp, commit: pygit2.Commit, progress: Progress | None
+    ) -> BuildReport:
+        start = time.perf_counter()
+        try:
+            old = self.store.repo.get(stamp.commit)
+        except ValueError:
+            old = None
+        if not isinstance(old, pygit2.Commit):
+            return self._rebuild(commit, progress)
+        changed = [p for p, _, _ in self.store.diff_paths(old.tree, commit.tree) if _is_entry(p)]
+        try:
+            embedded = self._apply(commit, changed, progress)
+        except Exception:
+            self.mark_stale()
+            raise
+        writes = stamp.writes + 1
+        if writes >= OPTIMIZE_EVERY:
+            self._optimize()
+            writes = 0
+        self._write_stamp(Stamp(SCHEMA_VERSION, self.embedder_id, str(commit.id), writes))
+        self._loaded = None
+        return BuildReport(
+            str(commit.id), "update", -1, len(changed), embedded, time.perf_counter() - start
+        )
+
+    def _apply(self, commit: pygit2.Commit, changed: list[str], progress: Progress | None) -> int:
+        if not changed:
+            return 0
+        refs = WormRefs()
+        refs.fill(self.store, commit, changed)
+        records = []
+        for path in changed:
+            rec = read_record(self.store, commit.tree, path)
+            if rec is not None:
+                records.append(_with_ref(rec, refs.refs.get(path, str(commit.id))))
+        chunk_rows = [_chunk_row(r, c) for r in records for c in r.chunks]
+        vectors, embedded = self._vectors([c["text"] for c in chunk_rows], progress)
+        db = self.db()
+        condition = "path IN (" + ", ".join(quote(p) for p in changed) + ")"
+        with lance_errors("update"):
+            db.open_table("entries").delete(condition)
+            db.open_table("chunks").delete(condition)
+            db.open_table("links").delete(condition.replace("path IN", "source IN", 1))
+            if records:
+                db.open_table("entries").add(self._entries_table(records, chunk_rows, vectors))
+                db.open_table("chunks").add(self._chunks_table(chunk_rows, vectors))
+                links = [link for r in records for link in _links(r)]
+                if links:
+                    db.open_table("links").add(_links_table(links))
+        return embedded
+
+    def _optimize(self) -> None:
+        with lance_errors("optimize"):
+            for name in ("entries", "chunks", "links"):
+                self.db().open_table(name).optimize()
+
+    # ------------------------------------------------------------ queries
+
+    def db(self) -> Any:
+        if self._db is None:
+            import lancedb
+
+            with lance_errors("open"):
+                self._db = lancedb.connect(str(self.root))
+        return self._db
+
+    def fts(self, query: str, limit: int, where: str | None = None) -> list[Hit]:
+        """BM25 (stemmed, stop words removed) over chunk text."""
+        return self._search("chunks", query, "fts", limit, where, ["path", "chunk"])
+
+    def catalog(self, query: str, limit: int, where: str | None = None) -> list[Hit]:
+        """BM25 over the catalog view of each entry (title, description, tags)."""
+        return self._search("entries", query, "fts", limit, where, ["path"])
+
+    def vector(self, vec: np.ndarray, limit: int, where: str | None = None) -> list[Hit]:
+        """Cosine similarity of chunk vectors."""
+        return self._search("chunks", vec, "vector", limit, where, ["path", "chunk"])
+
+    def _search(
+        self, table: str, query: Any, kind: str, limit: int, where: str | None, cols: list[str]
+    ) -> list[Hit]:
+        with lance_errors("search"):
+            q = self.db().open_table(table).search(query, query_type=kind)
+            if kind == "vector":
+                q = q.metric("cosine")
+            if where:
+                q = q.where(where, prefilter=True)
+            rows = q.limit(limit).select(cols).to_arrow().to_pylist()
+        if kind == "vector":
+            return [Hit(r["path"], r.get("chunk", 0), 1.0 - r["_distance"]) for r in rows]
+        return [Hit(r["path"], r.get("chunk", 0), float(r["_score"])) for r in rows]
+
+    def loaded(self) -> _Loaded:
+        """Entries, links and entry vectors held in memory (reloaded when the stamp moves)."""
+        stamp = self.stamp()
+        key = stamp.to_json() if stamp else ""
+        if self._loaded is None or self._loaded_for != key:
+            self._loaded = self._load()
+            self._loaded_for = key
+        return self._loaded
+
+    def _load(self) -> _Loaded:
+        import numpy as np
+
+        with lance_errors("load"):
+            entries = self.db().open_table("entries").to_arrow()
+            links = self.db().open_table("links").to_arrow().to_pylist()
+        cols = [c for c in entries.column_names if c != "vector"]
+        rows = entries.select(cols).to_pylist()
+        out = _Loaded({r["path"]: r for r in rows}, links, None, [r["path"] for r in rows])
+        if "vector" in entries.column_names and entries.num_rows:
+            out.entry_vectors = np.asarray(
+                entries.column("vector").combine_chunks().flatten().to_numpy(), dtype=np.float32
+            ).reshape(entries.num_rows, -1)
+        return out
+
+    def chunk_text(self, path: str, chunk: int) -> str:
+        """The snippet of one chunk."""
+        with lance_errors("read"):
+            rows = (
+                self.db()
+                .open_table("chunks")
+                .search()
+                .where(f"path = {quote(path)} AND chunk = {int(chunk)}")
+                .select(["snippet"])
+                .limit(1)
+                .to_arrow()
+                .to_pylist()
+            )
+        return str(rows[0]["snippet"]) if rows else ""
+
+
+class _Counter:
+    """Wraps an embedder to count what was really embedded (not read from the cache)."""
+
+    def __init__(self, inner: Embedder) -> None:
+        self.inner = inner
+        self.id = inner.id
+        self.dim = inner.dim
+        self.count = 0
+
+    def embed(self, texts: Sequence[str]) -> Any:
+        self.count += len(texts)
+        return self.inner.embed(texts)
+
+    def embed_query(self, text: str) -> Any:
+        return self.inner.embed_query(text)
+
+
+def _why_rebuild(stamp: Stamp | None, embedder_id: str) -> str:
+    if stamp is None:
+        return "no index yet (or it was deleted)"
+    if stamp.stale:
+        return "the last update failed"
+    if stamp.schema != SCHEMA_VERSION:
+        return f"index schema {stamp.schema} is not {SCHEMA_VERSION}"
+    return f"embedder changed from {stamp.embedder} to {embedder_id}"
+
+
+def _is_entry(path: str) -> bool:
+    from clawql_git.catalog import is_entry_path
+
+    return is_entry_path(path)
+
+
+def _with_ref(rec: EntryRecord, sha: str) -> EntryRecord:
+    return EntryRecord(rec.path, rec.blob, rec.entry, rec.chunks, rec.page_index_path, sha)
+
+
+def _chunk_row(rec: EntryRecord, chunk: Any) -> dict[str, Any]:
+    meta = rec.entry.meta
+    return {
+        "path": rec.path,
+        "chunk": chunk.index,
+        "text": chunk.text,
+        "snippet": chunk.body,
+        "type": rec.entry.type,
+        "status": rec.entry.status,
+        "project": str(meta.get("project") or ""),
+        "agent_id": str(meta.get("agent_id") or ""),
+        "timestamp": rec.entry.timestamp,
+        "tags": [str(t) for t in meta.get("tags") or []],
+        "pii": str(meta.get("pii_classification") or ""),
+    }
+
+
+def _links(rec: EntryRecord) -> list[dict[str, Any]]:
+    return [
+        {"source": rec.path, "target": ref.target, "kind": ref.kind, "line": ref.line}
+        for ref in extract_links(rec.entry.body)
+    ]
+
+
+def _entry_means(
+    records: list[EntryRecord], chunk_rows: list[dict[str, Any]], vectors: Any, dim: int
+) -> Any:
+    import numpy as np
+
+    out = np.zeros((len(records), dim), dtype=np.float32)
+    index = {r.path: i for i, r in enumerate(records)}
+    for row, vec in zip(chunk_rows, vectors, strict=True):
+        out[index[row["path"]]] += vec
+    norms = np.linalg.norm(out, axis=1, keepdims=True)
+    return out / np.maximum(norms, 1e-9)
+
+
+def _vector_type(dim: int) -> Any:
+    import pyarrow as pa
+
+    return pa.list_(pa.float32(), dim)
+
+
+def _entry_schema() -> Any:
+    import pyarrow as pa
+
+    s, lst = pa.string(), pa.list_(pa.string())
+    names = ["path", "blob", "title", "type", "description"]
+    fields = [(n, s) for n in names] + [("tags", lst)]
+    more = ["project", "agent_id", "status", "superseded_by", "timestamp", "page_index_path"]
+    fields += [(n, s) for n in more] + [("pii", s), ("worm_ref", s), ("tokens", pa.int64())]
+    fields += [("catalog", s), ("frontmatter", s)]
+    return pa.schema(fields)
+
+
+def _chunk_schema() -> Any:
+    import pyarrow as pa
+
+    s = pa.string()
+    return pa.schema(
+        [
+            ("path", s),
+            ("chunk", pa.int64()),
+            ("text", s),
+            ("snippet", s),
+            ("type", s),
+            ("status", s),
+            ("project", s),
+            ("agent_id", s),
+            ("timestamp", s),
+            ("tags", pa.list_(s)),
+            ("pii", s),
+        ]
+    )
+
+
+def _links_schema() -> Any:
+    import pyarrow as pa
+
+    s = pa.string()
+    return pa.schema([("source", s), ("target", s), ("kind", s), ("line", pa.int64())])
+
+
+def _empty_entries() -> Any:
+    return _entry_schema().empty_table()
+
+
+def _empty_chunks() -> Any:
+    return _chunk_schema().empty_table()
+
+
+def _links_table(rows: list[dict[str, Any]]) -> Any:
+    import pyarrow as pa
+
+    return pa.Table.from_pylist(rows, schema=_links_schema())

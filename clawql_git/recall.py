@@ -1,0 +1,507 @@
+"""The recall pipeline: catalog survey, full-text, vectors, the category tree and link traversal,
+fused, reranked, thresholded and fitted to a token budget."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from clawql_git.entry import parse_timestamp
+from clawql_git.errors import InvalidInput
+from clawql_git.index.chunking import estimate_tokens
+from clawql_git.index.store import Hit, SearchIndex, quote
+from clawql_git.links import LinkRef, LinkResolver, NoteInfo
+
+if TYPE_CHECKING:
+    import numpy as np
+
+BACKENDS = ("auto", "hybrid", "fts", "vector", "page_index")
+# Layer weights for fusion of max-normalised scores (tuned on the ADR questions in bench/).
+WEIGHTS = {
+    "fts": 1.0,
+    "vector": 1.1,
+    "entry_vector": 0.5,
+    "catalog": 0.35,
+    "page_index": 0.2,
+    "links": 0.25,
+}
+POOL = 40
+LINK_SEEDS = 5
+LINK_DECAY = 0.5
+_WORD = re.compile(r"[a-z0-9]+")
+_STOP = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "by",
+        "did",
+        "do",
+        "does",
+        "for",
+        "from",
+        "has",
+        "have",
+        "how",
+        "i",
+        "in",
+        "is",
+        "it",
+        "its",
+        "of",
+        "on",
+        "or",
+        "our",
+        "should",
+        "that",
+        "the",
+        "this",
+        "to",
+        "was",
+        "we",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "who",
+        "why",
+        "will",
+        "with",
+        "you",
+    ]
+)
+
+
+@dataclass(frozen=True)
+class RecallQuery:
+    """A recall request."""
+
+    text: str
+    limit: int = 10
+    max_tokens: int = 2000
+    types: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+    project: str | None = None
+    agent: str | None = None
+    since: datetime | None = None
+    until: datetime | None = None
+    backend: str = "auto"
+    allow_pii: bool = False
+    min_score: float = 0.25  # relative to the best hit
+
+    def cache_key(self) -> str:
+        """Everything but the text that changes the answer."""
+        parts = [
+            self.limit,
+            self.max_tokens,
+            self.types,
+            self.tags,
+            self.project,
+            self.agent,
+            self.since,
+            self.until,
+            self.backend,
+            self.allow_pii,
+            self.min_score,
+        ]
+        return repr(parts)
+
+
+@dataclass(frozen=True)
+class RecallHit:
+    """One entry returned by recall."""
+
+    path: str
+    title: str
+    type: str
+    score: float
+    layers: tuple[str, ...]
+    worm_ref: str
+    snippet: str
+    tokens: int
+    frontmatter: dict[str, Any]
+    superseded_by: str = ""
+
+    def to_record(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "title": self.title,
+            "type": self.type,
+            "score": round(self.score, 4),
+            "layers": list(self.layers),
+            "worm_ref": self.worm_ref,
+            "snippet": self.snippet,
+            "tokens": self.tokens,
+            "superseded_by": self.superseded_by or None,
+            "frontmatter": self.frontmatter,
+        }
+
+
+@dataclass
+class RecallResult:
+    """What recall answers: hits and how it got them."""
+
+    query: str
+    hits: list[RecallHit]
+    layers: list[str]
+    total_tokens: int
+    truncated: bool
+    commit: str
+    cache_hit: bool = False
+    index_note: str = ""
+    candidates: int = 0
+
+    def to_record(self) -> dict[str, Any]:
+        return {
+            "query": self.query,
+            "commit": self.commit,
+            "worm_ref": f"git:{self.commit}",
+            "layers": self.layers,
+            "total_tokens": self.total_tokens,
+            "truncated": self.truncated,
+            "cache_hit": self.cache_hit,
+            "index": self.index_note or None,
+            "candidates": self.candidates,
+            "hits": [h.to_record() for h in self.hits],
+        }
+
+
+@dataclass
+class _Candidate:
+    scores: dict[str, float] = field(default_factory=dict)
+    chunk: int = 0
+    chunk_score: float = -1.0
+    snippet: str = ""
+
+    def add(self, layer: str, score: float, chunk: int | None = None) -> None:
+        if score > self.scores.get(layer, -1.0):
+            self.scores[layer] = score
+        if chunk is not None and layer in ("fts", "vector") and score > self.chunk_score:
+            self.chunk, self.chunk_score = chunk, score
+
+
+def terms(text: str) -> list[str]:
+    """Lowercase word terms without stop words, lightly stemmed (for the tree walk)."""
+    return [_stem(w) for w in _WORD.findall(text.lower()) if w not in _STOP]
+
+
+def _stem(word: str) -> str:
+    for suffix in ("ings", "ing", "ies", "ied", "es", "ed", "s"):
+        if len(word) > len(suffix) + 3 and word.endswith(suffix):
+            return word[: -len(suffix)]
+    return word
+
+
+class Recaller:
+    """Runs recall queries against one SearchIndex."""
+
+    def __init__(self, index: SearchIndex) -> None:
+        self.index = index
+
+    def layers_for(self, backend: str) -> list[str]:
+        if backend not in BACKENDS:
+            raise InvalidInput(f"unknown backend {backend!r}; choose from {', '.join(BACKENDS)}")
+        has_vectors = self.index.embedder is not None
+        if backend == "fts":
+            return ["catalog", "fts"]
+        if backend == "vector":
+            return ["vector", "entry_vector"] if has_vectors else []
+        if backend == "page_index":
+            return ["catalog", "page_index"]
+        base = ["catalog", "fts", "page_index", "links"]
+        return base + (["vector", "entry_vector"] if has_vectors else [])
+
+    def search(self, q: RecallQuery) -> tuple[list[tuple[str, _Candidate, float]], list[str]]:
+        """Fused, reranked candidates (path, candidate, score) and the layers that ran."""
+        if not q.text.strip():
+            raise InvalidInput("recall needs a non-empty query")
+        layers = self.layers_for(q.backend)
+        if q.backend == "vector" and not layers:
+            raise InvalidInput("the vector backend needs an embedding model (none is configured)")
+        loaded = self.index.loaded()
+        where = _where(q)
+        cands: dict[str, _Candidate] = defaultdict(_Candidate)
+        embedder = self.index.embedder
+        qvec = embedder.embed_query(q.text) if embedder is not None and "vector" in layers else None
+        self._first_pass(q, layers, where, qvec, cands)
+        if "page_index" in layers:
+            for path, score in page_index_walk(loaded.entries, q.text, allowed=set(cands) or None):
+                cands[path].add("page_index", score)
+        allowed = {p for p in cands if _passes(loaded.entries.get(p), q)}
+        scored = _fuse({p: cands[p] for p in allowed})
+        if "links" in layers:
+            self._links(scored, cands, q)
+            allowed = {p for p in cands if _passes(loaded.entries.get(p), q)}
+            scored = _fuse({p: cands[p] for p in allowed})
+        return _rerank(scored, cands, loaded.entries), layers
+
+    def _first_pass(
+        self,
+        q: RecallQuery,
+        layers: list[str],
+        where: str,
+        qvec: Any,
+        cands: dict[str, _Candidate],
+    ) -> None:
+        if "catalog" in layers:
+            for hit in _safe_fts(self.index.catalog, q.text, POOL, where):
+                cands[hit.path].add("catalog", hit.score)
+        if "fts" in layers:
+            for hit in _safe_fts(self.index.fts, q.text, POOL * 2, where):
+                cands[hit.path].add("fts", hit.score, hit.chunk)
+        if qvec is not None:
+            for hit in self.index.vector(qvec, POOL * 2, where):
+                cands[hit.path].add("vector", max(hit.score, 0.0), hit.chunk)
+            for path, score in self._entry_vectors(qvec):
+                cands[path].add("entry_vector", score)
+
+    def _entry_vectors(self, qvec: np.ndarray) -> list[tuple[str, float]]:
+        import numpy as np
+
+        loaded = self.index.loaded()
+        if loaded.entry_vectors is None:
+            return []
+        sims = loaded.entry_vectors @ qvec
+        top = np.argsort(-sims)[:POOL]
+        return [(loaded.entry_order[i], float(max(sims[i], 0.0))) for i in top]
+
+    def _links(
+        self, scored: list[tuple[str, float]], cands: dict[str, _Candidate], q: RecallQuery
+    ) -> None:
+        graph = self.link_graph()
+        top = scored[:LINK_SEEDS]
+        best = top[0][1] if top else 1.0
+        for path, score in top:
+            for hop, neighbour in _neighbours(graph, path, 2):
+                weight = (score / best) * LINK_DECAY**hop
+                cands[neighbour].add("links", weight)
+
+    def link_graph(self) -> dict[str, set[str]]:
+        """Undirected adjacency between entries (links resolved with Obsidian's rules)."""
+        loaded = self.index.loaded()
+        notes = [NoteInfo(p, r["title"], tuple(_aliases(r))) for p, r in loaded.entries.items()]
+        resolver = LinkResolver(notes)
+        graph: dict[str, set[str]] = defaultdict(set)
+        for link in loaded.links:
+            ref = LinkRef(link["target"], link["kind"], None, None, link["line"])
+            target = resolver.resolve(ref, link["source"])
+            if target is not None and target != link["source"]:
+                graph[link["source"]].add(target)
+                graph[target].add(link["source"])
+        return graph
+
+    def recall(self, q: RecallQuery, commit: str) -> RecallResult:
+        """Run the whole pipeline."""
+        ranked, layers = self.search(q)
+        loaded = self.index.loaded()
+        hits, total, truncated = self._budget(ranked, loaded.entries, q)
+        return RecallResult(q.text, hits, layers, total, truncated, commit, candidates=len(ranked))
+
+    def _budget(
+        self, ranked: list[tuple[str, _Candidate, float]], entries: dict[str, Any], q: RecallQuery
+    ) -> tuple[list[RecallHit], int, bool]:
+        top = ranked[0][2] if ranked else 0.0
+        kept = [r for r in ranked if r[2] >= q.min_score * top][: q.limit]
+        snippets = self._snippets(kept)
+        hits: list[RecallHit] = []
+        total = 0
+        for path, cand, score in kept:
+            hit = _hit(entries[path], cand, score, snippets.get(path, ""))
+            if total + hit.tokens > q.max_tokens:
+                return hits, total, True
+            hits.append(hit)
+            total += hit.tokens
+        return hits, total, len(kept) < len([r for r in ranked if r[2] >= q.min_score * top])
+
+    def _snippets(self, kept: list[tuple[str, _Candidate, float]]) -> dict[str, str]:
+        if not kept:
+            return {}
+        wanted = " OR ".join(f"(path = {quote(p)} AND chunk = {int(c.chunk)})" for p, c, _ in kept)
+        table = self.index.db().open_table("chunks")
+        rows = table.search().where(wanted).select(["path", "snippet"]).limit(len(kept))
+        return {r["path"]: r["snippet"] for r in rows.to_arrow().to_pylist()}
+
+
+def _aliases(row: dict[str, Any]) -> list[str]:
+    import json
+
+    meta = json.loads(row.get("frontmatter") or "{}")
+    return [str(a) for a in meta.get("aliases") or []]
+
+
+def _safe_fts(search: Any, text: str, limit: int, where: str) -> list[Hit]:
+    cleaned = " ".join(_WORD.findall(text.lower()))
+    if not cleaned:
+        return []
+    result: list[Hit] = search(cleaned, limit, where)
+    return result
+
+
+def _where(q: RecallQuery) -> str:
+    parts = ["status != 'retracted'"]
+    if not q.allow_pii:
+        parts.append("pii != 'PHI'")
+    if q.types:
+        parts.append("type IN (" + ", ".join(quote(t) for t in q.types) + ")")
+    if q.project:
+        parts.append(f"project = {quote(q.project)}")
+    if q.agent:
+        parts.append(f"agent_id = {quote(q.agent)}")
+    return " AND ".join(parts)
+
+
+def _passes(row: dict[str, Any] | None, q: RecallQuery) -> bool:
+    if row is None or row["status"] == "retracted":
+        return False
+    if (row["pii"] == "PHI" and not q.allow_pii) or (q.types and row["type"] not in q.types):
+        return False
+    if (q.project and row["project"] != q.project) or (q.agent and row["agent_id"] != q.agent):
+        return False
+    if q.tags and not set(q.tags) & set(row["tags"] or []):
+        return False
+    return _in_window(row["timestamp"], q.since, q.until)
+
+
+def _in_window(stamp: str, since: datetime | None, until: datetime | None) -> bool:
+    if since is None and until is None:
+        return True
+    if not stamp:
+        return False
+    when = parse_timestamp(stamp)
+    return (since is None or when >= since) and (until is None or when <= until)
+
+
+def _fuse(cands: dict[str, _Candidate]) -> list[tuple[str, float]]:
+    """Weighted sum of per-layer scores, each normalised by the layer's best score."""
+    best: dict[str, float] = defaultdict(float)
+    for cand in cands.values():
+        for layer, score in cand.scores.items():
+            best[layer] = max(best[layer], score)
+    fused = {
+        path: sum(
+            WEIGHTS[layer] * (score / best[layer])
+            for layer, score in cand.scores.items()
+            if best[layer] > 0
+        )
+        for path, cand in cands.items()
+    }
+    return sorted(fused.items(), key=lambda kv: (-kv[1], kv[0]))
+
+
+def _rerank(
+    scored: list[tuple[str, float]], cands: dict[str, _Candidate], entries: dict[str, Any]
+) -> list[tuple[str, _Candidate, float]]:
+    """Light reranking: superseded entries give way to their replacements."""
+    out = []
+    for path, score in scored:
+        row = entries.get(path)
+        if row is not None and row["status"] == "superseded":
+            score *= 0.8
+        out.append((path, cands[path], score))
+    out.sort(key=lambda r: (-r[2], r[0]))
+    return out
+
+
+def _neighbours(graph: dict[str, set[str]], start: str, hops: int) -> Iterable[tuple[int, str]]:
+    seen = {start}
+    frontier = [start]
+    for hop in range(1, hops + 1):
+        nxt = []
+        for node in frontier:
+            for other in sorted(graph.get(node, ())):
+                if other not in seen:
+                    seen.add(other)
+                    nxt.append(other)
+                    yield hop, other
+        frontier = nxt
+
+
+def _hit(row: dict[str, Any], cand: _Candidate, score: float, snippet: str) -> RecallHit:
+    import json
+
+    text = snippet or row["description"] or row["title"]
+    header = f"{row['title']} ({row['type']}) {row['path']}"
+    return RecallHit(
+        path=row["path"],
+        title=row["title"],
+        type=row["type"],
+        score=score,
+        layers=tuple(sorted(cand.scores)),
+        worm_ref=f"git:{row['worm_ref']}",
+        snippet=text,
+        tokens=estimate_tokens(header) + estimate_tokens(text),
+        frontmatter=json.loads(row["frontmatter"] or "{}"),
+        superseded_by=row["superseded_by"],
+    )
+
+
+# ---------------------------------------------------------------- the category tree
+
+
+def category_tree(entries: dict[str, Any]) -> dict[str, list[str]]:
+    """category path -> entry paths under it (every level of the tree)."""
+    tree: dict[str, list[str]] = defaultdict(list)
+    for path, row in entries.items():
+        parts = [p for p in str(row["page_index_path"]).split("/") if p]
+        for depth in range(1, len(parts) + 1):
+            tree["/".join(parts[:depth])].append(path)
+        tree[""].append(path)
+    return tree
+
+
+def page_index_walk(
+    entries: dict[str, Any], query: str, allowed: set[str] | None = None, width: int = 2
+) -> list[tuple[str, float]]:
+    """Walk the category tree level by level towards the query; score what the walk reaches.
+    Needs no embedding model."""
+    want = set(terms(query))
+    if not want:
+        return []
+    tree = category_tree(entries)
+    frontier = [""]
+    reached: set[str] = set()
+    while frontier:
+        children = _children(tree, frontier)
+        ranked = sorted(
+            ((c, _node_score(c, tree[c], entries, want)) for c in children),
+            key=lambda kv: -kv[1],
+        )
+        frontier = [c for c, s in ranked[:width] if s > 0]
+        for node in frontier:
+            reached.update(tree[node])
+    scored = []
+    for path in reached:
+        row = entries[path]
+        overlap = len(want & set(terms(row["catalog"])))
+        if overlap:
+            scored.append((path, overlap / len(want)))
+    scored.sort(key=lambda kv: -kv[1])
+    return scored[:POOL]
+
+
+def _children(tree: dict[str, list[str]], parents: list[str]) -> list[str]:
+    out = []
+    for parent in parents:
+        depth = parent.count("/") + 1 if parent else 0
+        for node in tree:
+            if node and node.count("/") == depth and (not parent or node.startswith(parent + "/")):
+                out.append(node)
+    return out
+
+
+def _node_score(node: str, paths: list[str], entries: dict[str, Any], want: set[str]) -> float:
+    label = set(terms(node.replace("/", " ").replace("_", " ")))
+    words: set[str] = set()
+    for path in paths[:200]:
+        words.update(terms(entries[path]["catalog"]))
+    return 2.0 * len(want & label) + len(want & words) / (1.0 + math.sqrt(len(paths)))
