@@ -221,8 +221,11 @@ class Recaller:
         base = ["catalog", "fts", "page_index", "links"]
         return base + (["vector", "entry_vector"] if has_vectors else [])
 
-    def search(self, q: RecallQuery) -> tuple[list[tuple[str, _Candidate, float]], list[str]]:
-        """Fused, reranked candidates (path, candidate, score) and the layers that ran."""
+    def search(
+        self, q: RecallQuery, qvec: Any = None
+    ) -> tuple[list[tuple[str, _Candidate, float]], list[str]]:
+        """Fused, reranked candidates (path, candidate, score) and the layers that ran.
+        ``qvec`` is the query's embedding when the caller already has it."""
         if not q.text.strip():
             raise InvalidInput("recall needs a non-empty query")
         layers = self.layers_for(q.backend)
@@ -232,7 +235,10 @@ class Recaller:
         where = _where(q)
         cands: dict[str, _Candidate] = defaultdict(_Candidate)
         embedder = self.index.embedder
-        qvec = embedder.embed_query(q.text) if embedder is not None and "vector" in layers else None
+        if "vector" not in layers or embedder is None:
+            qvec = None
+        elif qvec is None:
+            qvec = embedder.embed_query(q.text)
         self._first_pass(q, layers, where, qvec, cands)
         if "page_index" in layers:
             for path, score in page_index_walk(loaded.entries, q.text, allowed=set(cands) or None):
@@ -300,9 +306,9 @@ class Recaller:
                 graph[target].add(link["source"])
         return graph
 
-    def recall(self, q: RecallQuery, commit: str) -> RecallResult:
+    def recall(self, q: RecallQuery, commit: str, qvec: Any = None) -> RecallResult:
         """Run the whole pipeline."""
-        ranked, layers = self.search(q)
+        ranked, layers = self.search(q, qvec)
         loaded = self.index.loaded()
         hits, total, truncated = self._budget(ranked, loaded.entries, q)
         return RecallResult(q.text, hits, layers, total, truncated, commit, candidates=len(ranked))
@@ -321,7 +327,7 @@ class Recaller:
                 return hits, total, True
             hits.append(hit)
             total += hit.tokens
-        return hits, total, len(kept) < len([r for r in ranked if r[2] >= q.min_score * top])
+        return hits, total, False
 
     def _snippets(self, kept: list[tuple[str, _Candidate, float]]) -> dict[str, str]:
         if not kept:

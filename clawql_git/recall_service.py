@@ -90,8 +90,9 @@ class RecallService:
             params = f"{index.embedder_id}|{q.cache_key()}"
             cached = cache.get(sha, params, q, qvec, self.cache_threshold)
             if cached is not None:
+                cached.index_note = _note(report)
                 return cached
-            result = Recaller(index).recall(q, sha)
+            result = Recaller(index).recall(q, sha, qvec)
             result.index_note = _note(report)
             cache.put(sha, params, q, qvec, result)
             return result

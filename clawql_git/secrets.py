@@ -79,17 +79,17 @@ _STRIPE_SECRET_KEY = _token("sk_(?:live|test)_", "[A-Za-z0-9]{16,}+")
 _STRIPE_RESTRICTED_KEY = _token("rk_(?:live|test)_", "[A-Za-z0-9]{16,}+")
 _GOOGLE_API_KEY = _token("AIza", "[A-Za-z0-9_-]{35}")
 # The header alone is often quoted in prose and docs elide the body with "...", so a
-# block counts only when key material follows: a full base64 line, or a short line that
-# the END marker closes (nothing elided). PEM headers such as Proc-Type may come first.
-# Line breaks may be JSON-escaped (cloud service-account files) and lines may carry a
-# quote or comment prefix (`> `, `# `, ` * `). Bounded repeats keep a header followed
-# by a megabyte of whitespace linear.
+# block counts only when key material follows: a full base64 line, or a shorter one
+# (not a word: 16 characters at least) that the END marker closes, nothing elided.
+# PEM headers such as Proc-Type may come first. Line breaks may be JSON-escaped (cloud
+# service-account files) and lines may carry a quote or comment prefix (`> `, `# `,
+# ` * `). Bounded repeats keep a header followed by a megabyte of whitespace linear.
 _PEM_BREAK = r"""(?:[\s>#*"'+]|\\[nr]){1,24}"""
 _PRIVATE_KEY = re.compile(
     r"(?P<secret>(?P<label>-----BEGIN [A-Z0-9 ]{0,32}PRIVATE KEY(?: BLOCK)?-----))"
     rf"(?={_PEM_BREAK}(?:[A-Za-z-]{{1,32}}:[^\r\n\\]{{0,128}}{_PEM_BREAK}){{0,4}}"
     r"""(?:(?P<body>[A-Za-z0-9+/]{40,}={0,2})(?:\s|\\[nr]|-----|["']|$)"""
-    rf"|(?P<stub>[A-Za-z0-9+/=]{{1,39}}){_PEM_BREAK}-----END ))"
+    rf"|(?P<stub>[A-Za-z0-9+/=]{{16,39}}){_PEM_BREAK}-----END ))"
 )
 _URL_PASSWORD = re.compile(
     r"(?P<label>://[^\s:/@]{0,64}:)(?P<secret>(?P<body>[^\s:/@]{1,128}))@(?=[\w\[])"
@@ -145,24 +145,27 @@ _NON_SECRET_TOKEN_SUFFIXES = _key_suffixes(
 )  # fmt: skip
 
 
-def _runs(alphabet: str, length: int = 5) -> list[str]:
-    """Every run of `length` consecutive characters of alphabet, forwards and backwards.
+# Values that stand for a secret rather than being one: templates and references
+# (`${X}`, `{{x}}`, `<x>`, `$X`, `%(x)s`, YAML tags and anchors), filler (`xxxx`, `***`,
+# `...`, `your-key`, `changeme`, `example`), paths, URLs and resource names (`arn:...`),
+# and prose (whitespace).
+_PLACEHOLDER = re.compile(
+    r"(?i)^[$%{<@&*!#]|^(?:your|my)[-_]|x{4}|\*{3}|\.{3}|\u2026|\$\{|\{\{|<[^>]*>|"
+    r"example|change[-_]?me|redacted|placeholder|dummy|^\.?\.?/|^~/|://|^[au]rn:|\s"
+)
 
-    Random strings almost never hold one (about 1 in 10^6 per position for base62);
-    hand-typed examples often do (`abcdef123456`).
-    """
+
+def _runs(alphabet: str, length: int) -> list[str]:
+    """Every run of `length` consecutive characters of alphabet, forwards and backwards."""
     runs = [alphabet[start : start + length] for start in range(len(alphabet) - length + 1)]
     return runs + [run[::-1] for run in runs]
 
 
-# Values that stand for a secret rather than being one: templates and references
-# (`${X}`, `{{x}}`, `<x>`, `$X`, `%(x)s`, YAML tags and anchors), filler (`xxxx`, `***`,
-# `...`, `your-key`, `changeme`, `example`, runs such as `abcde` or `12345`), paths,
-# URLs and resource names (`arn:...`), and prose (whitespace).
-_PLACEHOLDER = re.compile(
-    r"(?i)^[$%{<@&*!#]|^(?:your|my)[-_]|x{4}|\*{3}|\.{3}|\u2026|\$\{|\{\{|<[^>]*>|"
-    r"example|change[-_]?me|redacted|placeholder|dummy|^\.?\.?/|^~/|://|^[au]rn:|\s|"
-    + "|".join(_runs(string.ascii_lowercase) + _runs(string.digits))
+# Hand-typed example values (`AB1C2defGHijkLMNo3PqQRstuvwxyz`, `abc12345678`) hold long
+# runs that random strings never do. Only generic values are judged by this: a provider
+# prefix is evidence enough, and people do put short runs (`12345`) in real passwords.
+_HAND_TYPED_RUN = re.compile(
+    "(?i)" + "|".join(_runs(string.ascii_lowercase, 8) + _runs(string.digits, 8))
 )
 _PLACEHOLDER_WORDS = frozenset(
     {"none", "null", "nil", "true", "false", "undefined", "empty", "required", "optional"}
@@ -378,6 +381,7 @@ def _is_credential_value(encoded: str, min_entropy: float) -> bool:
         len(value) >= _MIN_VALUE_LENGTH
         and value.lower() not in _PLACEHOLDER_WORDS
         and not _PLACEHOLDER.search(value)
+        and not _HAND_TYPED_RUN.search(value)
         and not _looks_like_identifier(value)
         and _character_classes(value) >= 2
         and _entropy(value) >= min_entropy

@@ -40,6 +40,7 @@ from clawql_git.history import NONE, LogFilter, LogRecord, Version, engine_log, 
 from clawql_git.history import versions as path_versions
 
 if TYPE_CHECKING:
+    from clawql_git.index.embedders import Embedder
     from clawql_git.index.store import BuildReport
     from clawql_git.links import LinkGraph
     from clawql_git.recall import RecallResult
@@ -140,6 +141,7 @@ class Vault:
         self.eager_index = eager_index
         self.cataloger = Cataloger(store, settings.recent_entries, settings.log_page_lines)
         self._recall: RecallService | None = None
+        self._embedder: Embedder | None = None  # an explicit embedder (tests, plugins)
 
     # ------------------------------------------------------------ open / init / close
 
@@ -149,9 +151,12 @@ class Vault:
         root = Path(path or os.environ.get("CLAWQL_VAULT") or Path.cwd()).resolve()
         if not (root / VAULT_TOML).is_file() or not (root / ".git").exists():
             raise NotAVault(f"{root} is not a clawql vault (run `clawql memory init {root}`)")
+        embedder = flags.pop("embedder", None)
         settings = resolve_settings(root, flags)
         eager = bool(flags.pop("eager_index", False))
-        return cls(GitStore.open(root, settings.fsync), settings, eager)
+        vault = cls(GitStore.open(root, settings.fsync), settings, eager)
+        vault._embedder = embedder
+        return vault
 
     @classmethod
     def init(
@@ -514,7 +519,9 @@ class Vault:
             from clawql_git.index.embedders import resolve_embedder
             from clawql_git.recall_service import RecallService
 
-            embedder = resolve_embedder(self.settings.embedding_model or None, os.environ)
+            embedder = self._embedder or resolve_embedder(
+                self.settings.embedding_model or None, os.environ
+            )
             self._recall = RecallService(self.store, embedder, self.settings.memory_cache_threshold)
         return self._recall
 

@@ -92,7 +92,8 @@ def memory(ctx: click.Context, vault: str | None) -> None:
 @json_option
 @click.pass_context
 def init(
-    ctx: click.Context, /,
+    ctx: click.Context,
+    /,
     path: str | None,
     adopt: bool,
     default_type: str | None,
@@ -171,7 +172,8 @@ def _file_text(path: Path) -> str:
 @json_option
 @click.pass_context
 def ingest(
-    ctx: click.Context, /,
+    ctx: click.Context,
+    /,
     file: str | None,
     entry_type: str | None,
     title: str | None,
@@ -253,7 +255,8 @@ def _parse_sets(sets: tuple[str, ...], unsets: tuple[str, ...]) -> dict[str, Any
 @json_option
 @click.pass_context
 def update(
-    ctx: click.Context, /,
+    ctx: click.Context,
+    /,
     path: str,
     body: str | None,
     body_file: str | None,
@@ -509,7 +512,8 @@ def catalog_cmd(ctx: click.Context, /, check: bool, fix: bool, as_json: bool, **
 @json_option
 @click.pass_context
 def import_cmd(
-    ctx: click.Context, /,
+    ctx: click.Context,
+    /,
     directory: str,
     entry_type: str | None,
     batch: bool,

@@ -9,7 +9,6 @@ talk to the endpoint the user configured. Heavy libraries are imported where the
 from __future__ import annotations
 
 import hashlib
-import http.client
 import itertools
 import json
 import math
@@ -17,8 +16,6 @@ import os
 import re
 import threading
 import types
-import urllib.error
-import urllib.request
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -166,7 +163,7 @@ class MiniLMEmbedder:
     """all-MiniLM-L6-v2 with int8 weights on onnxruntime (CPU), as sentence-transformers runs it.
 
     Nothing is read at construction. The first embed verifies the model file's sha256 (about
-    25-70 ms for the 23 MB file, once per instance) and opens the session.
+    50-100 ms for the 23 MB file, once per instance) and opens the session.
     """
 
     dim = MINILM_DIM
@@ -403,8 +400,7 @@ class OpenAIEmbedder:
     def dim(self) -> int:
         """Vector size reported by the endpoint."""
         if self._dim is None:
-            self.embed(["dimension probe"])
-        assert self._dim is not None
+            self._dim = int(self.embed(["dimension probe"]).shape[1])
         return self._dim
 
     def embed(self, texts: Sequence[str]) -> Matrix:
@@ -432,6 +428,8 @@ class OpenAIEmbedder:
 
 
 def _post_json(endpoint: HttpEndpoint, route: str, payload: object) -> Any:
+    import urllib.request
+
     url = endpoint.base_url.rstrip("/") + route
     headers = {"Content-Type": "application/json", "Accept": "application/json"}
     if endpoint.api_key:
@@ -450,6 +448,9 @@ def _post_json(endpoint: HttpEndpoint, route: str, payload: object) -> Any:
 @contextmanager
 def _http_errors(url: str) -> Iterator[None]:
     """Translate urllib's failures into StorageError, naming the endpoint (never the key)."""
+    import http.client
+    import urllib.error
+
     try:
         yield
     except urllib.error.HTTPError as exc:
@@ -541,6 +542,13 @@ def _make_hash(arg: str, env: Mapping[str, str]) -> Embedder:
     return HashEmbedder()
 
 
+def _default_embedder() -> Embedder | None:
+    try:
+        return MiniLMEmbedder(locate_minilm())
+    except InvalidInput:
+        return None
+
+
 def _minilm_installed() -> bool:
     try:
         locate_minilm()
@@ -584,9 +592,9 @@ def resolve_embedder(spec: str | None, env: Mapping[str, str]) -> Embedder | Non
     Unset or empty: the packaged minilm model if it is installed, else None (vector layer
     off). "none": None. Anything unknown or unusable raises InvalidInput naming the choices.
     """
-    chosen = (spec or env.get(ENV_EMBEDDING_MODEL) or "").strip()
+    chosen = (spec or "").strip() or env.get(ENV_EMBEDDING_MODEL, "").strip()
     if not chosen:
-        return _make_minilm("", env) if _minilm_installed() else None
+        return _default_embedder()
     if chosen.lower() == "none":
         return None
     name, colon, arg = chosen.partition(":")

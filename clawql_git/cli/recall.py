@@ -1,0 +1,173 @@
+"""``clawql memory recall|recent|tree|index``: the derived index and the recall pipeline."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from clawql_git.cli.memory import _vault, json_option, memory, parse_when
+from clawql_git.cli.output import emit_json, progress
+
+
+@memory.command()
+@click.argument("query")
+@click.option("--limit", type=int, default=10, show_default=True, help="At most this many hits.")
+@click.option("--max-tokens", type=int, default=2000, show_default=True, help="Token budget.")
+@click.option("--type", "types", multiple=True, help="Only this type (repeatable).")
+@click.option("--tag", "tags", multiple=True, help="Only entries with this tag (repeatable).")
+@click.option("--project", help="Only this project.")
+@click.option("--agent", help="Only entries written by this agent.")
+@click.option("--since", help="Entries not older than: 90d, a date or a timestamp.")
+@click.option("--until", help="Entries not newer than: a date or a timestamp.")
+@click.option("--as-of", "as_of", help="Answer from the vault as it was at REV or DATE.")
+@click.option(
+    "--backend",
+    type=click.Choice(["auto", "hybrid", "fts", "vector", "page_index"]),
+    default="auto",
+    show_default=True,
+    help="Which layers run (page_index needs no embedding model).",
+)
+@click.option("--allow-pii", is_flag=True, help="Include PHI-classified entries.")
+@json_option
+@click.pass_context
+def recall(
+    ctx: click.Context,
+    /,
+    query: str,
+    limit: int,
+    max_tokens: int,
+    types: tuple[str, ...],
+    tags: tuple[str, ...],
+    project: str | None,
+    agent: str | None,
+    since: str | None,
+    until: str | None,
+    as_of: str | None,
+    backend: str,
+    allow_pii: bool,
+    as_json: bool,
+) -> None:
+    """Recall the entries that answer QUERY, within a token budget."""
+    vault = _vault(ctx)
+    result = vault.recall(
+        query,
+        at=as_of,
+        limit=limit,
+        max_tokens=max_tokens,
+        types=types,
+        tags=tags,
+        project=project,
+        agent=agent,
+        since=parse_when(since),
+        until=parse_when(until),
+        backend=backend,
+        allow_pii=allow_pii,
+    )
+    if as_json:
+        emit_json(result.to_record())
+        return
+    if result.index_note:
+        click.echo(result.index_note, err=True)
+    for n, hit in enumerate(result.hits, 1):
+        click.echo(f"{n}. {hit.title}  [{hit.type}]  score {hit.score:.2f}  {hit.worm_ref}")
+        click.echo(f"   {hit.path}  (via {', '.join(hit.layers)})")
+        if hit.superseded_by:
+            click.echo(f"   superseded by {hit.superseded_by}")
+        click.echo("   " + " ".join(hit.snippet.split())[:240])
+    cached = ", from cache" if result.cache_hit else ""
+    more = ", truncated to the budget" if result.truncated else ""
+    click.echo(
+        f"{len(result.hits)} hit(s), {result.total_tokens} tokens{more}{cached}; "
+        f"layers: {', '.join(result.layers)}"
+    )
+
+
+@memory.command()
+@click.option("--days", type=int, default=7, show_default=True, help="How far back to look.")
+@click.option("--project", help="Only this project's context entries.")
+@json_option
+@click.pass_context
+def recent(ctx: click.Context, days: int, project: str | None, as_json: bool) -> None:
+    """What was worked on recently and the latest context entries (the session-start call)."""
+    summary = _vault(ctx).recent(days, project)
+    if as_json:
+        emit_json(summary)
+        return
+    click.echo(f"{summary['events']} event(s) since {summary['since']}")
+    for item in summary["worked_on"]:
+        click.echo(f"  {item['events']:>3}x {item['path']}")
+    click.echo("latest context:")
+    for item in summary["context"]:
+        click.echo(f"  {item['timestamp'][:10]}  {item['title']}: {item['summary'][:160]}")
+
+
+@memory.command()
+@json_option
+@click.pass_context
+def tree(ctx: click.Context, as_json: bool) -> None:
+    """The category tree (page_index_path) with entry counts."""
+    counts = _vault(ctx).category_tree()
+    if as_json:
+        emit_json(counts)
+        return
+    for path in sorted(counts):
+        depth = path.count("/")
+        click.echo(f"{'  ' * depth}{path.rsplit('/', 1)[-1]} ({counts[path]})")
+
+
+@memory.group()
+def index() -> None:
+    """The derived search index under $GIT_DIR/clawql/index."""
+
+
+@index.command()
+@click.option("--at", "rev", help="Build from the tree of this revision (default HEAD).")
+@json_option
+@click.pass_context
+def rebuild(ctx: click.Context, rev: str | None, as_json: bool) -> None:
+    """Rebuild the index from a commit (vectors come from the content-hash cache)."""
+    vault = _vault(ctx)
+    with progress("indexing", not as_json) as bar:
+        report = vault.rebuild_index(rev, bar)
+    _print_report(report.__dict__, as_json)
+
+
+@index.command()
+@json_option
+@click.pass_context
+def update(ctx: click.Context, as_json: bool) -> None:
+    """Catch the index up with HEAD."""
+    vault = _vault(ctx)
+    with progress("indexing", not as_json) as bar:
+        report = vault.update_index(bar)
+    _print_report(report.__dict__, as_json)
+
+
+@index.command()
+@json_option
+@click.pass_context
+def status(ctx: click.Context, as_json: bool) -> None:
+    """The index stamp and how far it is behind HEAD."""
+    info = _vault(ctx).index_status()
+    if as_json:
+        emit_json(info)
+        return
+    stamp = info["stamp"]
+    if stamp is None:
+        click.echo("no index yet: the next recall (or `clawql memory index rebuild`) builds it")
+        return
+    behind = info["behind"]
+    state = "current" if info["current"] else f"{behind} commit(s) behind HEAD"
+    click.echo(f"index at git:{stamp['commit']} ({state})")
+    click.echo(f"schema {stamp['schema']}, embedder {stamp['embedder']}, stale: {stamp['stale']}")
+
+
+def _print_report(report: dict[str, Any], as_json: bool) -> None:
+    if as_json:
+        emit_json(report)
+        return
+    click.echo(
+        f"{report['mode']}: {report['changed']} entries indexed at git:{report['commit']}, "
+        f"{report['embedded']} embedded, {report['seconds']:.1f}s"
+    )
