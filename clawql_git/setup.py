@@ -162,7 +162,9 @@ def _first_commit(
     files.update(raw)
     changes = {d.path or "": Entry(d.path or "", d.frontmatter, d.meta, d.body) for d in drafts}
     pending = _Pending("MEMORY_INIT", dict(changes), "initialise vault", raw_files=files)
-    vault.store._write_marks({"worktree": "", "index": ""})
+    from clawql_git.gitstore.checkout import CheckoutSync
+
+    CheckoutSync(vault.store).write_marks({"worktree": "", "index": ""})
     return vault._write(lambda tree: pending, vault._identity(ident))
 
 

@@ -79,6 +79,7 @@ class WriteResult:
     entry: Entry | None
     noop: bool = False
     paths: tuple[str, ...] = ()
+    warning: str = ""
 
     @property
     def worm_ref(self) -> str:
@@ -348,12 +349,22 @@ class Vault:
                 sha = last_change(self.store, parent, path) or str(parent.id if parent else "")
                 return WriteResult("NOOP", path, sha, pending.changes[path], noop=True)
             sha = self._commit(ref, parent, pending, ident)
-            self.store.sync_checkout(update_index=self.eager_index)
+            warning = self._sync_after_commit()
         written = [p for p, e in pending.changes.items() if e is not None]
         main = written[0] if written else next(iter(pending.changes), "")
         return WriteResult(
-            pending.event, main, sha, pending.changes.get(main), paths=tuple(written)
+            pending.event, main, sha, pending.changes.get(main), paths=tuple(written),
+            warning=warning,
         )
+
+    def _sync_after_commit(self) -> str:
+        """The commit is acknowledged whatever happens here: a failed checkout sync is retried
+        by the next write or ``close()``, and only reported."""
+        try:
+            self.store.sync_checkout(update_index=self.eager_index)
+        except (OSError, pygit2.GitError, ClawqlError) as exc:
+            return f"committed, but the work tree is not updated yet: {exc}"
+        return ""
 
     def _commit(
         self, ref: str, parent: pygit2.Commit | None, pending: _Pending, ident: Identity

@@ -52,6 +52,8 @@ def _identity(kw: dict[str, Any]) -> Identity:
 
 
 def _print_write(result: WriteResult, as_json: bool) -> None:
+    if result.warning:
+        click.echo(f"warning: {result.warning}", err=True)
     if as_json:
         emit_json(result.to_record())
     elif result.noop:

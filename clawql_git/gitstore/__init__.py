@@ -3,7 +3,6 @@ updates, a safe work-tree sync and history walks."""
 
 from __future__ import annotations
 
-import json
 import os
 import time
 from collections.abc import Iterator, Mapping
@@ -170,12 +169,28 @@ class GitStore:
         current = self.ref_commit(ref)
         if (current.id if current else None) != (parent.id if parent else None):
             raise ConcurrentUpdate(f"{ref} moved while the commit was being prepared")
+        self._clear_ref_lock(ref)
+        marker = self.state_dir / "ref-update"
         try:
             oid = self.repo.create_commit(None, author, committer, message, tree, parents)
+            _atomic_write(marker, ref.encode(), False)
             self.repo.create_reference_direct(ref, oid, True, message=message.splitlines()[0])
-        except pygit2.GitError as exc:
+            marker.unlink(missing_ok=True)
+        except (pygit2.GitError, OSError) as exc:
             raise StorageError(f"cannot write commit on {ref}: {exc}") from exc
         return str(oid)
+
+    def _clear_ref_lock(self, ref: str) -> None:
+        """A ref lock left by a killed engine process is removed; one held by git is waited for."""
+        lock = self.gitdir / f"{ref}.lock"
+        marker = self.state_dir / "ref-update"
+        if lock.exists() and owned_lock(lock, marker):
+            lock.unlink(missing_ok=True)
+        deadline = time.monotonic() + 5.0
+        while lock.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        if lock.exists():
+            raise ConcurrentUpdate(f"{lock} is held by another git process; try again")
 
     # ------------------------------------------------------------ history
 
@@ -214,72 +229,27 @@ class GitStore:
 
     def sync_checkout(self, update_index: bool) -> None:
         """Bring the work tree (and optionally the git index) from their last synced commit to
-        HEAD, touching only files that still hold the old content (user edits are kept).
-        Call with the writer lock held."""
-        head = self.head_commit()
-        if head is None:
-            return
-        marks = self._read_marks()
-        wt_from = marks.get("worktree", str(head.id))
-        if wt_from != str(head.id):
-            self._sync_files(self._tree_of(wt_from), head.tree)
-            marks["worktree"] = str(head.id)
-        ix_from = marks.get("index", str(head.id))
-        if update_index and ix_from != str(head.id):
-            self._sync_index(self._tree_of(ix_from), head.tree)
-            marks["index"] = str(head.id)
-        self._write_marks(marks)
+        HEAD, touching only what still holds engine-written content (user edits are kept).
+        Call with the writer lock held; safe to repeat after a crash at any point."""
+        from clawql_git.gitstore.checkout import CheckoutSync
+
+        CheckoutSync(self).sync(update_index)
 
     def mark_synced(self) -> None:
         """Record that work tree and index match HEAD (after a checkout done by git itself)."""
-        head = self.head_commit()
-        if head is not None:
-            self._write_marks({"worktree": str(head.id), "index": str(head.id)})
+        from clawql_git.gitstore.checkout import CheckoutSync
 
-    def _tree_of(self, sha: str) -> pygit2.Tree | None:
+        CheckoutSync(self).mark_synced()
+
+    def tree_of(self, sha: str | None) -> pygit2.Tree | None:
+        """The tree of a commit sha, or None."""
+        if not sha:
+            return None
         try:
             obj = self.repo.get(sha)
         except (ValueError, KeyError):
             return None
         return obj.tree if isinstance(obj, pygit2.Commit) else None
-
-    def _sync_files(self, old: pygit2.Tree | None, new: pygit2.Tree) -> None:
-        for path, old_id, new_id in self.diff_paths(old, new):
-            target = self.workdir / path
-            current = _file_blob_id(target)
-            if current == new_id or (current is not None and current != old_id):
-                continue  # already there, or edited by a person: leave it alone
-            if new_id is None:
-                target.unlink(missing_ok=True)
-                _prune_empty_dirs(target.parent, self.workdir)
-            else:
-                blob = self.repo.get(new_id)
-                assert isinstance(blob, pygit2.Blob)
-                _atomic_write(target, blob.data, self.fsync)
-
-    def _sync_index(self, old: pygit2.Tree | None, new: pygit2.Tree) -> None:
-        index = self.repo.index
-        index.read(False)
-        for path, old_id, new_id in self.diff_paths(old, new):
-            staged = index[path].id if path in index else None
-            if staged is not None and str(staged) not in (old_id, new_id):
-                continue  # the user staged something else there
-            if new_id is None:
-                if staged is not None:
-                    index.remove(path)
-            else:
-                index.add(pygit2.IndexEntry(path, pygit2.Oid(hex=new_id), BLOB))
-        index.write()
-
-    def _read_marks(self) -> dict[str, str]:
-        try:
-            data = json.loads((self.state_dir / "checkout.json").read_text())
-        except (OSError, ValueError):
-            return {}
-        return {k: v for k, v in data.items() if isinstance(v, str)}
-
-    def _write_marks(self, marks: dict[str, str]) -> None:
-        _atomic_write(self.state_dir / "checkout.json", json.dumps(marks).encode(), False)
 
     def config_set(self, key: str, value: str) -> None:
         """Set a key in the repository's local git config."""
@@ -313,9 +283,22 @@ def _file_blob_id(path: Path) -> str | None:
     return str(pygit2.hash(data))
 
 
-def _atomic_write(path: Path, data: bytes, fsync: bool) -> None:
+def owned_lock(lock: Path, marker: Path) -> bool:
+    """True when ``lock`` was left by an engine process that died holding it: the engine wrote
+    ``marker`` just before taking the lock, so their times match (git's own locks do not)."""
+    try:
+        return abs(lock.stat().st_mtime - marker.stat().st_mtime) < 2.0
+    except FileNotFoundError:
+        return False
+
+
+def _atomic_write(path: Path, data: bytes, fsync: bool, tmp_dir: Path | None = None) -> None:
+    """Write via a temporary file and rename; temporaries live in ``tmp_dir`` when given, so a
+    crash never leaves them in the work tree."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    folder = tmp_dir or path.parent
+    folder.mkdir(parents=True, exist_ok=True)
+    tmp = folder / f".{path.name}.{os.getpid()}.tmp"
     with open(tmp, "wb") as handle:
         handle.write(data)
         if fsync:

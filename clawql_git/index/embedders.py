@@ -349,10 +349,15 @@ def _load_sentence_transformer(path: Path) -> Any:
     # Must be set before huggingface_hub is imported; local_files_only guards the load itself.
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    import inspect
+
     from sentence_transformers import SentenceTransformer
 
+    # Older releases have no local_files_only; they load an existing directory from disk.
+    accepted = inspect.signature(SentenceTransformer).parameters
+    offline = {"local_files_only": True} if "local_files_only" in accepted else {}
     try:
-        return SentenceTransformer(str(path), device="cpu", local_files_only=True)
+        return SentenceTransformer(str(path), device="cpu", **offline)
     except (OSError, ValueError) as exc:
         raise InvalidInput(f"cannot load the sentence-transformers model at {path}: {exc}") from exc
 

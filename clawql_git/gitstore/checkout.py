@@ -1,0 +1,127 @@
+"""Keeping the work tree and the git index in step with the commits the engine writes.
+
+The engine commits first (the commit is the record) and syncs the checkout after, so a crash
+can leave the sync half done. Marks in $GIT_DIR/clawql/checkout.json say which commit the work
+tree and the index were last synced to, and which sync was under way (``*_pending``); content
+from either of those is the engine's own and may be replaced, anything else is a person's edit
+and is kept."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+import pygit2
+
+from clawql_git.gitstore import BLOB, _atomic_write, _file_blob_id, _prune_empty_dirs, owned_lock
+
+if TYPE_CHECKING:
+    from clawql_git.gitstore import GitStore
+
+MARKS = "checkout.json"
+_Syncer = Callable[[pygit2.Tree | None, pygit2.Tree, pygit2.Tree | None], None]
+
+
+class CheckoutSync:
+    """One sync of the work tree and the git index to HEAD (writer lock held)."""
+
+    def __init__(self, store: GitStore) -> None:
+        self.store = store
+        self.marks_path = store.state_dir / MARKS
+        self.tmp = store.state_dir / "tmp"
+
+    def read_marks(self) -> dict[str, str]:
+        try:
+            data = json.loads(self.marks_path.read_text())
+        except (OSError, ValueError):
+            return {}
+        return {k: v for k, v in data.items() if isinstance(v, str)}
+
+    def write_marks(self, marks: dict[str, str]) -> None:
+        _atomic_write(self.marks_path, json.dumps(marks, sort_keys=True).encode(), False)
+
+    def mark_synced(self) -> None:
+        head = self.store.head_commit()
+        if head is not None:
+            self.write_marks({"worktree": str(head.id), "index": str(head.id)})
+
+    def sync(self, update_index: bool) -> None:
+        head = self.store.head_commit()
+        if head is None:
+            return
+        shutil.rmtree(self.tmp, ignore_errors=True)  # temporaries of killed writers
+        marks = self.read_marks()
+        sha = str(head.id)
+        if marks.get("worktree", sha) != sha:
+            self._sync_part(marks, "worktree", head, self._sync_files)
+        if update_index and marks.get("index", sha) != sha and self._index_unlocked(marks):
+            self._sync_part(marks, "index", head, self._sync_index)
+
+    def _sync_part(
+        self, marks: dict[str, str], part: str, head: pygit2.Commit, fn: _Syncer
+    ) -> None:
+        old = self.store.tree_of(marks.get(part))
+        earlier = self.store.tree_of(marks.get(f"{part}_pending"))
+        marks[f"{part}_pending"] = str(head.id)
+        self.write_marks(marks)
+        fn(old, head.tree, earlier)
+        marks[part] = str(head.id)
+        del marks[f"{part}_pending"]
+        self.write_marks(marks)
+
+    def _ours(self, tree: pygit2.Tree | None, path: str, *ids: str | None) -> set[str | None]:
+        accepted = set(ids)
+        if tree is not None:
+            try:
+                accepted.add(str((tree / path).id))
+            except KeyError:
+                accepted.add(None)
+        return accepted
+
+    def _sync_files(
+        self, old: pygit2.Tree | None, new: pygit2.Tree, earlier: pygit2.Tree | None
+    ) -> None:
+        root = self.store.workdir
+        for path, old_id, new_id in self.store.diff_paths(old, new):
+            target = root / path
+            current = _file_blob_id(target)
+            if current == new_id:
+                continue
+            if current is not None and current not in self._ours(earlier, path, old_id):
+                continue  # edited by a person: leave it alone
+            if new_id is None:
+                target.unlink(missing_ok=True)
+                _prune_empty_dirs(target.parent, root)
+            else:
+                blob = self.store.repo.get(new_id)
+                assert isinstance(blob, pygit2.Blob)
+                _atomic_write(target, blob.data, self.store.fsync, self.tmp)
+
+    def _index_unlocked(self, marks: dict[str, str]) -> bool:
+        """The index lock is free, or was left by an engine process that died holding it."""
+        lock = self.store.gitdir / "index.lock"
+        if not lock.exists():
+            return True
+        if "index_pending" in marks and owned_lock(lock, self.marks_path):
+            lock.unlink(missing_ok=True)
+            return True
+        return False  # git holds it: leave the index for a later sync
+
+    def _sync_index(
+        self, old: pygit2.Tree | None, new: pygit2.Tree, earlier: pygit2.Tree | None
+    ) -> None:
+        index = self.store.repo.index
+        index.read(False)
+        for path, old_id, new_id in self.store.diff_paths(old, new):
+            staged = str(index[path].id) if path in index else None
+            if staged is not None and staged not in self._ours(earlier, path, old_id, new_id):
+                continue  # the user staged something else there
+            if new_id is None:
+                if staged is not None:
+                    index.remove(path)
+            else:
+                index.add(pygit2.IndexEntry(path, pygit2.Oid(hex=new_id), BLOB))
+        index.write()
+
