@@ -98,6 +98,7 @@ class RecallQuery:
     backend: str = "auto"
     allow_pii: bool = False
     min_score: float = 0.25  # relative to the best hit
+    use_cache: bool = True
 
     def cache_key(self) -> str:
         """Everything but the text that changes the answer."""
@@ -211,15 +212,16 @@ class Recaller:
     def layers_for(self, backend: str) -> list[str]:
         if backend not in BACKENDS:
             raise InvalidInput(f"unknown backend {backend!r}; choose from {', '.join(BACKENDS)}")
-        has_vectors = self.index.embedder is not None
+        vectors = ["vector", "entry_vector"] if self.index.embedder is not None else []
         if backend == "fts":
-            return ["catalog", "fts"]
+            return ["fts"]
         if backend == "vector":
-            return ["vector", "entry_vector"] if has_vectors else []
+            return vectors
         if backend == "page_index":
-            return ["catalog", "page_index"]
-        base = ["catalog", "fts", "page_index", "links"]
-        return base + (["vector", "entry_vector"] if has_vectors else [])
+            return ["page_index"]
+        if backend == "hybrid":
+            return ["fts", *vectors]
+        return ["catalog", "fts", "page_index", "links", *vectors]
 
     def search(
         self, q: RecallQuery, qvec: Any = None

@@ -88,7 +88,7 @@ class RecallService:
         qvec = self.embedder.embed_query(q.text) if self.embedder is not None else None
         try:
             params = f"{index.embedder_id}|{q.cache_key()}"
-            cached = cache.get(sha, params, q, qvec, self.cache_threshold)
+            cached = cache.get(sha, params, q, qvec, self.cache_threshold) if q.use_cache else None
             if cached is not None:
                 cached.index_note = _note(report)
                 return cached

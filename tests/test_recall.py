@@ -123,7 +123,7 @@ def test_no_model_recall_still_answers(demo: Path, monkeypatch: pytest.MonkeyPat
     assert "vector" not in result.layers and result.hits
     assert "idempotency" in result.hits[0].path
     tree = vault.recall("idempotency keys", limit=3, backend="page_index")
-    assert tree.layers == ["catalog", "page_index"] and tree.hits
+    assert tree.layers == ["page_index"] and tree.hits
     with pytest.raises(InvalidInput, match="embedding model"):
         vault.recall("x", backend="vector")
 

@@ -26,9 +26,10 @@ from clawql_git.cli.output import emit_json, progress
     type=click.Choice(["auto", "hybrid", "fts", "vector", "page_index"]),
     default="auto",
     show_default=True,
-    help="Which layers run (page_index needs no embedding model).",
+    help="Layers: auto = all; hybrid = fts + vectors; page_index needs no embedding model.",
 )
 @click.option("--allow-pii", is_flag=True, help="Include PHI-classified entries.")
+@click.option("--no-cache", is_flag=True, help="Do not answer from the recall cache.")
 @json_option
 @click.pass_context
 def recall(
@@ -46,6 +47,7 @@ def recall(
     as_of: str | None,
     backend: str,
     allow_pii: bool,
+    no_cache: bool,
     as_json: bool,
 ) -> None:
     """Recall the entries that answer QUERY, within a token budget."""
@@ -63,6 +65,7 @@ def recall(
         until=parse_when(until),
         backend=backend,
         allow_pii=allow_pii,
+        use_cache=not no_cache,
     )
     if as_json:
         emit_json(result.to_record())

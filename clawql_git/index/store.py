@@ -231,7 +231,9 @@ class SearchIndex:
     def _write_tables(
         self, root: Path, records: list[EntryRecord], progress: Progress | None
     ) -> int:
-        import lancedb
+        from clawql_git.index.lance import import_lancedb
+
+        lancedb = import_lancedb()
         from lancedb.index import FTS
 
         chunk_rows = [_chunk_row(r, c) for r in records for c in r.chunks]
@@ -330,8 +332,9 @@ class SearchIndex:
 
     def db(self) -> Any:
         if self._db is None:
-            import lancedb
+            from clawql_git.index.lance import import_lancedb
 
+            lancedb = import_lancedb()
             with lance_errors("open"):
                 self._db = lancedb.connect(str(self.root))
         return self._db
