@@ -131,6 +131,14 @@ def parse_count(text: str) -> int:
     return int(match.group(1)) if match else 0
 
 
+_FOLDER_LINE = re.compile(r"^\* \[([^\]]+)\]\(\1/index\.md\) - (\d+) entr(?:y|ies)$", re.MULTILINE)
+
+
+def parse_folder_counts(text: str) -> dict[str, int]:
+    """name -> count for the subfolder (or category) lines of a catalog."""
+    return {m.group(1): int(m.group(2)) for m in _FOLDER_LINE.finditer(text)}
+
+
 def parse_entry_lines(text: str) -> dict[str, str]:
     """filename -> line for the entry lines in a folder catalog's Entries section."""
     out: dict[str, str] = {}
@@ -229,6 +237,9 @@ def log_changes(
     """Files to write so the log holds ``new_events`` (newest first) on top of ``old_log``."""
     if not new_events:
         return {}
+    fast = _prepend_without_roll(old_log, new_events, page)
+    if fast is not None:
+        return {LOG: fast}
     current = parse_log(old_log)
     month = new_events[0].month
     rolled = [e for e in current if e.month != month]
@@ -242,6 +253,27 @@ def log_changes(
         older = parse_log(archive_text(m))
         out[f"log/{m}.md"] = render_log(moving + older, f"Log {m}", "../")
     return out
+
+
+def _prepend_without_roll(old_log: str, new_events: list[LogEvent], page: int) -> str | None:
+    """The common case done as text: same month, no block rolls out. None when it does not
+    apply (the caller then re-renders). Produces exactly what ``render_log`` would."""
+    head = "# Log\n\n"
+    if not old_log.startswith(head):
+        return None
+    first = old_log[len(head) :].split("\n", 1)[0]
+    day = new_events[0].when.strftime("%Y-%m-%d")
+    count = old_log.count("\n* ") + len(new_events)
+    if not first.startswith("## ") or first[3:10] != new_events[0].month or count >= 2 * page:
+        return None
+    if any(e.when.strftime("%Y-%m-%d") != day for e in new_events):
+        return None
+    lines = "".join(e.render() + "\n" for e in new_events)
+    rest = old_log[len(head) :]
+    if first[3:] == day:
+        heading = f"## {day}\n\n"
+        return head + heading + lines + rest[len(heading) :]
+    return head + f"## {day}\n\n" + lines + "\n" + rest
 
 
 def full_log(events_oldest_first: list[LogEvent], page: int) -> dict[str, str]:

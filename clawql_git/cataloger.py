@@ -93,34 +93,48 @@ class Cataloger:
         folder: str,
         changed: Mapping[str, Entry | None],
     ) -> None:
-        lines = catalog.parse_entry_lines(self._text(old_tree, f"{folder}/{INDEX}"))
+        old_text = self._text(old_tree, f"{folder}/{INDEX}")
+        lines = catalog.parse_entry_lines(old_text)
+        known = catalog.parse_folder_counts(old_text)
         for path, entry in changed.items():
             if str(PurePosixPath(path).parent) == folder:
                 name = PurePosixPath(path).name
                 lines.pop(name, None)
                 if entry is not None:
                     lines[name] = catalog.entry_line(name, entry)
-        listing = self._listing(plan, tree, folder, lines)
+        listing = self._listing(plan, tree, folder, lines, known)
         self._record(plan, folder, listing)
 
     def _listing(
-        self, plan: _Plan, tree: TreeView, folder: str, lines: dict[str, str]
+        self,
+        plan: _Plan,
+        tree: TreeView,
+        folder: str,
+        lines: dict[str, str],
+        known: dict[str, int] | None = None,
     ) -> FolderListing:
         files, dirs = tree.children(folder)
         for name in set(lines) - files:
             del lines[name]
         for name in files - set(lines):  # not in the old catalog: read it once
             lines[name] = catalog.entry_line(name, self._entry(tree, f"{folder}/{name}"))
-        subfolders = tuple((d, self._count(plan, tree, f"{folder}/{d}")) for d in dirs)
+        subfolders = tuple((d, self._count(plan, tree, f"{folder}/{d}", known)) for d in dirs)
         return FolderListing(folder, tuple(s for s in subfolders if s[1]), tuple(lines.items()))
 
     def _record(self, plan: _Plan, folder: str, listing: FolderListing) -> None:
         plan.counts[folder] = listing.count
         plan.texts[f"{folder}/{INDEX}"] = catalog.render_folder(listing) if listing.count else None
 
-    def _count(self, plan: _Plan, tree: TreeView, folder: str) -> int:
+    def _count(
+        self, plan: _Plan, tree: TreeView, folder: str, known: dict[str, int] | None = None
+    ) -> int:
+        """A folder's entry count: just computed, else as its parent's catalog stated it (the
+        folder did not change), else as its own catalog states it."""
         if folder in plan.counts:
             return plan.counts[folder]
+        name = folder.rsplit("/", 1)[-1]
+        if known and name in known:
+            return known[name]
         return catalog.parse_count(_decode(tree.blob(f"{folder}/{INDEX}")))
 
     def _root(
@@ -131,7 +145,8 @@ class Cataloger:
         parent: pygit2.Commit | None,
     ) -> str:
         files, dirs = tree.children("")
-        categories = [(d, self._count(plan, tree, d)) for d in dirs]
+        known = catalog.parse_folder_counts(_decode(tree.blob(INDEX))) if changed else None
+        categories = [(d, self._count(plan, tree, d, known)) for d in dirs]
         entries = [(n, catalog.entry_line(n, self._entry(tree, n))) for n in sorted(files)]
         first = [p for p, e in changed.items() if e is not None]
         recent = self._recent(tree, first, parent)

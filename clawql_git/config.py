@@ -20,7 +20,7 @@ class Settings:
 
     max_body_bytes: int = 1024 * 1024
     recent_entries: int = 10
-    log_page_lines: int = 100
+    log_page_lines: int = 50
     fsync: bool = False
     agent_id: str = "unknown-agent"
     session_id: str = ""

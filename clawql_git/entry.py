@@ -108,6 +108,7 @@ class _NoAliasLoader(yaml.SafeLoader):
 
 
 _FAST_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_FAST_DUMPER: Any = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
 
 def parse_yaml_mapping(fm_text: str) -> dict[str, Any]:
@@ -132,8 +133,13 @@ def parse_yaml_mapping(fm_text: str) -> dict[str, Any]:
 
 def dump_key(key: str, value: Any) -> str:
     """Render one top-level key as YAML text (ending with a newline)."""
-    return yaml.safe_dump(
-        {key: value}, allow_unicode=True, sort_keys=False, width=10**9, default_flow_style=False
+    return yaml.dump(
+        {key: value},
+        Dumper=_FAST_DUMPER,
+        allow_unicode=True,
+        sort_keys=False,
+        width=10**9,
+        default_flow_style=False,
     )
 
 

@@ -353,7 +353,11 @@ class Vault:
         written = [p for p, e in pending.changes.items() if e is not None]
         main = written[0] if written else next(iter(pending.changes), "")
         return WriteResult(
-            pending.event, main, sha, pending.changes.get(main), paths=tuple(written),
+            pending.event,
+            main,
+            sha,
+            pending.changes.get(main),
+            paths=tuple(written),
             warning=warning,
         )
 
@@ -425,24 +429,28 @@ class Vault:
     def _free_path(
         self, tree: pygit2.Tree | None, draft: Draft, taken: set[str] | None = None
     ) -> str:
+        """``<type folder>/<YYYY-MM>/<slug>.md`` with a stem not used in the type folder yet."""
         folder = type_folder(str(draft.meta["type"]), draft.meta)
         month = parse_timestamp(iso_timestamp(draft.meta["timestamp"])).strftime("%Y-%m")
         base = slugify(str(draft.meta["title"]))
-        stems = self._stems_in(tree, folder) | {PurePosixPath(p).stem for p in taken or ()}
+        months = self._month_trees(tree, folder)
         slug, n = base, 1
-        while slug in stems:
+        while f"{folder}/{month}/{slug}.md" in (taken or ()) or any(
+            f"{slug}.md" in m for m in months
+        ):
             n += 1
             slug = f"{base[: 96 - len(str(n)) - 1]}-{n}"
         return f"{folder}/{month}/{slug}.md"
 
-    def _stems_in(self, tree: pygit2.Tree | None, folder: str) -> set[str]:
-        stems: set[str] = set()
+    def _month_trees(self, tree: pygit2.Tree | None, folder: str) -> list[pygit2.Tree]:
         type_tree = self.store.subtree(tree, folder)
-        for month in type_tree or ():
-            if month.type_str == "tree":
-                sub = self.store.subtree(type_tree, month.name or "")
-                stems.update(PurePosixPath(i.name or "").stem for i in sub or ())
-        return stems
+        out = []
+        for item in type_tree or ():
+            if item.type_str == "tree":
+                sub = self.store.subtree(type_tree, item.name or "")
+                if sub is not None:
+                    out.append(sub)
+        return out
 
     def _find_same_title(self, tree: pygit2.Tree | None, draft: Draft) -> str | None:
         if draft.path is not None:

@@ -26,6 +26,7 @@ from clawql_git.index.embedders import (
     MiniLMEmbedder,
     MiniLMFiles,
     OpenAIEmbedder,
+    _length_batches,
     available_embedders,
     locate_minilm,
     ollama_base_url,
@@ -153,6 +154,18 @@ def test_minilm_batch_equals_one_by_one_in_order(minilm: MiniLMEmbedder) -> None
     np.testing.assert_allclose(batch, singles, atol=1e-5)
     reversed_batch = minilm.embed(texts[::-1])
     np.testing.assert_allclose(reversed_batch[::-1], batch, atol=1e-5)
+
+
+def test_length_batches_bound_texts_and_padded_tokens() -> None:
+    lengths = [12, 250, 7, 256, 30, 31, 128, 5] * 9
+    batches = list(_length_batches(lengths, max_texts=32, max_tokens=2048))
+    assert sorted(i for batch in batches for i in batch) == list(range(len(lengths)))
+    for batch in batches:
+        widths = [lengths[i] for i in batch]
+        assert widths == sorted(widths)
+        assert len(batch) <= 32
+        assert len(batch) * max(widths) <= 2048
+    assert max(len(b) for b in batches) == 32  # short texts still share big batches
 
 
 def test_minilm_empty_input(minilm: MiniLMEmbedder) -> None:

@@ -200,30 +200,44 @@ class GitStore:
         """Commits from ``start`` back to the root, newest first."""
         if start is None:
             return
-        walker = self.repo.walk(start.id, pygit2.enums.SortMode.TOPOLOGICAL)
+        # TOPOLOGICAL/TIME sort the whole history before the first commit comes out; a
+        # first-parent walk needs no sorting, so it starts at once whatever the history's size.
+        mode = pygit2.enums.SortMode.NONE if first_parent else pygit2.enums.SortMode.TOPOLOGICAL
+        walker = self.repo.walk(start.id, mode)
         if first_parent:
             walker.simplify_first_parent()
         yield from walker
 
     def diff_paths(
-        self, old: pygit2.Tree | None, new: pygit2.Tree | None
+        self, old: pygit2.Tree | None, new: pygit2.Tree | None, prefix: str = ""
     ) -> list[tuple[str, str | None, str | None]]:
-        """(path, old blob id, new blob id) for every blob that differs between two trees."""
-        if old is None and new is None:
+        """(path, old blob id, new blob id) for every blob that differs between two trees.
+        Subtrees with equal ids are skipped, so the cost follows the change, not the vault."""
+        if old is not None and new is not None and old.id == new.id:
             return []
-        if old is None:
-            assert new is not None
-            diff = new.diff_to_tree(swap=True)
-        elif new is None:
-            diff = old.diff_to_tree()
-        else:
-            diff = old.diff_to_tree(new)
+        before = _entries(old)
+        after = _entries(new)
         out: list[tuple[str, str | None, str | None]] = []
-        for delta in diff.deltas:
-            old_id = None if delta.old_file.id.raw == b"\0" * 20 else str(delta.old_file.id)
-            new_id = None if delta.new_file.id.raw == b"\0" * 20 else str(delta.new_file.id)
-            out.append((delta.new_file.path or delta.old_file.path, old_id, new_id))
+        for name in sorted(before.keys() | after.keys()):
+            a, b = before.get(name), after.get(name)
+            if a is not None and b is not None and a.id == b.id:
+                continue
+            path = f"{prefix}{name}"
+            a_tree = self._as_tree(a)
+            b_tree = self._as_tree(b)
+            if a_tree is not None or b_tree is not None:
+                out += self.diff_paths(a_tree, b_tree, f"{path}/")
+            if (a is not None and a_tree is None) or (b is not None and b_tree is None):
+                old_id = str(a.id) if a is not None and a_tree is None else None
+                new_id = str(b.id) if b is not None and b_tree is None else None
+                out.append((path, old_id, new_id))
         return out
+
+    def _as_tree(self, obj: pygit2.Object | None) -> pygit2.Tree | None:
+        if obj is None or obj.type_str != "tree":
+            return None
+        tree = self.repo.get(obj.id)
+        return tree if isinstance(tree, pygit2.Tree) else None
 
     # ------------------------------------------------------------ work tree
 
@@ -281,6 +295,10 @@ def _file_blob_id(path: Path) -> str | None:
     except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
         return None
     return str(pygit2.hash(data))
+
+
+def _entries(tree: pygit2.Tree | None) -> dict[str, pygit2.Object]:
+    return {item.name or "": item for item in tree} if tree is not None else {}
 
 
 def owned_lock(lock: Path, marker: Path) -> bool:

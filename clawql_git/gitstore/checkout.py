@@ -124,4 +124,3 @@ class CheckoutSync:
             else:
                 index.add(pygit2.IndexEntry(path, pygit2.Oid(hex=new_id), BLOB))
         index.write()
-
