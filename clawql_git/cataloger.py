@@ -77,8 +77,12 @@ class Cataloger:
         over ``old_tree``."""
         plan = _Plan()
         tree = TreeView(self.store, old_tree, files)
+        by_folder: dict[str, dict[str, Entry | None]] = {}
+        for path, entry in changed.items():
+            folder, _, name = path.rpartition("/")
+            by_folder.setdefault(folder, {})[name] = entry
         for folder in sorted(_ancestors(changed), key=lambda f: -f.count("/")):
-            self._plan_folder(plan, old_tree, tree, folder, changed)
+            self._plan_folder(plan, old_tree, tree, folder, by_folder.get(folder, {}))
         plan.texts[INDEX] = self._root(plan, tree, changed, parent)
         old_log = self._text(old_tree, LOG)
         archive = lambda month: self._text(old_tree, f"log/{month}.md")  # noqa: E731
@@ -91,17 +95,16 @@ class Cataloger:
         old_tree: pygit2.Tree | None,
         tree: TreeView,
         folder: str,
-        changed: Mapping[str, Entry | None],
+        changed_here: Mapping[str, Entry | None],
     ) -> None:
+        """Regenerate one folder's catalog; ``changed_here`` maps file names in it to entries."""
         old_text = self._text(old_tree, f"{folder}/{INDEX}")
         lines = catalog.parse_entry_lines(old_text)
         known = catalog.parse_folder_counts(old_text)
-        for path, entry in changed.items():
-            if str(PurePosixPath(path).parent) == folder:
-                name = PurePosixPath(path).name
-                lines.pop(name, None)
-                if entry is not None:
-                    lines[name] = catalog.entry_line(name, entry)
+        for name, entry in changed_here.items():
+            lines.pop(name, None)
+            if entry is not None:
+                lines[name] = catalog.entry_line(name, entry)
         listing = self._listing(plan, tree, folder, lines, known)
         self._record(plan, folder, listing)
 
