@@ -243,7 +243,8 @@ class Recaller:
             qvec = embedder.embed_query(q.text)
         self._first_pass(q, layers, where, qvec, cands)
         if "page_index" in layers:
-            for path, score in page_index_walk(loaded.entries, q.text, allowed=set(cands) or None):
+            tree = loaded.memo("tree", lambda: CategoryTree.build(loaded.entries))
+            for path, score in page_index_walk(tree, q.text):
                 cands[path].add("page_index", score)
         allowed = {p for p in cands if _passes(loaded.entries.get(p), q)}
         scored = _fuse({p: cands[p] for p in allowed})
@@ -297,15 +298,7 @@ class Recaller:
     def link_graph(self) -> dict[str, set[str]]:
         """Undirected adjacency between entries (links resolved with Obsidian's rules)."""
         loaded = self.index.loaded()
-        notes = [NoteInfo(p, r["title"], tuple(_aliases(r))) for p, r in loaded.entries.items()]
-        resolver = LinkResolver(notes)
-        graph: dict[str, set[str]] = defaultdict(set)
-        for link in loaded.links:
-            ref = LinkRef(link["target"], link["kind"], None, None, link["line"])
-            target = resolver.resolve(ref, link["source"])
-            if target is not None and target != link["source"]:
-                graph[link["source"]].add(target)
-                graph[target].add(link["source"])
+        graph: dict[str, set[str]] = loaded.memo("graph", lambda: _build_graph(loaded))
         return graph
 
     def recall(self, q: RecallQuery, commit: str, qvec: Any = None) -> RecallResult:
@@ -338,6 +331,19 @@ class Recaller:
         table = self.index.db().open_table("chunks")
         rows = table.search().where(wanted).select(["path", "snippet"]).limit(len(kept))
         return {r["path"]: r["snippet"] for r in rows.to_arrow().to_pylist()}
+
+
+def _build_graph(loaded: Any) -> dict[str, set[str]]:
+    notes = [NoteInfo(p, r["title"], tuple(_aliases(r))) for p, r in loaded.entries.items()]
+    resolver = LinkResolver(notes)
+    graph: dict[str, set[str]] = defaultdict(set)
+    for link in loaded.links:
+        ref = LinkRef(link["target"], link["kind"], None, None, link["line"])
+        target = resolver.resolve(ref, link["source"])
+        if target is not None and target != link["source"]:
+            graph[link["source"]].add(target)
+            graph[target].add(link["source"])
+    return graph
 
 
 def _aliases(row: dict[str, Any]) -> list[str]:
@@ -467,49 +473,55 @@ def category_tree(entries: dict[str, Any]) -> dict[str, list[str]]:
     return tree
 
 
-def page_index_walk(
-    entries: dict[str, Any], query: str, allowed: set[str] | None = None, width: int = 2
-) -> list[tuple[str, float]]:
+@dataclass(frozen=True)
+class CategoryTree:
+    """The page-index tree of a loaded index, with the term sets the walk compares."""
+
+    members: dict[str, list[str]]  # node -> entry paths under it
+    children: dict[str, list[str]]  # node -> child nodes
+    labels: dict[str, frozenset[str]]  # node -> terms of its name
+    words: dict[str, frozenset[str]]  # node -> terms of its entries' catalog lines
+    entry_terms: dict[str, frozenset[str]]
+
+    @classmethod
+    def build(cls, entries: dict[str, Any]) -> CategoryTree:
+        members = category_tree(entries)
+        children: dict[str, list[str]] = defaultdict(list)
+        for node in members:
+            if node:
+                children[node.rpartition("/")[0]].append(node)
+        entry_terms = {p: frozenset(terms(r["catalog"])) for p, r in entries.items()}
+        words = {
+            n: frozenset().union(*(entry_terms[p] for p in ps[:200])) for n, ps in members.items()
+        }
+        labels = {n: frozenset(terms(n.replace("/", " ").replace("_", " "))) for n in members}
+        return cls(members, dict(children), labels, words, entry_terms)
+
+    def score(self, node: str, want: set[str]) -> float:
+        size = len(self.members[node])
+        return 2.0 * len(want & self.labels[node]) + len(want & self.words[node]) / (
+            1.0 + math.sqrt(size)
+        )
+
+
+def page_index_walk(tree: CategoryTree, query: str, width: int = 2) -> list[tuple[str, float]]:
     """Walk the category tree level by level towards the query; score what the walk reaches.
     Needs no embedding model."""
     want = set(terms(query))
     if not want:
         return []
-    tree = category_tree(entries)
     frontier = [""]
     reached: set[str] = set()
     while frontier:
-        children = _children(tree, frontier)
-        ranked = sorted(
-            ((c, _node_score(c, tree[c], entries, want)) for c in children),
-            key=lambda kv: -kv[1],
-        )
+        kids = [c for parent in frontier for c in tree.children.get(parent, [])]
+        ranked = sorted(((c, tree.score(c, want)) for c in kids), key=lambda kv: -kv[1])
         frontier = [c for c, s in ranked[:width] if s > 0]
         for node in frontier:
-            reached.update(tree[node])
+            reached.update(tree.members[node])
     scored = []
     for path in reached:
-        row = entries[path]
-        overlap = len(want & set(terms(row["catalog"])))
+        overlap = len(want & tree.entry_terms[path])
         if overlap:
             scored.append((path, overlap / len(want)))
-    scored.sort(key=lambda kv: -kv[1])
+    scored.sort(key=lambda kv: (-kv[1], kv[0]))
     return scored[:POOL]
-
-
-def _children(tree: dict[str, list[str]], parents: list[str]) -> list[str]:
-    out = []
-    for parent in parents:
-        depth = parent.count("/") + 1 if parent else 0
-        for node in tree:
-            if node and node.count("/") == depth and (not parent or node.startswith(parent + "/")):
-                out.append(node)
-    return out
-
-
-def _node_score(node: str, paths: list[str], entries: dict[str, Any], want: set[str]) -> float:
-    label = set(terms(node.replace("/", " ").replace("_", " ")))
-    words: set[str] = set()
-    for path in paths[:200]:
-        words.update(terms(entries[path]["catalog"]))
-    return 2.0 * len(want & label) + len(want & words) / (1.0 + math.sqrt(len(paths)))

@@ -81,6 +81,13 @@ class _Loaded:
     links: list[dict[str, Any]] = field(default_factory=list)
     entry_vectors: Any = None
     entry_order: list[str] = field(default_factory=list)
+    derived: dict[str, Any] = field(default_factory=dict)  # graph, tree, terms: built once
+
+    def memo(self, key: str, build: Callable[[], Any]) -> Any:
+        """A structure derived from the loaded rows, built on first use."""
+        if key not in self.derived:
+            self.derived[key] = build()
+        return self.derived[key]
 
 
 @contextmanager
