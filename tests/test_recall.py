@@ -217,3 +217,92 @@ def test_cli_recall_index_tree_recent(demo: Path) -> None:
     assert summary["context"] and len(json.dumps(summary)) < 6000
     r = run(cli, [*base, "recall", "   "])
     assert r.exit_code == 2
+
+
+def test_embedder_change_rebuilds_and_reembeds(demo: Path) -> None:
+    vault, _ = counting_vault(demo)
+    vault.update_index()
+    other = CountingEmbedder(HashEmbedder(dim=128))
+    v2 = Vault.open(demo, embedder=other)
+    report = v2.update_index()
+    assert report.mode == "rebuild" and "embedder changed" in report.reason
+    assert other.texts == report.embedded > 0
+    assert v2.index_status()["stamp"]["embedder"] == "hash-128"
+
+
+def test_long_entries_are_chunked_and_hit_once(demo: Path) -> None:
+    vault, _ = counting_vault(demo)
+    filler = " ".join(f"Paragraph {n} talks about routine payroll exports." for n in range(40))
+    needle = "The zeppelin telemetry decoder overflowed on negative altitudes."
+    body = "\n\n".join([filler, filler, needle, filler, filler])
+    entry = vault.ingest(type="error", title="Long incident write-up", body=body, identity=AGENT)
+    result = vault.recall("zeppelin telemetry decoder overflow", limit=5)
+    assert [h.path for h in result.hits].count(entry.path) == 1
+    hit = next(h for h in result.hits if h.path == entry.path)
+    assert "zeppelin" in hit.snippet and len(hit.snippet) < len(body) / 2
+
+
+def test_link_traversal_brings_in_neighbours(demo: Path) -> None:
+    vault, _ = counting_vault(demo)
+    result = vault.recall("webhook deliveries lost after redis failover", limit=10, min_score=0)
+    via_links = [h for h in result.hits if "links" in h.layers]
+    assert via_links, result.hits
+
+
+def test_category_tree_from_given_and_default_paths(tmp_path: Path) -> None:
+    vault = Vault.open(Vault.init(tmp_path / "v").root, embedding_model="none")
+    vault.ingest(type="decision", title="Auth tokens", tags=["auth"], identity=AGENT)
+    vault.ingest(
+        type="decision",
+        title="Pool size",
+        meta={"page_index_path": "infra/db/pool"},
+        identity=AGENT,
+    )
+    tree = vault.category_tree()
+    assert tree["decision"] == 1 and tree["decision/auth"] == 1
+    assert tree["infra"] == 1 and tree["infra/db/pool"] == 1
+    hits = vault.recall("database pool size", backend="page_index").hits
+    assert hits and hits[0].title == "Pool size"
+
+
+def test_compaction_keeps_answers(demo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from clawql_git.index import store
+
+    monkeypatch.setattr(store, "OPTIMIZE_EVERY", 3)
+    vault, _ = counting_vault(demo)
+    vault.update_index()
+    for n in range(4):
+        vault.ingest(type="context", title=f"Compaction note {n}", body=f"note {n}", identity=AGENT)
+        vault.update_index()
+    assert vault.index_status()["stamp"]["writes"] == 1  # optimized after the third write
+    assert "compaction-note-3" in vault.recall("compaction note 3", limit=1).hits[0].path
+
+
+def test_light_commands_never_import_lancedb(demo: Path) -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\nfrom clawql_git.cli import main\n"
+        "sys.argv = ['clawql', *sys.argv[1:]]\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "print('LANCEDB' if 'lancedb' in sys.modules else 'NO-LANCEDB')\n"
+    )
+    for args in (
+        ["--help"],
+        ["memory", "--vault", str(demo), "log", "--limit", "2"],
+        [
+            "memory",
+            "--vault",
+            str(demo),
+            "ingest",
+            "--type",
+            "context",
+            "--title",
+            "Light",
+            "--body",
+            "x",
+        ],
+    ):
+        out = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True)
+        assert out.stdout.strip().splitlines()[-1] == "NO-LANCEDB", (args, out.stderr)
