@@ -134,7 +134,9 @@ def _behind(store: GitStore, head: pygit2.Commit, sha: str) -> int | None:
 
 def _note(report: BuildReport) -> str:
     if report.mode == "rebuild":
-        return f"index rebuilt ({report.reason}): {report.entries} entries, {report.seconds:.1f}s"
+        return (
+            f"index rebuilt ({report.reason}): {report.entries} entries in {report.seconds:.1f}s"
+        )
     if report.mode == "update":
         return f"index caught up: {report.changed} changed entries"
     return ""

@@ -431,7 +431,7 @@ class _Counter:
 
 def _why_rebuild(stamp: Stamp | None, embedder_id: str) -> str:
     if stamp is None:
-        return "no index yet (or it was deleted)"
+        return "there was no index: first use, or it was deleted"
     if stamp.stale:
         return "the last update failed"
     if stamp.schema != SCHEMA_VERSION:
