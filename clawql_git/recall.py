@@ -161,6 +161,7 @@ class RecallResult:
     cache_hit: bool = False
     index_note: str = ""
     candidates: int = 0
+    audit_ref: str = ""
 
     def to_record(self) -> dict[str, Any]:
         return {

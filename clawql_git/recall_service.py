@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import pygit2
 
+from clawql_git.audit import AuditChain, ReadHit
 from clawql_git.errors import NotFound, StorageError
 from clawql_git.gitstore import GitStore
 from clawql_git.index.store import BuildReport, Progress, SearchIndex
@@ -23,6 +24,16 @@ if TYPE_CHECKING:
     from clawql_git.index.embedders import Embedder
 
 CACHE_THRESHOLD = 0.92
+
+
+@dataclass(frozen=True)
+class Reader:
+    """Who recalls: recorded with every recall on the audit chain."""
+
+    agent_id: str = ""
+    session_id: str = ""
+    correlation_id: str = ""
+    record: bool = True
 
 
 def resolve_at(store: GitStore, at: str) -> pygit2.Commit:
@@ -80,8 +91,53 @@ class RecallService:
             self._at[sha] = SearchIndex(self.store, self.embedder, root)
         return self._at[sha], commit, self._at[sha].ensure(commit)
 
-    def recall(self, q: RecallQuery, at: str | None = None) -> RecallResult:
-        """Answer a query, from the cache when HEAD has not moved since the same question."""
+    def recall(
+        self, q: RecallQuery, at: str | None = None, reader: Reader | None = None
+    ) -> RecallResult:
+        """Answer a query (from the cache when HEAD has not moved since the same question) and
+        record what was read on the audit chain."""
+        result, index, commit = self._answer(q, at)
+        if reader is not None and reader.record:
+            self._record(result, index, commit, q, reader)
+        return result
+
+    def _record(
+        self,
+        result: RecallResult,
+        index: SearchIndex,
+        commit: pygit2.Commit,
+        q: RecallQuery,
+        reader: Reader,
+    ) -> None:
+        entries = index.loaded().entries
+        hits = [
+            ReadHit(
+                h.path,
+                str(entries.get(h.path, {}).get("blob", "")),
+                str(entries.get(h.path, {}).get("pii", "")),
+            )
+            for h in result.hits
+        ]
+        event = "MEMORY_CACHE_HIT" if result.cache_hit else "MEMORY_RECALL"
+        extra = [
+            ("Cache-Hit", str(result.cache_hit).lower()),
+            ("Allow-PII", str(q.allow_pii).lower()),
+        ]
+        sha = AuditChain(self.store).record(
+            event,
+            commit,
+            reader.agent_id,
+            reader.session_id,
+            reader.correlation_id,
+            q.text,
+            hits,
+            extra,
+        )
+        result.audit_ref = f"git:{sha}"
+
+    def _answer(
+        self, q: RecallQuery, at: str | None
+    ) -> tuple[RecallResult, SearchIndex, pygit2.Commit]:
         index, commit, report = self.index_for(at)
         sha = str(commit.id)
         cache = _RecallCache(self.store.state_dir / "recall-cache.sqlite")
@@ -91,11 +147,11 @@ class RecallService:
             cached = cache.get(sha, params, q, qvec, self.cache_threshold) if q.use_cache else None
             if cached is not None:
                 cached.index_note = _note(report)
-                return cached
+                return cached, index, commit
             result = Recaller(index).recall(q, sha, qvec)
             result.index_note = _note(report)
             cache.put(sha, params, q, qvec, result)
-            return result
+            return result, index, commit
         finally:
             cache.close()
 
@@ -134,9 +190,7 @@ def _behind(store: GitStore, head: pygit2.Commit, sha: str) -> int | None:
 
 def _note(report: BuildReport) -> str:
     if report.mode == "rebuild":
-        return (
-            f"index rebuilt ({report.reason}): {report.entries} entries in {report.seconds:.1f}s"
-        )
+        return f"index rebuilt ({report.reason}): {report.entries} entries in {report.seconds:.1f}s"
     if report.mode == "update":
         return f"index caught up: {report.changed} changed entries"
     return ""

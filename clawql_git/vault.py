@@ -40,11 +40,13 @@ from clawql_git.history import NONE, LogFilter, LogRecord, Version, engine_log, 
 from clawql_git.history import versions as path_versions
 
 if TYPE_CHECKING:
+    from clawql_git.audit import AuditEvent, ReadAnswer
     from clawql_git.index.embedders import Embedder
     from clawql_git.index.store import BuildReport
     from clawql_git.links import LinkGraph
     from clawql_git.recall import RecallResult
     from clawql_git.recall_service import RecallService
+    from clawql_git.verify import VerifyReport
 
 GITATTRIBUTES = """\
 # Generated catalogs are merged by regenerating them (clawql-git).
@@ -544,11 +546,24 @@ class Vault:
             self._recall = RecallService(self.store, embedder, self.settings.memory_cache_threshold)
         return self._recall
 
-    def recall(self, text: str, *, at: str | None = None, **options: Any) -> RecallResult:
-        """Recall entries for a query (see ``RecallQuery`` for the options)."""
+    def recall(
+        self,
+        text: str,
+        *,
+        at: str | None = None,
+        identity: Identity | None = None,
+        **options: Any,
+    ) -> RecallResult:
+        """Recall entries for a query (see ``RecallQuery`` for the options); the recall is
+        recorded on the audit chain with who asked (unless ``record_recalls`` is off)."""
         from clawql_git.recall import RecallQuery
+        from clawql_git.recall_service import Reader
 
-        return self.recall_service().recall(RecallQuery(text, **options), at)
+        ident = self._identity(identity)
+        reader = Reader(
+            ident.agent_id, ident.session_id, ident.correlation_id, self.settings.record_recalls
+        )
+        return self.recall_service().recall(RecallQuery(text, **options), at, reader)
 
     def rebuild_index(self, at: str | None = None, progress: Progress | None = None) -> BuildReport:
         """Rebuild the derived index from the tree of ``at`` (default HEAD)."""
@@ -575,6 +590,33 @@ class Vault:
         now = datetime.now(UTC)
         log = self.log(LogFilter(since=now - timedelta(days=days)))
         return recent_summary(self.entries(), log, days, project, now)
+
+    # ------------------------------------------------------------ audit
+
+    def audit_events(self) -> list[AuditEvent]:
+        """Every event on the audit chain (recalls, cache hits, syncs), newest first."""
+        from clawql_git.audit import AuditChain
+
+        return list(AuditChain(self.store).events())
+
+    def audit_reads(
+        self,
+        path: str | None = None,
+        pii: str | None = None,
+        session: str | None = None,
+        agent: str | None = None,
+    ) -> ReadAnswer:
+        """Negative proof: which recalls returned ``path`` (or any ``pii``-classified entry),
+        over the whole audit chain; says plainly when none did."""
+        from clawql_git.audit import AuditChain, ReadQuery, reads
+
+        return reads(AuditChain(self.store), ReadQuery(path, pii, session, agent))
+
+    def verify(self) -> VerifyReport:
+        """Check fsck, linear histories, trailers against changes, and checkpoints."""
+        from clawql_git.verify import verify_vault
+
+        return verify_vault(self.store)
 
     # ------------------------------------------------------------ catalogs
 

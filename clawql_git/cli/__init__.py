@@ -29,7 +29,7 @@ def cli() -> None:
 
 
 def _register() -> None:
-    from clawql_git.cli import recall  # noqa: F401 - registers recall, index, tree, recent
+    from clawql_git.cli import audit, recall  # noqa: F401 - register their commands
     from clawql_git.cli.hooks import hooks
     from clawql_git.cli.memory import memory
 

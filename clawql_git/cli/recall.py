@@ -30,6 +30,9 @@ from clawql_git.cli.output import emit_json, progress
 )
 @click.option("--allow-pii", is_flag=True, help="Include PHI-classified entries.")
 @click.option("--no-cache", is_flag=True, help="Do not answer from the recall cache.")
+@click.option("--reader", envvar="CLAWQL_AGENT_ID", help="Who recalls (audit); $CLAWQL_AGENT_ID.")
+@click.option("--session", envvar="CLAWQL_SESSION_ID", help="Session id (audit).")
+@click.option("--correlation", help="Correlation id (audit).")
 @json_option
 @click.pass_context
 def recall(
@@ -48,12 +51,21 @@ def recall(
     backend: str,
     allow_pii: bool,
     no_cache: bool,
+    reader: str | None,
+    session: str | None,
+    correlation: str | None,
     as_json: bool,
 ) -> None:
     """Recall the entries that answer QUERY, within a token budget."""
+    from clawql_git.vault import Identity
+
     vault = _vault(ctx)
+    who = Identity(
+        agent_id=reader or "", session_id=session or "", correlation_id=correlation or ""
+    )
     result = vault.recall(
         query,
+        identity=who,
         at=as_of,
         limit=limit,
         max_tokens=max_tokens,

@@ -24,6 +24,7 @@ TREE = pygit2.enums.FileMode.TREE
 # A change maps a path to new bytes, or to None for a deletion.
 Change = Mapping[str, bytes | None]
 ENGINE_EMAIL_DOMAIN = "agents.clawql"
+CHECKPOINTS = "checkpoints"  # under $GIT_DIR/clawql: "<ref> <sha>" after every engine commit
 
 
 @dataclass(frozen=True)
@@ -170,7 +171,7 @@ class GitStore:
         if (current.id if current else None) != (parent.id if parent else None):
             raise ConcurrentUpdate(f"{ref} moved while the commit was being prepared")
         self._clear_ref_lock(ref)
-        marker = self.state_dir / "ref-update"
+        marker = self._ref_marker(ref)
         try:
             oid = self.repo.create_commit(None, author, committer, message, tree, parents)
             _atomic_write(marker, ref.encode(), False)
@@ -178,12 +179,21 @@ class GitStore:
             marker.unlink(missing_ok=True)
         except (pygit2.GitError, OSError) as exc:
             raise StorageError(f"cannot write commit on {ref}: {exc}") from exc
+        self._checkpoint(ref, str(oid))
         return str(oid)
+
+    def _checkpoint(self, ref: str, sha: str) -> None:
+        """Remember that ``ref`` pointed at ``sha``: verify proves it still contains it."""
+        with open(self.state_dir / CHECKPOINTS, "a", encoding="ascii") as handle:
+            handle.write(f"{ref} {sha}\n")
+
+    def _ref_marker(self, ref: str) -> Path:
+        return self.state_dir / f"ref-update-{ref.replace('/', '-')}"
 
     def _clear_ref_lock(self, ref: str) -> None:
         """A ref lock left by a killed engine process is removed; one held by git is waited for."""
         lock = self.gitdir / f"{ref}.lock"
-        marker = self.state_dir / "ref-update"
+        marker = self._ref_marker(ref)
         if lock.exists() and owned_lock(lock, marker):
             lock.unlink(missing_ok=True)
         deadline = time.monotonic() + 5.0

@@ -10,6 +10,7 @@ to anything the `__init__` defines runs it for real, so nothing changes for code
 from __future__ import annotations
 
 import importlib.util
+import os
 import sys
 from types import ModuleType
 from typing import Any
@@ -36,8 +37,11 @@ def _defer_namespace_client() -> None:
 
 
 def import_lancedb() -> ModuleType:
-    """The lancedb module, imported the fast way."""
+    """The lancedb module, imported the fast way, with Lance's Rust logs kept to errors
+    (its warnings about future defaults are not for our users)."""
     if "lancedb" not in sys.modules:
+        os.environ.setdefault("LANCE_LOG", "error")
+        os.environ.setdefault("LANCEDB_LOG", "error")
         _defer_namespace_client()
     import lancedb
 

@@ -1,0 +1,138 @@
+"""``clawql memory audit`` and ``clawql memory verify``: the audit trail and its proofs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from clawql_git.cli.memory import _vault, json_option, memory, parse_when
+from clawql_git.cli.output import emit_json
+from clawql_git.errors import CheckFailed
+
+
+@memory.group(invoke_without_command=True)
+@click.option("--agent", help="Only this agent.")
+@click.option("--type", "entry_type", help="Only entries of this type.")
+@click.option("--event", help="Only this event (MEMORY_INGEST, MEMORY_RECALL, ...).")
+@click.option("--session", help="Only this session.")
+@click.option("--correlation", help="Only this correlation id.")
+@click.option("--path", help="Only events naming this entry path.")
+@click.option("--since", help="Not before: 90d, 12h, a date or a timestamp.")
+@click.option("--until", help="Not after: a date or a timestamp.")
+@json_option
+@click.pass_context
+def audit(
+    ctx: click.Context,
+    agent: str | None,
+    entry_type: str | None,
+    event: str | None,
+    session: str | None,
+    correlation: str | None,
+    path: str | None,
+    since: str | None,
+    until: str | None,
+    as_json: bool,
+) -> None:
+    """The audit trail: engine commits on main and events on refs/clawql/audit.
+
+    Example: every decision agent X created in the last 90 days:
+    `clawql memory audit --agent X --type decision --event MEMORY_INGEST --since 90d`.
+    """
+    if ctx.invoked_subcommand is not None:
+        return
+    from clawql_git.history import LogFilter
+
+    vault = _vault(ctx)
+    lo, hi = parse_when(since), parse_when(until)
+    flt = LogFilter(agent, entry_type, event, session, correlation, path, lo, hi)
+    records: list[dict[str, Any]] = [{"chain": "main", **r.to_record()} for r in vault.log(flt)]
+    if entry_type is None:
+        for ev in vault.audit_events():
+            if _audit_matches(ev, agent, event, session, correlation, path, lo, hi):
+                records.append({"chain": "audit", **ev.to_record()})
+    records.sort(key=lambda r: r["time"], reverse=True)
+    if as_json:
+        emit_json(records)
+        return
+    for r in records:
+        ref = r.get("worm_ref") or r.get("audit_ref")
+        what = ", ".join(r.get("paths") or [h["path"] for h in r.get("hits", [])]) or "-"
+        click.echo(f"{r['time']}  {r['event']:<18} {r['agent_id'] or '-':<14} {ref}  {what}")
+    click.echo(f"{len(records)} event(s)")
+
+
+def _audit_matches(
+    ev: Any,
+    agent: str | None,
+    event: str | None,
+    session: str | None,
+    correlation: str | None,
+    path: str | None,
+    lo: Any,
+    hi: Any,
+) -> bool:
+    checks = (
+        agent is None or ev.agent == agent,
+        event is None or ev.event == event,
+        session is None or ev.session == session,
+        correlation is None or ev.correlation == correlation,
+        path is None or any(h.path == path for h in ev.hits),
+        lo is None or ev.when >= lo,
+        hi is None or ev.when <= hi,
+    )
+    return all(checks)
+
+
+@audit.command()
+@click.option("--path", help="Which recalls returned this entry?")
+@click.option("--pii", help="Which recalls returned an entry of this PII class (e.g. PHI)?")
+@click.option("--session", help="Only recalls of this session.")
+@click.option("--agent", help="Only recalls by this agent.")
+@json_option
+@click.pass_context
+def reads(
+    ctx: click.Context,
+    path: str | None,
+    pii: str | None,
+    session: str | None,
+    agent: str | None,
+    as_json: bool,
+) -> None:
+    """Negative proof over the whole audit chain: which recalls returned an entry."""
+    answer = _vault(ctx).audit_reads(path, pii, session, agent)
+    if as_json:
+        emit_json(
+            {
+                "statement": answer.statement(),
+                "events_scanned": answer.events_scanned,
+                "chain_tip": answer.chain_tip,
+                "matches": [m.to_record() for m in answer.matches],
+            }
+        )
+        return
+    click.echo(answer.statement())
+    for m in answer.matches:
+        click.echo(
+            f"  git:{m.sha}  {m.when:%Y-%m-%d %H:%M:%SZ}  {m.agent or '-'}  "
+            f"session {m.session or '-'}  {m.query!r}"
+        )
+
+
+@memory.command()
+@json_option
+@click.pass_context
+def verify(ctx: click.Context, as_json: bool) -> None:
+    """Prove nothing was rewritten: fsck, linear histories, trailers against changes,
+    checkpoints still ancestors. Reports tampering; never repairs it."""
+    report = _vault(ctx).verify()
+    if as_json:
+        emit_json(report.to_record())
+    else:
+        for check in report.checks:
+            click.echo(f"ok: {check}")
+        for problem in report.problems:
+            click.echo(f"TAMPERING: {problem}")
+        click.echo("verified" if report.ok else f"{len(report.problems)} problem(s) found")
+    if not report.ok:
+        raise CheckFailed(f"verify found {len(report.problems)} problem(s)")
