@@ -27,6 +27,7 @@ class Settings:
     embedding_model: str = ""  # "" = the packaged MiniLM when installed; "none" turns vectors off
     memory_cache_threshold: float = 0.92
     record_recalls: bool = True  # MEMORY_RECALL events on refs/clawql/audit
+    signing_key: str = ""  # SSH private key for signed engine commits (--sign)
 
     def with_overrides(self, values: Mapping[str, Any]) -> Settings:
         """Return a copy with the known, non-None keys of ``values`` applied (type-checked)."""

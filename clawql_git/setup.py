@@ -102,7 +102,7 @@ def create_vault(
     drafts, raw = _adoption(settings, path, existing, default_type) if adopt else ([], {})
     path.mkdir(parents=True, exist_ok=True)
     store = GitStore.open(path) if (path / ".git").exists() else GitStore.init(path)
-    vault = cls(store, resolve_settings(path, flags), bool(flags.get("eager_index")))
+    vault = cls(store, resolve_settings(path, flags), bool(flags.get("eager_index", True)))
     _first_commit(vault, drafts, raw, ident)
     install_hooks(store)
     vault.close()  # the git index follows the first commit, so `git status` starts clean

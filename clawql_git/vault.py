@@ -137,7 +137,7 @@ class _Pending:
 class Vault:
     """A memory vault: a Git repository of Markdown entries."""
 
-    def __init__(self, store: GitStore, settings: Settings, eager_index: bool = False) -> None:
+    def __init__(self, store: GitStore, settings: Settings, eager_index: bool = True) -> None:
         self.store = store
         self.settings = settings
         self.root = store.workdir
@@ -156,7 +156,7 @@ class Vault:
             raise NotAVault(f"{root} is not a clawql vault (run `clawql memory init {root}`)")
         embedder = flags.pop("embedder", None)
         settings = resolve_settings(root, flags)
-        eager = bool(flags.pop("eager_index", False))
+        eager = bool(flags.pop("eager_index", True))
         vault = cls(GitStore.open(root, settings.fsync), settings, eager)
         vault._embedder = embedder
         return vault
@@ -591,6 +591,20 @@ class Vault:
         log = self.log(LogFilter(since=now - timedelta(days=days)))
         return recent_summary(self.entries(), log, days, project, now)
 
+    def enable_signing(self, key: str | None = None) -> Path:
+        """Sign every engine commit from now on with an SSH key (``key``, else the
+        ``signing_key`` setting, else git's ``user.signingkey``)."""
+        chosen = key or self.settings.signing_key or _git_config(self.store, "user.signingkey")
+        if not chosen:
+            raise InvalidInput(
+                "no signing key: pass one, set CLAWQL_SIGNING_KEY or `git config user.signingkey`"
+            )
+        path = Path(chosen).expanduser()
+        if not path.is_file():
+            raise InvalidInput(f"signing key {path} does not exist")
+        self.store.signing_key = path
+        return path
+
     # ------------------------------------------------------------ audit
 
     def audit_events(self) -> list[AuditEvent]:
@@ -648,6 +662,13 @@ class Vault:
 
 
 INDEX_PATH = catalog.INDEX
+
+
+def _git_config(store: GitStore, key: str) -> str:
+    try:
+        return str(store.repo.config[key])
+    except KeyError:
+        return ""
 
 
 def _checked(identity: Identity | None) -> Identity:

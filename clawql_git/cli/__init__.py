@@ -32,8 +32,10 @@ def _register() -> None:
     from clawql_git.cli import audit, recall  # noqa: F401 - register their commands
     from clawql_git.cli.hooks import hooks
     from clawql_git.cli.memory import memory
+    from clawql_git.cli.remote import remote
 
     cli.add_command(memory)
+    cli.add_command(remote)
     cli.add_command(hooks)
 
 

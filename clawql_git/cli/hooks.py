@@ -9,9 +9,18 @@ import click
 @click.argument("event")
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 def hooks(event: str, args: tuple[str, ...]) -> None:
-    """Bring derived state up to date after a git EVENT (post-commit, post-checkout, ...)."""
+    """Bring derived state up to date after a git EVENT (post-commit, post-checkout, ...);
+    on a protected remote, pre-receive refuses invalid pushes."""
+    import sys
+    from pathlib import Path
+
     from clawql_git.errors import ClawqlError
     from clawql_git.vault import Vault
+
+    if event == "pre-receive":
+        from clawql_git.protect import run_pre_receive
+
+        sys.exit(run_pre_receive(Path.cwd(), sys.stdin))
 
     try:
         Vault.open().after_git_event(event)

@@ -170,6 +170,7 @@ def _file_text(path: Path) -> str:
 @click.option("--body-file", help="Read the body from a file ('-' for stdin).")
 @click.option("--path", "entry_path", help="Explicit vault-relative path (default: derived).")
 @click.option("--append", is_flag=True, help="Same title: append a dated section instead.")
+@click.option("--sign", is_flag=True, help="Sign the commit with your SSH signing key.")
 @identity_options
 @json_option
 @click.pass_context
@@ -186,6 +187,7 @@ def ingest(
     body_file: str | None,
     entry_path: str | None,
     append: bool,
+    sign: bool,
     as_json: bool,
     **kw: Any,
 ) -> None:
@@ -195,6 +197,8 @@ def ingest(
     """
     ident = _identity(kw)
     vault = _vault(ctx)
+    if sign:
+        vault.enable_signing()
     text = _read_body(body, body_file)
     if file is not None and (entry_type is None or title is None or text is not None):
         doc = _stdin_text() if file == "-" else _file_text(Path(file))
