@@ -141,7 +141,8 @@ class RecallService:
         index, commit, report = self.index_for(at)
         sha = str(commit.id)
         cache = _RecallCache(self.store.state_dir / "recall-cache.sqlite")
-        qvec = self.embedder.embed_query(q.text) if self.embedder is not None else None
+        wants_vector = q.backend in ("auto", "hybrid", "vector")
+        qvec = self.embedder.embed_query(q.text) if self.embedder and wants_vector else None
         try:
             params = f"{index.embedder_id}|{q.cache_key()}"
             cached = cache.get(sha, params, q, qvec, self.cache_threshold) if q.use_cache else None

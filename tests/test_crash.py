@@ -298,7 +298,7 @@ KILL_POINTS = {
     "after-ref-update": ("return:GitStore.commit", 1, True, False, True),
     "work-tree-file-before-rename": ("c_call:module.replace", 1, True, True, True),
     "after-work-tree-sync-before-marks": ("call:CheckoutSync.write_marks", 2, False, False, True),
-    "after-index-write-before-marks": ("call:CheckoutSync.write_marks", 4, True, False, True),
+    "after-index-write-before-marks": ("call:CheckoutSync.write_marks", 2, True, False, True),
     "before-git-index-write": ("call:Index.write", 1, True, False, True),
     "after-ref-update-lazy-index": ("return:GitStore.commit", 1, False, False, True),
 }

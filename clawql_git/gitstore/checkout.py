@@ -51,25 +51,41 @@ class CheckoutSync:
         head = self.store.head_commit()
         if head is None:
             return
-        shutil.rmtree(self.tmp, ignore_errors=True)  # temporaries of killed writers
+        self._clear_temporaries()
         marks = self.read_marks()
         sha = str(head.id)
+        parts: list[tuple[str, _Syncer]] = []
         if marks.get("worktree", sha) != sha:
-            self._sync_part(marks, "worktree", head, self._sync_files)
+            parts.append(("worktree", self._sync_files))
         if update_index and marks.get("index", sha) != sha and self._index_unlocked(marks):
-            self._sync_part(marks, "index", head, self._sync_index)
+            parts.append(("index", self._sync_index))
+        if not parts:
+            return
+        befores = {
+            p: (self.store.tree_of(marks.get(p)), self.store.tree_of(marks.get(f"{p}_pending")))
+            for p, _ in parts
+        }
+        for part, _ in parts:
+            marks[f"{part}_pending"] = sha
+        self.write_marks(marks)  # one write says what is under way ...
+        for part, fn in parts:
+            old, earlier = befores[part]
+            fn(old, head.tree, earlier)
+            marks[part] = sha
+            del marks[f"{part}_pending"]
+        self.write_marks(marks)  # ... and one says it is done
 
-    def _sync_part(
-        self, marks: dict[str, str], part: str, head: pygit2.Commit, fn: _Syncer
-    ) -> None:
-        old = self.store.tree_of(marks.get(part))
-        earlier = self.store.tree_of(marks.get(f"{part}_pending"))
-        marks[f"{part}_pending"] = str(head.id)
-        self.write_marks(marks)
-        fn(old, head.tree, earlier)
-        marks[part] = str(head.id)
-        del marks[f"{part}_pending"]
-        self.write_marks(marks)
+    def _clear_temporaries(self) -> None:
+        """Temporaries left by writers killed mid-write (we hold the writer lock)."""
+        try:
+            leftovers = list(self.tmp.iterdir())
+        except FileNotFoundError:
+            return
+        for path in leftovers:
+            if path.is_dir():
+                shutil.rmtree(path, ignore_errors=True)
+            else:
+                path.unlink(missing_ok=True)
 
     def _ours(self, tree: pygit2.Tree | None, path: str, *ids: str | None) -> set[str | None]:
         accepted = set(ids)
