@@ -344,15 +344,18 @@ def _side(times: list[float], loose: tuple[int, int], samples: int) -> dict[str,
     }
 
 
-def run(sizes: list[int], samples: int, profile: bool) -> dict[str, Any]:
+def run(sizes: list[int], samples: int, profile: bool, eager: bool = True) -> dict[str, Any]:
     """Build every vault and mirror, measure them, and return the report."""
     docs = load_corpus(CORPUS)
     months = history_months(datetime.now(UTC), HISTORY_MONTHS)
     env = git_env()
     with tempfile.TemporaryDirectory(prefix="clawql-bench-") as tmp:
         targets, build = _build_all(Path(tmp), sizes, docs, months, env)
+        for target in targets:
+            target.vault.eager_index = eager
         measure(targets, docs, samples, env)
         report = _report(targets, samples, build, len(docs))
+        report["config"]["git_index"] = "eager" if eager else "deferred"
         if profile:
             profile_ingests(targets[-1], docs, samples)
         for target in targets:
@@ -441,6 +444,8 @@ def render(report: dict[str, Any]) -> str:
         f" interleaved, medians; {cfg['git']}, pygit2 {cfg['pygit2']} (libgit2 "
         f"{cfg['libgit2']}), Python {cfg['python']}, {cfg['cpus']} cpus",
         f"git baseline writes: {cfg['baseline_files']}; `git add <files>` + `git commit -q`",
+        f"our git index: {cfg.get('git_index', 'eager')} (eager: rewritten with every ingest, "
+        "like git's; deferred: bulk mode, brought up to date at close)",
         "",
         head,
         "-" * len(head),
@@ -489,6 +494,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--samples", type=int, default=200, help="measured ingests per size")
     parser.add_argument("--json", action="store_true", help="print a JSON object")
     parser.add_argument(
+        "--git-index",
+        choices=("eager", "deferred"),
+        default="eager",
+        help="eager (the default: git index rewritten with every ingest) or deferred "
+        "(bulk mode, Vault.open(eager_index=False): index brought up to date at close)",
+    )
+    parser.add_argument(
         "--profile",
         action="store_true",
         help="also cProfile --samples ingests at the largest size (to stderr)",
@@ -502,7 +514,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    report = run(args.sizes, args.samples, args.profile)
+    report = run(args.sizes, args.samples, args.profile, args.git_index == "eager")
     print(json.dumps(report, indent=2) if args.json else render(report))
     return 0
 
