@@ -252,3 +252,27 @@ def test_nothing_is_repaired(demo: Path) -> None:
     tampered(demo)
     tampered(demo)
     assert git(demo, "rev-parse", "HEAD").stdout == before
+
+
+def test_flywheel_export(demo: Path, tmp_path: Path) -> None:
+    vault = Vault.open(demo)
+    ok = vault.ingest(
+        type="task_result",
+        title="Retry fixed the flake",
+        body="Worked.",
+        identity=Identity(agent_id="a", verdict="passed"),
+    )
+    vault.recall("retry flake", identity=READER)
+    vault.recall("retry flake", identity=READER)  # a cache hit
+    out = tmp_path / "fly.jsonl"
+    code, text = run(demo, "export", "--flywheel", "-o", str(out))
+    assert code == 0, text
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    recalls = [r for r in records if r["kind"] == "recall"]
+    assert len(recalls) == 2 and recalls[1]["cache_hit"] and recalls[0]["query"] == "retry flake"
+    assert any(h["path"] == ok.path and h["verdict"] == "passed" for h in recalls[0]["recalled"])
+    entries = [r for r in records if r["kind"] == "entry"]
+    assert [e["path"] for e in entries] == [ok.path] and entries[0]["worm_ref"] == ok.worm_ref
+    code, text = run(demo, "export", "--flywheel", "--exclude-cache-hits")
+    lines = [json.loads(x) for x in text.splitlines() if x.startswith("{")]
+    assert sum(1 for r in lines if r["kind"] == "recall") == 1

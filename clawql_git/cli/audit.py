@@ -136,3 +136,33 @@ def verify(ctx: click.Context, as_json: bool) -> None:
         click.echo("verified" if report.ok else f"{len(report.problems)} problem(s) found")
     if not report.ok:
         raise CheckFailed(f"verify found {len(report.problems)} problem(s)")
+
+
+@memory.command("export")
+@click.option("--flywheel", is_flag=True, required=True, help="Training records (JSONL).")
+@click.option("--exclude-cache-hits", is_flag=True, help="Leave out recalls from the cache.")
+@click.option("--since", help="Only recalls not older than: 90d, a date or a timestamp.")
+@click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write to a file.")
+@click.pass_context
+def export(
+    ctx: click.Context,
+    flywheel: bool,
+    exclude_cache_hits: bool,
+    since: str | None,
+    output: str | None,
+) -> None:
+    """Export JSONL training records: each recall (query, entries recalled, their verdicts)
+    from the audit chain, then the entries whose verdict is `passed`."""
+    from clawql_git.flywheel import export_lines
+
+    lines = export_lines(_vault(ctx), parse_when(since), exclude_cache_hits)
+    if output is None:
+        for line in lines:
+            click.echo(line)
+        return
+    count = 0
+    with open(output, "w", encoding="utf-8") as handle:
+        for line in lines:
+            handle.write(line + "\n")
+            count += 1
+    click.echo(f"wrote {count} records to {output}", err=True)
