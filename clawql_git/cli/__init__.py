@@ -31,10 +31,12 @@ def cli() -> None:
 def _register() -> None:
     from clawql_git.cli import audit, recall  # noqa: F401 - register their commands
     from clawql_git.cli.hooks import hooks
+    from clawql_git.cli.mcp import mcp
     from clawql_git.cli.memory import memory
     from clawql_git.cli.remote import remote
 
     cli.add_command(memory)
+    cli.add_command(mcp)
     cli.add_command(remote)
     cli.add_command(hooks)
 
