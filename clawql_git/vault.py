@@ -525,6 +525,9 @@ class Vault:
             self.store.mark_synced()
         if self.store.head_commit() is None:
             return None
+        if event == "post-merge" and self.catalog_drift():
+            # Catalogs merged by the driver keep one side; regenerate them from the merged tree.
+            self.catalog_fix(Identity(agent_id="clawql-merge"))
         service = self.recall_service()
         try:
             return service.ensure()

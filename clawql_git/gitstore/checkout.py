@@ -54,6 +54,11 @@ class CheckoutSync:
         self._clear_temporaries()
         marks = self.read_marks()
         sha = str(head.id)
+        if "worktree" not in marks:
+            # First engine write in this checkout (a fresh clone): git's checkout is the baseline.
+            marks.setdefault("index", sha)
+            self.write_marks({**marks, "worktree": sha})
+            return
         parts: list[tuple[str, _Syncer]] = []
         if marks.get("worktree", sha) != sha:
             parts.append(("worktree", self._sync_files))
@@ -137,6 +142,8 @@ class CheckoutSync:
             if new_id is None:
                 if staged is not None:
                     index.remove(path)
+            elif _file_blob_id(self.store.workdir / path) == new_id:
+                index.add(path)  # from the work tree, with its stat data: git trusts it as is
             else:
                 index.add(pygit2.IndexEntry(path, pygit2.Oid(hex=new_id), BLOB))
         index.write()
