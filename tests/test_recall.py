@@ -306,3 +306,32 @@ def test_light_commands_never_import_lancedb(demo: Path) -> None:
     ):
         out = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True)
         assert out.stdout.strip().splitlines()[-1] == "NO-LANCEDB", (args, out.stderr)
+
+
+def test_index_has_its_tables_and_a_failed_update_marks_it_stale(
+    demo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from clawql_git.errors import StorageError
+    from clawql_git.index.lance import import_lancedb
+    from clawql_git.index.store import SearchIndex
+
+    vault, _ = counting_vault(demo)
+    vault.update_index()
+    db = import_lancedb().connect(str(demo / ".git" / "clawql" / "index"))
+    assert {"entries", "chunks", "links", "categories"} <= set(db.list_tables().tables)
+    cats = {r["path"]: r["entries"] for r in db.open_table("categories").to_arrow().to_pylist()}
+    assert cats["decision"] >= 3
+    vault.ingest(type="context", title="Will fail to index", identity=AGENT)
+
+    def broken(*args: object) -> int:
+        raise StorageError("disk on fire")
+
+    monkeypatch.setattr(SearchIndex, "_apply", broken)
+    with pytest.raises(StorageError):
+        vault.update_index()
+    assert vault.index_status()["stamp"]["stale"] is True
+    monkeypatch.undo()
+    vault2, _ = counting_vault(demo)
+    result = vault2.recall("will fail to index", limit=3)
+    assert "the last update failed" in result.index_note
+    assert "will-fail-to-index" in result.hits[0].path

@@ -7,7 +7,7 @@ import json
 import os
 import shutil
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -251,6 +251,7 @@ class SearchIndex:
             db.create_table("entries", entries, mode="overwrite")
             db.create_table("chunks", self._chunks_table(chunk_rows, vectors), mode="overwrite")
             db.create_table("links", _links_table([link for r in records for link in _links(r)]))
+            db.create_table("categories", _categories_table(r.page_index_path for r in records))
             fts = FTS(stem=True, remove_stop_words=True, language="English")
             db.open_table("chunks").create_index("text", config=fts, replace=True)
             db.open_table("entries").create_index("catalog", config=fts, replace=True)
@@ -328,7 +329,14 @@ class SearchIndex:
                 links = [link for r in records for link in _links(r)]
                 if links:
                     db.open_table("links").add(_links_table(links))
+            self._refresh_categories(db)
         return embedded
+
+    def _refresh_categories(self, db: Any) -> None:
+        """The categories table is small: rewrite it from the entries' page_index_path."""
+        rows = db.open_table("entries").search().select(["page_index_path"]).limit(None)
+        paths = [r["page_index_path"] for r in rows.to_arrow().to_pylist()]
+        db.create_table("categories", _categories_table(paths), mode="overwrite")
 
     def _optimize(self) -> None:
         with lance_errors("optimize"):
@@ -538,6 +546,21 @@ def _empty_entries() -> Any:
 
 def _empty_chunks() -> Any:
     return _chunk_schema().empty_table()
+
+
+def _categories_table(paths: Iterable[str]) -> Any:
+    """category path -> number of entries under it, every level of the tree."""
+    import pyarrow as pa
+
+    counts: dict[str, int] = {}
+    for path in paths:
+        parts = [p for p in path.split("/") if p]
+        for depth in range(1, len(parts) + 1):
+            node = "/".join(parts[:depth])
+            counts[node] = counts.get(node, 0) + 1
+    rows = [{"path": k, "depth": k.count("/") + 1, "entries": v} for k, v in sorted(counts.items())]
+    schema = pa.schema([("path", pa.string()), ("depth", pa.int64()), ("entries", pa.int64())])
+    return pa.Table.from_pylist(rows, schema=schema)
 
 
 def _links_table(rows: list[dict[str, Any]]) -> Any:
