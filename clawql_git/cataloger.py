@@ -188,7 +188,7 @@ class Cataloger:
         return {p: t.encode() for p, t in plan.texts.items() if t is not None}
 
     def _history_events(self, commit: pygit2.Commit) -> list[LogEvent]:
-        commits = list(self.store.walk(commit))
+        commits = list(self.store.walk(commit, first_parent=False))  # merged branches too
         events: list[LogEvent] = []
         for c in reversed(commits):
             trailers = parse_trailers(c.message).as_dict()

@@ -66,8 +66,9 @@ def draft_from_fields(
     tags: list[str],
     meta: Mapping[str, Any],
     ident: Identity,
+    path: str | None = None,
 ) -> Draft:
-    """A draft from CLI flags or keyword arguments."""
+    """A draft from CLI flags or keyword arguments (``path`` overrides the derived one)."""
     fields: dict[str, Any] = {
         "type": entry_type,
         "title": title,
@@ -81,7 +82,7 @@ def draft_from_fields(
     validate_meta(fields)  # before dumping, so a bad field is named as such
     if "timestamp" in fields:
         fields["timestamp"] = iso_timestamp(fields["timestamp"])
-    return finalize(settings, build_frontmatter(fields), check_text(body, "body"), None)
+    return finalize(settings, build_frontmatter(fields), check_text(body, "body"), path)
 
 
 def draft_from_markdown(
@@ -91,11 +92,15 @@ def draft_from_markdown(
     ident: Identity,
     path: str | None,
     fallback_title: str | None = None,
+    body_override: str | None = None,
 ) -> Draft:
-    """A draft from a Markdown document; ``overrides`` (flags) win over its frontmatter.
-    A missing title comes from the first heading, else ``fallback_title`` or the path's stem."""
+    """A draft from a Markdown document; ``overrides`` (flags) win over its frontmatter and
+    ``body_override`` over its body. A missing title comes from the first heading, else
+    ``fallback_title`` or the path's stem."""
     doc = decode_text(text) if isinstance(text, bytes) else check_text(text)
     fm, body = split_frontmatter(doc)
+    if body_override is not None:
+        body = check_text(body_override, "body")
     if fm is None:
         fm = ""
     meta = parse_yaml_mapping(fm)
@@ -143,6 +148,8 @@ def check_update(
         raise InvalidFrontmatter(
             "an entry's type cannot change; ingest a new entry and supersede this one"
         )
+    if "title" in changes and not str(changes["title"] or "").strip():
+        raise InvalidFrontmatter("title must not be empty")
     new_body = current.body if body is None else normalise_body(check_text(body, "body"))
     updated = current.with_changes(changes, new_body)
     validate_meta(updated.meta)

@@ -250,7 +250,10 @@ def validate_meta(meta: Mapping[str, Any]) -> None:
 
 
 def _check_optional_fields(meta: Mapping[str, Any]) -> None:
-    for field in ("title", "description", "agent_id", "session_id", "correlation_id", "project"):
+    for field in (
+        "title", "description", "agent_id", "session_id", "correlation_id", "project",
+        "superseded_by",
+    ):
         if field in meta and meta[field] is not None and not isinstance(meta[field], str | int):
             raise InvalidFrontmatter(f"{field} must be a string, got {meta[field]!r}")
     for field in ("tags", "aliases"):

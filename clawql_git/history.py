@@ -105,9 +105,10 @@ class LogFilter:
 def engine_log(
     store: GitStore, start: pygit2.Commit | None, flt: LogFilter, limit: int | None = None
 ) -> Iterator[LogRecord]:
-    """Engine commits from ``start`` backwards (first-parent) that match the filter."""
+    """Engine commits reachable from ``start`` (merged branches included), newest first,
+    that match the filter."""
     found = 0
-    for commit in store.walk(start):
+    for commit in store.walk(start, first_parent=False):
         rec = LogRecord.from_commit(commit)
         if flt.since is not None and rec.when < flt.since and not commit.parents:
             break
@@ -129,18 +130,18 @@ class Version:
 
 
 def versions(store: GitStore, start: pygit2.Commit | None, path: str) -> list[Version]:
-    """Every commit (first-parent) that changed the entry at ``path``, newest first.
-    Follows archive moves through the ``Archived-From`` trailer."""
+    """Every commit that changed the entry at ``path``, newest first, merged branches included
+    (a merge that took a parent's version is not a change). Follows archive moves through the
+    ``Archived-From`` trailer."""
     out: list[Version] = []
     current = path
-    for commit in store.walk(start):
+    for commit in store.walk(start, first_parent=False):
         blob = _blob_id(commit.tree, current)
-        parent_tree = commit.parents[0].tree if commit.parents else None
-        before = _blob_id(parent_tree, current) if parent_tree is not None else None
-        if blob is not None and blob != before:
+        befores = {_blob_id(p.tree, current) for p in commit.parents} or {None}
+        if blob is not None and blob not in befores:
             out.append(Version(str(commit.id), current, blob, LogRecord.from_commit(commit)))
             moved = parse_trailers(commit.message).get("Archived-From")
-            if moved and before is None:
+            if moved and befores == {None}:
                 current = moved
     return out
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -203,9 +202,6 @@ def _signed(commit: pygit2.Commit, policy: Policy) -> bool:
     return result.returncode == 0
 
 
-def run_pre_receive(path: Path, stdin: Iterable[str]) -> int:
-    """The pre-receive hook: print every problem for the pusher, exit 1 to refuse."""
-    problems = check_push(open_receiving(path), parse_updates(stdin))
-    for problem in problems:
-        print(f"clawql-git: refused: {problem}", file=sys.stderr)
-    return 1 if problems else 0
+def pre_receive_problems(path: Path, stdin: Iterable[str]) -> list[str]:
+    """What the pre-receive hook refuses (empty: the push may land)."""
+    return check_push(open_receiving(path), parse_updates(stdin))

@@ -103,6 +103,10 @@ class RecallQuery:
     min_score: float = 0.25  # relative to the best hit
     use_cache: bool = True
 
+    def __post_init__(self) -> None:
+        if self.limit < 1 or self.max_tokens < 1:
+            raise InvalidInput("limit and max_tokens must be at least 1")
+
     def cache_key(self) -> str:
         """Everything but the text that changes the answer."""
         parts = [

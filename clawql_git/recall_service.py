@@ -86,6 +86,8 @@ class RecallService:
             return self.index, self.head(), report
         commit = resolve_at(self.store, at)
         sha = str(commit.id)
+        if sha == str(self.head().id):
+            return self.index, commit, self.ensure()
         if sha not in self._at:
             root = self.store.state_dir / "index-at" / sha
             self._at[sha] = SearchIndex(self.store, self.embedder, root)

@@ -27,6 +27,7 @@ from clawql_git.entry import (
     parse_timestamp,
     slugify,
     type_folder,
+    validate_entry_path,
 )
 from clawql_git.errors import (
     ClawqlError,
@@ -206,11 +207,12 @@ class Vault:
         meta: Mapping[str, Any] | None = None,
         identity: Identity | None = None,
         append: bool = False,
+        path: str | None = None,
     ) -> WriteResult:
         """Write one entry from fields (the Python twin of ``clawql memory ingest``)."""
         ident = _checked(identity)
         draft = draft_from_fields(
-            self.settings, type, title, body, description, list(tags), meta or {}, ident
+            self.settings, type, title, body, description, list(tags), meta or {}, ident, path
         )
         return self._ingest_draft(draft, ident, append)
 
@@ -222,10 +224,14 @@ class Vault:
         overrides: Mapping[str, Any] | None = None,
         path: str | None = None,
         append: bool = False,
+        body: str | None = None,
     ) -> WriteResult:
-        """Write one entry from a Markdown document with frontmatter."""
+        """Write one entry from a Markdown document (frontmatter optional when ``overrides``
+        give a type); ``overrides`` win over its frontmatter and ``body`` over its body."""
         ident = _checked(identity)
-        draft = draft_from_markdown(self.settings, text, overrides or {}, ident, path)
+        draft = draft_from_markdown(
+            self.settings, text, overrides or {}, ident, path, body_override=body
+        )
         return self._ingest_draft(draft, ident, append)
 
     def _ingest_draft(self, draft: Draft, ident: Identity, append: bool) -> WriteResult:
@@ -273,8 +279,12 @@ class Vault:
         return self._write(prepare, ident)
 
     def supersede(self, old: str, by: str, identity: Identity | None = None) -> WriteResult:
-        """Mark ``old`` superseded by ``by`` (both must exist)."""
-        self.get(by)
+        """Mark ``old`` superseded by ``by`` (both must exist; ``by`` must be current)."""
+        if validate_entry_path(old) == validate_entry_path(by):
+            raise InvalidInput("an entry cannot supersede itself")
+        replacement = self.get(by).entry
+        if replacement.status != "current":
+            raise VaultStateError(f"{by} is {replacement.status}; supersede with a current entry")
         target = str(PurePosixPath(by).with_suffix(""))
         changes = {"status": "superseded", "superseded_by": target}
         return self.update(old, changes=changes, identity=identity, event="MEMORY_SUPERSEDE")
@@ -472,6 +482,7 @@ class Vault:
     # ------------------------------------------------------------ reads
 
     def _read_entry(self, tree: pygit2.Tree | None, path: str) -> Entry:
+        validate_entry_path(path)  # catalogs, logs and settings are never entries
         data = self.store.blob_at(tree, path)
         if data is None:
             raise NotFound(f"no entry at {path}")

@@ -44,3 +44,23 @@ def test_concurrent_writers_merge_without_conflicts(clones: tuple[Path, Path, Pa
     assert vault.verify().ok, vault.verify().problems
     assert git(b, "status", "--porcelain").stdout == ""
     fsck_ok(b)
+
+
+def test_merged_branch_events_stay_in_log_audit_and_history(
+    clones: tuple[Path, Path, Path],
+) -> None:
+    _, a, _ = clones
+    vault = Vault.open(a)
+    git(a, "checkout", "-q", "-b", "feature")
+    feat = vault.ingest(type="decision", title="On the branch", identity=Identity(agent_id="f"))
+    git(a, "checkout", "-q", "main")
+    Vault.open(a).ingest(type="context", title="On main", identity=Identity(agent_id="m"))
+    assert git(a, "merge", "-q", "--no-edit", "feature", check=False).returncode == 0
+    vault = Vault.open(a)
+    from clawql_git import LogFilter
+
+    assert [r.paths[0] for r in vault.log(LogFilter(agent="f"))] == [feat.path]
+    view = vault.get(feat.path)
+    assert view.first_ref == feat.worm_ref  # not the merge commit
+    assert f"]({feat.path})" in (a / "log.md").read_text()
+    assert vault.catalog_drift() == [] and vault.verify().ok

@@ -8,7 +8,7 @@ import click
 
 from clawql_git.cli.memory import _vault, json_option, memory, parse_when
 from clawql_git.cli.output import emit_json
-from clawql_git.errors import CheckFailed
+from clawql_git.errors import CheckFailed, InvalidInput
 
 
 @memory.group(invoke_without_command=True)
@@ -161,8 +161,11 @@ def export(
             click.echo(line)
         return
     count = 0
-    with open(output, "w", encoding="utf-8") as handle:
-        for line in lines:
-            handle.write(line + "\n")
-            count += 1
+    try:
+        with open(output, "w", encoding="utf-8") as handle:
+            for line in lines:
+                handle.write(line + "\n")
+                count += 1
+    except OSError as exc:
+        raise InvalidInput(f"cannot write {output}: {exc.strerror or exc}") from exc
     click.echo(f"wrote {count} records to {output}", err=True)

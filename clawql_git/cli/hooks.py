@@ -18,9 +18,12 @@ def hooks(event: str, args: tuple[str, ...]) -> None:
     from clawql_git.vault import Vault
 
     if event == "pre-receive":
-        from clawql_git.protect import run_pre_receive
+        from clawql_git.protect import pre_receive_problems
 
-        sys.exit(run_pre_receive(Path.cwd(), sys.stdin))
+        problems = pre_receive_problems(Path.cwd(), sys.stdin)
+        for problem in problems:
+            click.echo(f"clawql-git: refused: {problem}", err=True)
+        sys.exit(1 if problems else 0)
 
     try:
         Vault.open().after_git_event(event)

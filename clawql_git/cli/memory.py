@@ -200,7 +200,7 @@ def ingest(
     if sign:
         vault.enable_signing()
     text = _read_body(body, body_file)
-    if file is not None and (entry_type is None or title is None or text is not None):
+    if file is not None:  # a Markdown document; the flags override its frontmatter and body
         doc = _stdin_text() if file == "-" else _file_text(Path(file))
         overrides = {
             "type": entry_type,
@@ -210,11 +210,9 @@ def ingest(
             "project": project,
         }
         result = vault.ingest_markdown(
-            doc, identity=ident, overrides=overrides, path=entry_path, append=append
+            doc, identity=ident, overrides=overrides, path=entry_path, append=append, body=text
         )
     else:
-        if file == "-":
-            text = _stdin_text()
         if not entry_type or not title:
             raise InvalidInput("ingest needs --type and --title (or a Markdown FILE)")
         result = vault.ingest(
@@ -226,6 +224,7 @@ def ingest(
             meta={"project": project},
             identity=ident,
             append=append,
+            path=entry_path,
         )
     _print_write(result, as_json)
 

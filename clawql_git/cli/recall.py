@@ -12,8 +12,12 @@ from clawql_git.cli.output import emit_json, progress
 
 @memory.command()
 @click.argument("query")
-@click.option("--limit", type=int, default=10, show_default=True, help="At most this many hits.")
-@click.option("--max-tokens", type=int, default=2000, show_default=True, help="Token budget.")
+@click.option(
+    "--limit", type=click.IntRange(min=1), default=10, show_default=True, help="At most this many."
+)
+@click.option(
+    "--max-tokens", type=click.IntRange(min=1), default=2000, show_default=True, help="Budget."
+)
 @click.option("--type", "types", multiple=True, help="Only this type (repeatable).")
 @click.option("--tag", "tags", multiple=True, help="Only entries with this tag (repeatable).")
 @click.option("--project", help="Only this project.")
@@ -99,7 +103,9 @@ def recall(
 
 
 @memory.command()
-@click.option("--days", type=int, default=7, show_default=True, help="How far back to look.")
+@click.option(
+    "--days", type=click.IntRange(min=1), default=7, show_default=True, help="How far back."
+)
 @click.option("--project", help="Only this project's context entries.")
 @json_option
 @click.pass_context

@@ -229,7 +229,11 @@ class GitStore:
             return
         # TOPOLOGICAL/TIME sort the whole history before the first commit comes out; a
         # first-parent walk needs no sorting, so it starts at once whatever the history's size.
-        mode = pygit2.enums.SortMode.NONE if first_parent else pygit2.enums.SortMode.TOPOLOGICAL
+        mode = (
+            pygit2.enums.SortMode.NONE
+            if first_parent
+            else pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.TIME
+        )
         walker = self.repo.walk(start.id, mode)
         if first_parent:
             walker.simplify_first_parent()

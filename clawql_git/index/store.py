@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import pygit2
 
-from clawql_git.errors import StorageError
+from clawql_git.errors import ClawqlError, StorageError
 from clawql_git.gitstore import GitStore
 from clawql_git.gitstore.lock import exclusive_lock
 from clawql_git.index.builder import (
@@ -292,7 +292,7 @@ class SearchIndex:
         changed = [p for p, _, _ in self.store.diff_paths(old.tree, commit.tree) if _is_entry(p)]
         try:
             embedded = self._apply(commit, changed, progress)
-        except Exception:
+        except (ClawqlError, OSError, ValueError, RuntimeError):
             self.mark_stale()
             raise
         writes = stamp.writes + 1
