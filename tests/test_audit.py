@@ -276,3 +276,21 @@ def test_flywheel_export(demo: Path, tmp_path: Path) -> None:
     code, text = run(demo, "export", "--flywheel", "--exclude-cache-hits")
     lines = [json.loads(x) for x in text.splitlines() if x.startswith("{")]
     assert sum(1 for r in lines if r["kind"] == "recall") == 1
+
+
+def test_audit_by_correlation_and_path_and_export_since(demo: Path) -> None:
+    vault = Vault.open(demo)
+    made = vault.ingest(
+        type="decision",
+        title="Correlated",
+        identity=Identity(agent_id="x", correlation_id="TICKET-42"),
+    )
+    vault.recall("correlated", identity=Identity(agent_id="r", correlation_id="TICKET-42"))
+    code, out = run(demo, "audit", "--correlation", "TICKET-42", "--json")
+    assert sorted(r["event"] for r in json.loads(out)) == ["MEMORY_INGEST", "MEMORY_RECALL"]
+    code, out = run(demo, "audit", "--path", made.path, "--json")
+    assert {r["chain"] for r in json.loads(out)} == {"main", "audit"}
+    code, out = run(demo, "export", "--flywheel", "--since", "2000-01-01")
+    assert code == 0 and '"kind": "recall"' in out
+    _code, out = run(demo, "export", "--flywheel", "--since", "2999-01-01")
+    assert '"kind": "recall"' not in out

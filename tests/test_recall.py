@@ -335,3 +335,43 @@ def test_index_has_its_tables_and_a_failed_update_marks_it_stale(
     result = vault2.recall("will fail to index", limit=3)
     assert "the last update failed" in result.index_note
     assert "will-fail-to-index" in result.hits[0].path
+
+
+def test_near_identical_questions_hit_the_cache_by_similarity(demo: Path) -> None:
+    loose = Vault.open(demo, embedder=HashEmbedder(), memory_cache_threshold=0.6)
+    first = loose.recall("reconciliation job migration progress", limit=3)
+    near = loose.recall("reconciliation job migration progress today", limit=3)
+    assert not first.cache_hit and near.cache_hit
+    strict = Vault.open(demo, embedder=HashEmbedder(), memory_cache_threshold=0.9999)
+    assert not strict.recall("reconciliation job migration progress now", limit=3).cache_hit
+
+
+def test_post_rewrite_hook_catches_the_index_up(demo: Path) -> None:
+    vault, _ = counting_vault(demo)
+    vault.update_index()
+    git(demo, "commit", "--amend", "-qm", "amended by hand")
+    assert vault.index_status()["current"]
+
+
+def test_project_and_until_filters(demo: Path) -> None:
+    from datetime import UTC, datetime
+
+    vault, _ = counting_vault(demo)
+    vault.ingest(
+        type="context",
+        title="Billing project note",
+        body="webhook retries",
+        meta={"project": "billing"},
+        identity=AGENT,
+    )
+    only = vault.recall("webhook retries", project="billing", limit=10)
+    assert [h.title for h in only.hits] == ["Billing project note"]
+    old = vault.recall("webhook", until=datetime(2026, 7, 1, tzinfo=UTC), limit=10)
+    assert old.hits and all(h.frontmatter["timestamp"] < "2026-07" for h in old.hits)
+
+
+def test_recent_fits_in_a_few_hundred_tokens(demo: Path) -> None:
+    from clawql_git.index.chunking import estimate_tokens
+
+    summary = Vault.open(demo).recent(days=3650)
+    assert summary["context"] and estimate_tokens(json.dumps(summary)) < 800

@@ -216,3 +216,14 @@ def test_engine_commits_leave_a_clean_status_and_git_sees_them(vault: Vault) -> 
     vault.close()
     assert git(vault.root, "status", "--porcelain").stdout == ""
     assert git(vault.root, "diff", "--cached", "--name-only").stdout == ""
+
+
+def test_catalogs_stay_bounded_as_entries_accumulate(tmp_path: Path) -> None:
+    v = Vault.init(tmp_path / "v", identity=AGENT)
+    sizes = []
+    for n in range(40):
+        v.ingest(type="pattern", title=f"Pattern number {n}", body="x", identity=AGENT)
+        sizes.append(len((v.root / "index.md").read_text().splitlines()))
+    assert sizes[-1] == sizes[15]  # the root lists categories and the 10 most recent only
+    category = (v.root / "patterns" / "index.md").read_text()
+    assert len(category.splitlines()) < 12  # one line per month folder
