@@ -192,11 +192,11 @@ class _Candidate:
     chunk_score: float = -1.0
     snippet: str = ""
 
-    def add(self, layer: str, score: float, chunk: int | None = None) -> None:
+    def add(self, layer: str, score: float, chunk: int | None = None, snippet: str = "") -> None:
         if score > self.scores.get(layer, -1.0):
             self.scores[layer] = score
         if chunk is not None and layer in ("fts", "vector") and score > self.chunk_score:
-            self.chunk, self.chunk_score = chunk, score
+            self.chunk, self.chunk_score, self.snippet = chunk, score, snippet
 
 
 def terms(text: str) -> list[str]:
@@ -275,10 +275,10 @@ class Recaller:
                 cands[hit.path].add("catalog", hit.score)
         if "fts" in layers:
             for hit in _safe_fts(self.index.fts, q.text, POOL * 2, where):
-                cands[hit.path].add("fts", hit.score, hit.chunk)
+                cands[hit.path].add("fts", hit.score, hit.chunk, hit.snippet)
         if qvec is not None:
             for hit in self.index.vector(qvec, POOL * 2, where):
-                cands[hit.path].add("vector", max(hit.score, 0.0), hit.chunk)
+                cands[hit.path].add("vector", max(hit.score, 0.0), hit.chunk, hit.snippet)
             for path, score in self._entry_vectors(qvec):
                 cands[path].add("entry_vector", score)
 
@@ -321,7 +321,7 @@ class Recaller:
     ) -> tuple[list[RecallHit], int, bool]:
         top = ranked[0][2] if ranked else 0.0
         kept = [r for r in ranked if r[2] >= q.min_score * top][: q.limit]
-        snippets = self._snippets(kept)
+        snippets = {p: c.snippet for p, c, _ in kept if c.snippet}  # from the search itself
         hits: list[RecallHit] = []
         total = 0
         for path, cand, score in kept:
@@ -331,14 +331,6 @@ class Recaller:
             hits.append(hit)
             total += hit.tokens
         return hits, total, False
-
-    def _snippets(self, kept: list[tuple[str, _Candidate, float]]) -> dict[str, str]:
-        if not kept:
-            return {}
-        wanted = " OR ".join(f"(path = {quote(p)} AND chunk = {int(c.chunk)})" for p, c, _ in kept)
-        table = self.index.db().open_table("chunks")
-        rows = table.search().where(wanted).select(["path", "snippet"]).limit(len(kept))
-        return {r["path"]: r["snippet"] for r in rows.to_arrow().to_pylist()}
 
 
 def _build_graph(loaded: Any) -> dict[str, set[str]]:

@@ -153,7 +153,8 @@ class RecallService:
                 return cached, index, commit
             result = Recaller(index).recall(q, sha, qvec)
             result.index_note = _note(report)
-            cache.put(sha, params, q, qvec, result)
+            if q.use_cache:
+                cache.put(sha, params, q, qvec, result)
             return result, index, commit
         finally:
             cache.close()
@@ -205,6 +206,9 @@ class _RecallCache:
     def __init__(self, path: Path) -> None:
         try:
             self.db = sqlite3.connect(path, timeout=30)
+            # A cache may lose its last answers in a crash; it must not cost a disk flush.
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=OFF")
             self.db.execute(
                 "CREATE TABLE IF NOT EXISTS answers (commit_sha TEXT, params TEXT, query TEXT, "
                 "vec BLOB, result TEXT, created REAL)"

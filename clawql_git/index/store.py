@@ -73,6 +73,7 @@ class Hit:
     path: str
     chunk: int
     score: float
+    snippet: str = ""
 
 
 @dataclass
@@ -115,6 +116,8 @@ class SearchIndex:
         self._db: Any = None
         self._loaded: _Loaded | None = None
         self._loaded_for = ""
+        self._tables: dict[str, Any] = {}
+        self._tables_for = ""
 
     @property
     def embedder_id(self) -> str:
@@ -212,6 +215,7 @@ class SearchIndex:
     def _swap_in(self, tmp: Path) -> None:
         self._db = None
         self._loaded = None
+        self._tables = {}
         old = self.root.with_name(f"{self.root.name}.old-{os.getpid()}")
         if self.root.exists():
             os.replace(self.root, old)
@@ -356,7 +360,7 @@ class SearchIndex:
 
     def fts(self, query: str, limit: int, where: str | None = None) -> list[Hit]:
         """BM25 (stemmed, stop words removed) over chunk text."""
-        return self._search("chunks", query, "fts", limit, where, ["path", "chunk"])
+        return self._search("chunks", query, "fts", limit, where, ["path", "chunk", "snippet"])
 
     def catalog(self, query: str, limit: int, where: str | None = None) -> list[Hit]:
         """BM25 over the catalog view of each entry (title, description, tags)."""
@@ -364,21 +368,39 @@ class SearchIndex:
 
     def vector(self, vec: np.ndarray, limit: int, where: str | None = None) -> list[Hit]:
         """Cosine similarity of chunk vectors."""
-        return self._search("chunks", vec, "vector", limit, where, ["path", "chunk"])
+        return self._search("chunks", vec, "vector", limit, where, ["path", "chunk", "snippet"])
 
     def _search(
         self, table: str, query: Any, kind: str, limit: int, where: str | None, cols: list[str]
     ) -> list[Hit]:
         with lance_errors("search"):
-            q = self.db().open_table(table).search(query, query_type=kind)
+            q = self.table(table).search(query, query_type=kind)
             if kind == "vector":
                 q = q.metric("cosine")
             if where:
                 q = q.where(where, prefilter=True)
             rows = q.limit(limit).select(cols).to_arrow().to_pylist()
         if kind == "vector":
-            return [Hit(r["path"], r.get("chunk", 0), 1.0 - r["_distance"]) for r in rows]
-        return [Hit(r["path"], r.get("chunk", 0), float(r["_score"])) for r in rows]
+            return [
+                Hit(r["path"], r.get("chunk", 0), 1.0 - r["_distance"], r.get("snippet", ""))
+                for r in rows
+            ]
+        return [
+            Hit(r["path"], r.get("chunk", 0), float(r["_score"]), r.get("snippet", ""))
+            for r in rows
+        ]
+
+    def table(self, name: str) -> Any:
+        """An open table, kept while the stamp stays the same (opening costs milliseconds)."""
+        stamp = self.stamp()
+        key = stamp.to_json() if stamp else ""
+        if key != self._tables_for:
+            self._tables = {}
+            self._tables_for = key
+        if name not in self._tables:
+            with lance_errors("open"):
+                self._tables[name] = self.db().open_table(name)
+        return self._tables[name]
 
     def loaded(self) -> _Loaded:
         """Entries, links and entry vectors held in memory (reloaded when the stamp moves)."""
