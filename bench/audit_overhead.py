@@ -68,12 +68,16 @@ def main() -> int:
     if args.json:
         print(json.dumps(report, indent=2))
     else:
-        print(f"warm recall on sample-vault, {args.rounds} interleaved rounds, "
-              f"embedder {report['embedder']}")
+        print(
+            f"warm recall on sample-vault, {args.rounds} interleaved rounds, "
+            f"embedder {report['embedder']}"
+        )
         print(f"  p50 with MEMORY_RECALL event:    {report['p50_with_ms']:.2f} ms")
         print(f"  p50 without:                     {report['p50_without_ms']:.2f} ms")
-        print(f"  overhead: {report['overhead_ms']:.2f} ms (ratio {report['ratio']:.3f}); "
-              f"{report['audit_events_written']} audit commits written")
+        print(
+            f"  overhead: {report['overhead_ms']:.2f} ms (ratio {report['ratio']:.3f}); "
+            f"{report['audit_events_written']} audit commits written"
+        )
     return 0
 
 

@@ -1172,7 +1172,7 @@ def _cli_table(report: dict[str, Any]) -> list[str]:
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser = argparse.ArgumentParser(description=" ".join((__doc__ or "").split("\n\n")[0].split()))
     parser.add_argument("--sizes", default=None, help="vault sizes (default 10000,100000)")
     parser.add_argument("--json", action="store_true", help="print a JSON object")
     parser.add_argument("--out", type=Path, help="also write the JSON report to this file")

@@ -127,7 +127,10 @@ def parse_yaml_mapping(fm_text: str) -> dict[str, Any]:
         raise InvalidFrontmatter(f"frontmatter must be a YAML mapping, got {type(data).__name__}")
     bad = [k for k in data if not isinstance(k, str)]
     if bad:
-        raise InvalidFrontmatter(f"frontmatter keys must be strings, got {bad[0]!r}")
+        raise InvalidFrontmatter(
+            f"frontmatter keys must be strings, got {bad[0]!r} (YAML reads bare yes/no/on/off "
+            "and numbers as other types: quote the key)"
+        )
     return data
 
 
@@ -251,7 +254,12 @@ def validate_meta(meta: Mapping[str, Any]) -> None:
 
 def _check_optional_fields(meta: Mapping[str, Any]) -> None:
     for field in (
-        "title", "description", "agent_id", "session_id", "correlation_id", "project",
+        "title",
+        "description",
+        "agent_id",
+        "session_id",
+        "correlation_id",
+        "project",
         "superseded_by",
     ):
         if field in meta and meta[field] is not None and not isinstance(meta[field], str | int):
