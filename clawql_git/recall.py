@@ -251,7 +251,7 @@ class Recaller:
             qvec = embedder.embed_query(q.text)
         self._first_pass(q, layers, where, qvec, cands)
         if "page_index" in layers:
-            tree = loaded.memo("tree", lambda: CategoryTree.build(loaded.entries))
+            tree = self._tree()
             for path, score in page_index_walk(tree, q.text):
                 cands[path].add("page_index", score)
         allowed = {p for p in cands if _passes(loaded.entries.get(p), q)}
@@ -271,16 +271,28 @@ class Recaller:
         cands: dict[str, _Candidate],
     ) -> None:
         if "catalog" in layers:
-            for hit in _safe_fts(self.index.catalog, q.text, POOL, where):
-                cands[hit.path].add("catalog", hit.score)
+            tree = self._tree()
+            for path, score in tree.catalog_survey(q.text):
+                cands[path].add("catalog", score)
         if "fts" in layers:
             for hit in _safe_fts(self.index.fts, q.text, POOL * 2, where):
                 cands[hit.path].add("fts", hit.score, hit.chunk, hit.snippet)
         if qvec is not None:
-            for hit in self.index.vector(qvec, POOL * 2, where):
+            filtered = bool(q.types or q.project or q.agent)
+            hits = (
+                self.index.vector(qvec, POOL * 2, where)  # prefiltered in LanceDB
+                if filtered
+                else self.index.vector_in_memory(qvec, POOL * 2)
+            )
+            for hit in hits:
                 cands[hit.path].add("vector", max(hit.score, 0.0), hit.chunk, hit.snippet)
             for path, score in self._entry_vectors(qvec):
                 cands[path].add("entry_vector", score)
+
+    def _tree(self) -> CategoryTree:
+        loaded = self.index.loaded()
+        tree: CategoryTree = loaded.memo("tree", lambda: CategoryTree.build(loaded.entries))
+        return tree
 
     def _entry_vectors(self, qvec: np.ndarray) -> list[tuple[str, float]]:
         import numpy as np
@@ -289,7 +301,8 @@ class Recaller:
         if loaded.entry_vectors is None:
             return []
         sims = loaded.entry_vectors @ qvec
-        top = np.argsort(-sims)[:POOL]
+        k = min(POOL, len(sims))
+        top = np.argpartition(-sims, k - 1)[:k]
         return [(loaded.entry_order[i], float(max(sims[i], 0.0))) for i in top]
 
     def _links(
@@ -322,6 +335,8 @@ class Recaller:
         top = ranked[0][2] if ranked else 0.0
         kept = [r for r in ranked if r[2] >= q.min_score * top][: q.limit]
         snippets = {p: c.snippet for p, c, _ in kept if c.snippet}  # from the search itself
+        missing = [(p, c.chunk) for p, c, _ in kept if not c.snippet and c.chunk_score >= 0]
+        snippets.update(self.index.snippets(missing))
         hits: list[RecallHit] = []
         total = 0
         for path, cand, score in kept:
@@ -482,6 +497,7 @@ class CategoryTree:
     labels: dict[str, frozenset[str]]  # node -> terms of its name
     words: dict[str, frozenset[str]]  # node -> terms of its entries' catalog lines
     entry_terms: dict[str, frozenset[str]]
+    postings: dict[str, list[str]]  # term -> entries whose catalog line has it
 
     @classmethod
     def build(cls, entries: dict[str, Any]) -> CategoryTree:
@@ -495,7 +511,24 @@ class CategoryTree:
             n: frozenset().union(*(entry_terms[p] for p in ps[:200])) for n, ps in members.items()
         }
         labels = {n: frozenset(terms(n.replace("/", " ").replace("_", " "))) for n in members}
-        return cls(members, dict(children), labels, words, entry_terms)
+        postings: dict[str, list[str]] = defaultdict(list)
+        for path, found in entry_terms.items():
+            for term in found:
+                postings[term].append(path)
+        return cls(members, dict(children), labels, words, entry_terms, dict(postings))
+
+    def catalog_survey(self, query: str) -> list[tuple[str, float]]:
+        """The catalog layer: entries whose catalog line (title, description, tags) shares the
+        query's terms, rarer terms weighing more (idf)."""
+        total = max(len(self.entry_terms), 1)
+        scores: dict[str, float] = defaultdict(float)
+        for term in set(terms(query)):
+            posting = self.postings.get(term, [])
+            if posting:
+                weight = math.log(1 + total / len(posting))
+                for path in posting:
+                    scores[path] += weight
+        return sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:POOL]
 
     def score(self, node: str, want: set[str]) -> float:
         size = len(self.members[node])
@@ -518,10 +551,12 @@ def page_index_walk(tree: CategoryTree, query: str, width: int = 2) -> list[tupl
         frontier = [c for c, s in ranked[:width] if s > 0]
         for node in frontier:
             reached.update(tree.members[node])
-    scored = []
-    for path in reached:
-        overlap = len(want & tree.entry_terms[path])
-        if overlap:
-            scored.append((path, overlap / len(want)))
-    scored.sort(key=lambda kv: (-kv[1], kv[0]))
+    overlap: dict[str, int] = defaultdict(int)
+    for term in want:
+        for path in tree.postings.get(term, ()):
+            if path in reached:
+                overlap[path] += 1
+    scored = sorted(
+        ((p, n / len(want)) for p, n in overlap.items()), key=lambda kv: (-kv[1], kv[0])
+    )
     return scored[:POOL]

@@ -82,6 +82,8 @@ class _Loaded:
     links: list[dict[str, Any]] = field(default_factory=list)
     entry_vectors: Any = None
     entry_order: list[str] = field(default_factory=list)
+    chunk_vectors: Any = None
+    chunk_keys: list[tuple[str, int]] = field(default_factory=list)
     derived: dict[str, Any] = field(default_factory=dict)  # graph, tree, terms: built once
 
     def memo(self, key: str, build: Callable[[], Any]) -> Any:
@@ -245,7 +247,7 @@ class SearchIndex:
         from clawql_git.index.lance import import_lancedb
 
         lancedb = import_lancedb()
-        from lancedb.index import FTS
+        from lancedb.index import FTS, BTree
 
         chunk_rows = [_chunk_row(r, c) for r in records for c in r.chunks]
         vectors, embedded = self._vectors([c["text"] for c in chunk_rows], progress)
@@ -259,6 +261,8 @@ class SearchIndex:
             fts = FTS(stem=True, remove_stop_words=True, language="English")
             db.open_table("chunks").create_index("text", config=fts, replace=True)
             db.open_table("entries").create_index("catalog", config=fts, replace=True)
+            for table, column in (("chunks", "path"), ("entries", "path"), ("links", "source")):
+                db.open_table(table).create_index(column, config=BTree())
         return embedded
 
     def _entries_table(
@@ -412,7 +416,6 @@ class SearchIndex:
         return self._loaded
 
     def _load(self) -> _Loaded:
-        import numpy as np
 
         with lance_errors("load"):
             entries = self.db().open_table("entries").to_arrow()
@@ -421,10 +424,52 @@ class SearchIndex:
         rows = entries.select(cols).to_pylist()
         out = _Loaded({r["path"]: r for r in rows}, links, None, [r["path"] for r in rows])
         if "vector" in entries.column_names and entries.num_rows:
-            out.entry_vectors = np.asarray(
-                entries.column("vector").combine_chunks().flatten().to_numpy(), dtype=np.float32
-            ).reshape(entries.num_rows, -1)
+            out.entry_vectors = _matrix(entries.column("vector"), entries.num_rows)
+            with lance_errors("load"):
+                chunks = (
+                    self.db().open_table("chunks").to_arrow().select(["path", "chunk", "vector"])
+                )
+            out.chunk_keys = list(
+                zip(
+                    chunks.column("path").to_pylist(),
+                    chunks.column("chunk").to_pylist(),
+                    strict=True,
+                )
+            )
+            out.chunk_vectors = _matrix(chunks.column("vector"), chunks.num_rows)
         return out
+
+    def vector_in_memory(self, vec: np.ndarray, limit: int) -> list[Hit]:
+        """Cosine similarity over the chunk vectors held in memory (one matrix product; the
+        same vectors LanceDB stores, without a per-query table scan)."""
+        import numpy as np
+
+        loaded = self.loaded()
+        if loaded.chunk_vectors is None or not len(loaded.chunk_keys):
+            return []
+        sims = loaded.chunk_vectors @ vec
+        k = min(limit, len(sims))
+        top = np.argpartition(-sims, k - 1)[:k]
+        top = top[np.argsort(-sims[top])]
+        return [Hit(loaded.chunk_keys[i][0], loaded.chunk_keys[i][1], float(sims[i])) for i in top]
+
+    def snippets(self, wanted: list[tuple[str, int]]) -> dict[str, str]:
+        """The text of the given (path, chunk) pairs."""
+        if not wanted:
+            return {}
+        paths = ", ".join(quote(p) for p in dict.fromkeys(p for p, _ in wanted))
+        pairs = set(wanted)
+        with lance_errors("read"):
+            rows = (
+                self.table("chunks")
+                .search()
+                .where(f"path IN ({paths})")
+                .select(["path", "chunk", "snippet"])
+                .limit(None)
+                .to_arrow()
+                .to_pylist()
+            )
+        return {r["path"]: r["snippet"] for r in rows if (r["path"], r["chunk"]) in pairs}
 
     def chunk_text(self, path: str, chunk: int) -> str:
         """The snippet of one chunk."""
@@ -514,6 +559,13 @@ def _entry_means(
         out[index[row["path"]]] += vec
     norms = np.linalg.norm(out, axis=1, keepdims=True)
     return out / np.maximum(norms, 1e-9)
+
+
+def _matrix(column: Any, rows: int) -> Any:
+    import numpy as np
+
+    flat = column.combine_chunks().flatten().to_numpy()
+    return np.asarray(flat, dtype=np.float32).reshape(rows, -1)
 
 
 def _vector_type(dim: int) -> Any:
