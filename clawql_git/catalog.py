@@ -26,14 +26,15 @@ _LOG_LINE = re.compile(
 
 def is_entry_path(path: str) -> bool:
     """True for files that are memory entries (not catalogs, logs, schemas or settings)."""
-    pure = PurePosixPath(path)
-    if pure.suffix not in ENTRY_SUFFIXES or pure.name == INDEX:
+    parts = path.split("/")
+    name = parts[-1]
+    if not name.endswith(ENTRY_SUFFIXES) or name == INDEX or name in (".md", ".cqk"):
         return False
-    if any(p.startswith(".") for p in pure.parts):
+    if any(p.startswith(".") for p in parts):
         return False
-    if len(pure.parts) == 1:
-        return pure.name != LOG
-    return pure.parts[0] not in NON_CATALOG_TOP
+    if len(parts) == 1:
+        return name != LOG
+    return parts[0] not in NON_CATALOG_TOP
 
 
 def is_catalog_folder(folder: str) -> bool:
@@ -98,10 +99,26 @@ def render_folder(listing: FolderListing) -> str:
     return "\n".join(lines)
 
 
+def recent_line(path: str, entry: Entry) -> str:
+    """A line of the root catalog's Recent section."""
+    return f"* [{escape_title(entry.title)}]({path}) - {entry.type}"
+
+
+def parse_recent_lines(text: str) -> dict[str, str]:
+    """path -> line for the Recent section of a root catalog."""
+    section = text.split("\n## Recent\n", 1)
+    out: dict[str, str] = {}
+    for line in section[1].splitlines() if len(section) == 2 else ():
+        match = _ITEM_TARGET.match(line)
+        if match:
+            out[match.group(1)] = line
+    return out
+
+
 def render_root(
     categories: Iterable[tuple[str, int]],
     entries: Iterable[tuple[str, str]],
-    recent: Iterable[tuple[str, Entry]],
+    recent: Iterable[str],
 ) -> str:
     """Render the root index.md: categories with counts, root entries, most recent entries."""
     cats = sorted(categories)
@@ -120,7 +137,7 @@ def render_root(
     if roots:
         lines += ["", "## Entries", "", *[line for _, line in roots]]
     lines += ["", "## Recent", ""]
-    recent_lines = [f"* [{escape_title(e.title)}]({p}) - {e.type}" for p, e in recent]
+    recent_lines = list(recent)
     lines += recent_lines or ["(none yet)"]
     return "\n".join(lines) + "\n"
 

@@ -152,19 +152,34 @@ class Cataloger:
         categories = [(d, self._count(plan, tree, d, known)) for d in dirs]
         entries = [(n, catalog.entry_line(n, self._entry(tree, n))) for n in sorted(files)]
         first = [p for p, e in changed.items() if e is not None]
-        recent = self._recent(tree, first, parent)
+        lines = catalog.parse_recent_lines(_decode(tree.blob(INDEX))) if changed else {}
+        recent = self._recent(tree, first, parent, changed, lines)
         return catalog.render_root([c for c in categories if c[1]], entries, recent)
 
     def _recent(
-        self, tree: TreeView, first: list[str], start: pygit2.Commit | None
-    ) -> list[tuple[str, Entry]]:
+        self,
+        tree: TreeView,
+        first: list[str],
+        start: pygit2.Commit | None,
+        changed: Mapping[str, Entry | None],
+        known: dict[str, str],
+    ) -> list[str]:
+        """Lines for the most recently written entries that still exist; lines of entries the
+        old catalog already listed (and this write did not change) are reused as they were."""
         seen: list[str] = []
         for path in _recent_candidates(self.store, first, start):
             if path not in seen and tree.blob(path) is not None:
                 seen.append(path)
                 if len(seen) == self.recent:
                     break
-        return [(p, self._entry(tree, p)) for p in seen]
+        out = []
+        for path in seen:
+            entry = changed.get(path)
+            if entry is None and path in known:
+                out.append(known[path])
+            else:
+                out.append(catalog.recent_line(path, entry or self._entry(tree, path)))
+        return out
 
     # ------------------------------------------------------------ full regeneration
 
