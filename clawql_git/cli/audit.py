@@ -6,20 +6,13 @@ from typing import Any
 
 import click
 
-from clawql_git.cli.memory import _vault, json_option, memory, parse_when
+from clawql_git.cli.memory import _vault, json_option, memory, parse_when, trail_filter_options
 from clawql_git.cli.output import emit_json
 from clawql_git.errors import CheckFailed, InvalidInput
 
 
 @memory.group(invoke_without_command=True)
-@click.option("--agent", help="Only this agent.")
-@click.option("--type", "entry_type", help="Only entries of this type.")
-@click.option("--event", help="Only this event (MEMORY_INGEST, MEMORY_RECALL, ...).")
-@click.option("--session", help="Only this session.")
-@click.option("--correlation", help="Only this correlation id.")
-@click.option("--path", help="Only events naming this entry path.")
-@click.option("--since", help="Not before: 90d, 12h, a date or a timestamp.")
-@click.option("--until", help="Not after: a date or a timestamp.")
+@trail_filter_options
 @json_option
 @click.pass_context
 def audit(

@@ -366,16 +366,26 @@ def parse_when(value: str | None, now: datetime | None = None) -> datetime | Non
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
 
 
+def trail_filter_options(fn: Any) -> Any:
+    """The filters shared by `log` and `audit`."""
+    opts = [
+        click.option("--agent", help="Only this agent."),
+        click.option("--type", "entry_type", help="Only entries of this type."),
+        click.option("--event", help="Only this event (MEMORY_INGEST, MEMORY_RECALL, ...)."),
+        click.option("--session", help="Only this session."),
+        click.option("--correlation", help="Only this correlation id."),
+        click.option("--path", help="Only events naming this entry path."),
+        click.option("--since", help="Not before: 90d, 12h, a date or a timestamp."),
+        click.option("--until", help="Not after: a date or a timestamp."),
+    ]
+    for opt in reversed(opts):
+        fn = opt(fn)
+    return fn
+
+
 @memory.command()
-@click.option("--agent", help="Only commits by this agent.")
-@click.option("--type", "entry_type", help="Only this entry type.")
-@click.option("--event", help="Only this event (MEMORY_INGEST, MEMORY_UPDATE, ...).")
-@click.option("--session", help="Only this session.")
-@click.option("--correlation", help="Only this correlation id.")
-@click.option("--path", help="Only commits naming this entry path.")
-@click.option("--since", help="Not before: 90d, 12h, a date or a timestamp.")
-@click.option("--until", help="Not after: a date or a timestamp.")
-@click.option("--limit", type=int, help="At most this many records.")
+@trail_filter_options
+@click.option("--limit", type=click.IntRange(min=1), help="At most this many records.")
 @json_option
 @click.pass_context
 def log(
