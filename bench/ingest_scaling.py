@@ -28,19 +28,16 @@ from pathlib import Path
 from typing import Any
 
 import pygit2
+from corpus import CORPUS, Doc, describe, history_months, load_corpus, truncate_words
 
 from clawql_git import Identity, Vault
 from clawql_git.drafts import Draft, draft_from_fields
 from clawql_git.entry import (
-    check_secrets,
     slugify,
-    split_frontmatter,
     type_folder,
     validate_entry_path,
 )
-from clawql_git.errors import ClawqlError
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "adr"
 TYPES = ("decision", "context", "error", "pattern", "task_result")
 TAGS = ("auth", "storage", "api", "ci", "infra", "search", "ui", "security", "perf", "docs")
 HISTORY_MONTHS = 36
@@ -58,73 +55,7 @@ _WORD = re.compile(r"\S+\s*")
 # ---------------------------------------------------------------- corpus
 
 
-@dataclass(frozen=True)
-class Doc:
-    """One corpus document: a title and its Markdown body."""
-
-    title: str
-    body: str
-
-
-def load_corpus(root: Path) -> list[Doc]:
-    """ADR documents (frontmatter stripped) long enough to give a 300-word body and free of
-    anything the secret scanner refuses."""
-    docs = []
-    for path in sorted(root.rglob("*.md")):
-        doc = _read_doc(path)
-        if doc is not None and len(doc.body.split()) >= 300 and _accepted(doc.body):
-            docs.append(doc)
-    if not docs:
-        raise SystemExit(f"no usable ADR documents under {root}")
-    return docs
-
-
-def _read_doc(path: Path) -> Doc | None:
-    try:
-        text = path.read_text(encoding="utf-8").replace("\r\n", "\n")
-        _, body = split_frontmatter(text)
-    except (UnicodeDecodeError, ClawqlError):
-        return None
-    match = _HEADING.search(body)
-    title = match.group(1) if match else path.stem.replace("-", " ")
-    return Doc(" ".join(title.split())[:80], body)
-
-
-def _accepted(body: str) -> bool:
-    try:
-        check_secrets(body)
-    except ClawqlError:
-        return False
-    return True
-
-
-def truncate_words(text: str, words: int) -> str:
-    """The first ``words`` words of ``text``, keeping its line structure."""
-    matches = zip(range(words), _WORD.finditer(text), strict=False)
-    return "".join(m.group(0) for _, m in matches).rstrip() + "\n"
-
-
-def describe(body: str) -> str:
-    """A one-line description: the first prose line of a body, shortened."""
-    for line in body.splitlines():
-        line = line.strip()
-        if line and not line.startswith(("#", "*", "-", "|", "`", ">")):
-            return line[:120]
-    return ""
-
-
 # ---------------------------------------------------------------- building the vaults
-
-
-def history_months(now: datetime, count: int) -> list[str]:
-    """The ``count`` months before the current one (oldest first); the current month is
-    left empty so every size starts the sampled ingests from the same shard."""
-    months = []
-    year, month = now.year, now.month
-    for _ in range(count):
-        year, month = (year - 1, 12) if month == 1 else (year, month - 1)
-        months.append(f"{year:04d}-{month:02d}")
-    return list(reversed(months))
 
 
 def seed_draft(vault: Vault, n: int, docs: list[Doc], months: list[str]) -> Draft:

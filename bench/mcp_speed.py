@@ -20,22 +20,21 @@ import tempfile
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 import anyio
+from corpus import CORPUS, Doc, load_corpus
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from clawql_git import Identity, Vault
 from clawql_git.drafts import Draft, draft_from_fields
-from clawql_git.entry import check_secrets, slugify, split_frontmatter, type_folder
-from clawql_git.errors import ClawqlError
+from clawql_git.entry import slugify, type_folder
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "adr"
 TYPES = ("decision", "context", "error", "pattern", "task_result")
 TAGS = ("auth", "storage", "api", "ci", "infra", "search", "ui", "security", "perf", "docs")
 HISTORY_MONTHS = 36
@@ -55,32 +54,6 @@ def progress(message: str) -> None:
 
 
 # ---------------------------------------------------------------- corpus and vault
-
-
-@dataclass(frozen=True)
-class Doc:
-    """One ADR document: a title and its Markdown body."""
-
-    title: str
-    body: str
-
-
-def load_corpus(root: Path) -> list[Doc]:
-    """ADR documents with at least 300 words and nothing the secret scanner refuses."""
-    docs = []
-    for path in sorted(root.rglob("*.md")):
-        try:
-            _, body = split_frontmatter(path.read_text(encoding="utf-8").replace("\r\n", "\n"))
-            check_secrets(body)
-        except (UnicodeDecodeError, ClawqlError):
-            continue
-        match = _HEADING.search(body)
-        title = match.group(1) if match else path.stem.replace("-", " ")
-        if len(body.split()) >= 300:
-            docs.append(Doc(" ".join(title.split())[:80], body))
-    if not docs:
-        raise SystemExit(f"no usable ADR documents under {root}")
-    return docs
 
 
 def months_before(now: datetime, count: int) -> list[str]:

@@ -82,6 +82,17 @@ class Edge:
     target: str | None
     ref: LinkRef
 
+    def to_record(self) -> dict[str, object]:
+        """A JSON-safe view (what the CLI and the MCP server return)."""
+        return {
+            "source": self.source,
+            "target": self.target,
+            "raw": self.ref.target,
+            "kind": self.ref.kind,
+            "line": self.ref.line,
+            "broken": self.target is None,
+        }
+
 
 # --------------------------------------------------------------------------- extraction
 

@@ -22,7 +22,7 @@ from clawql_git.errors import ClawqlError, NotFound
 from clawql_git.index.chunking import estimate_tokens
 
 if TYPE_CHECKING:
-    from clawql_git.links import Edge, LinkGraph
+    from clawql_git.links import LinkGraph
     from clawql_git.vault import Identity, Vault
 
 SERVER_NAME = "clawql"
@@ -377,13 +377,15 @@ class MemoryTools:
         def run(vault: Vault) -> dict[str, Any]:
             graph = self.link_graph(vault)
             if broken or path is None:
-                return fit({"broken": [_edge(e) for e in graph.broken()]}, "broken", max_tokens)
+                return fit(
+                    {"broken": [e.to_record() for e in graph.broken()]}, "broken", max_tokens
+                )
             if path not in {note.path for note in graph.notes}:
                 raise NotFound(f"no entry at {path}")
             record = {
                 "path": path,
-                "outgoing": [_edge(e) for e in graph.outgoing(path)],
-                "backlinks": [_edge(e) for e in graph.backlinks(path)],
+                "outgoing": [e.to_record() for e in graph.outgoing(path)],
+                "backlinks": [e.to_record() for e in graph.backlinks(path)],
             }
             return fit(fit(record, "backlinks", max_tokens // 2), "outgoing", max_tokens)
 
@@ -419,17 +421,6 @@ class MemoryTools:
                 max_tokens,
             )
         )
-
-
-def _edge(e: Edge) -> dict[str, Any]:
-    return {
-        "source": e.source,
-        "target": e.target,
-        "raw": e.ref.target,
-        "kind": e.ref.kind,
-        "line": e.ref.line,
-        "broken": e.target is None,
-    }
 
 
 TOOLS: dict[str, ToolAnnotations] = {

@@ -47,3 +47,17 @@ def git(cwd: Path, *args: str, check: bool = True) -> subprocess.CompletedProces
 def fsck_ok(path: Path) -> None:
     result = git(path, "fsck", "--strict", "--no-dangling", check=False)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def blobs_at(root: Path, pairs: list[tuple[str, str]]) -> list[bool]:
+    """For each (sha, path): does that commit's tree hold a blob at that path (real git)?"""
+    stdin = "".join(f"{sha}:{path}\n" for sha, path in pairs)
+    out = subprocess.run(
+        ["git", "cat-file", "--batch-check=%(objecttype)"],
+        cwd=root,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.splitlines()
+    return [line == "blob" for line in out]

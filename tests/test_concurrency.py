@@ -15,7 +15,7 @@ from typing import Any
 
 from clawql_git import Vault
 
-from .conftest import AGENT, fsck_ok, git
+from .conftest import AGENT, blobs_at, fsck_ok, git
 
 WORKERS = 4
 PER_WORKER = 50
@@ -69,20 +69,6 @@ def assert_linear_history(root: Path, base: str, new_commits: int) -> list[str]:
 def entry_files(root: Path, rev: str = "HEAD") -> set[str]:
     names = git(root, "ls-tree", "-r", "--name-only", rev).stdout.splitlines()
     return {n for n in names if ENTRY_FILE.match(n) and not n.endswith("/index.md")}
-
-
-def paths_in_commits(root: Path, pairs: list[tuple[str, str]]) -> list[bool]:
-    """For each (sha, path): does that commit's tree hold a blob at that path (real git)?"""
-    stdin = "".join(f"{sha}:{path}\n" for sha, path in pairs)
-    out = subprocess.run(
-        ["git", "cat-file", "--batch-check=%(objecttype)"],
-        cwd=root,
-        input=stdin,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.splitlines()
-    return [line == "blob" for line in out]
 
 
 def entry_path_trailer(root: Path, sha: str) -> list[str]:
@@ -158,7 +144,7 @@ def test_four_processes_ingest_at_once(tmp_path: Path) -> None:
     assert len(set(paths)) == total
     assert entry_files(root) == set(paths)
     assert all(r["worm_ref"] == f"git:{r['sha']}" for r in results)
-    assert all(paths_in_commits(root, [(r["sha"], r["path"]) for r in results]))
+    assert all(blobs_at(root, [(r["sha"], r["path"]) for r in results]))
     for r in results:
         assert entry_path_trailer(root, r["sha"]) == [r["path"]], r
 
@@ -219,7 +205,7 @@ def test_four_cli_loops_ingest_at_once(tmp_path: Path) -> None:
     assert sorted(r["commit"] for r in results) == sorted(history)
     assert len({r["path"] for r in results}) == total
     assert entry_files(root) == {r["path"] for r in results}
-    assert all(paths_in_commits(root, [(r["commit"], r["path"]) for r in results]))
+    assert all(blobs_at(root, [(r["commit"], r["path"]) for r in results]))
     for seq in range(0, CLI_PER_WORKER, 2):
         stems = sorted(Path(r["path"]).stem for r in results if r["seq"] == seq)
         base_slug = f"shared-cli-note-{seq}"

@@ -20,7 +20,7 @@ import pytest
 
 from clawql_git import ClawqlError, Vault
 
-from .conftest import AGENT, fsck_ok, git
+from .conftest import AGENT, blobs_at, fsck_ok, git
 
 SEED = 20260701
 CYCLES = 48  # every fourth cycle runs two writers at once: 60 kills in all
@@ -161,19 +161,6 @@ def tree_paths(root: Path, rev: str) -> set[str]:
     return set(git(root, "ls-tree", "-r", "--name-only", rev).stdout.splitlines())
 
 
-def blob_exists(root: Path, pairs: list[tuple[str, str]]) -> list[bool]:
-    stdin = "".join(f"{sha}:{path}\n" for sha, path in pairs)
-    out = subprocess.run(
-        ["git", "cat-file", "--batch-check=%(objecttype)"],
-        cwd=root,
-        input=stdin,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.splitlines()
-    return [line == "blob" for line in out]
-
-
 def dangling_objects(root: Path) -> int:
     return git(root, "fsck", "--dangling").stdout.count("dangling ")
 
@@ -231,7 +218,7 @@ def test_sigkill_during_ingest_loses_nothing_acknowledged(tmp_path: Path) -> Non
     for sha, path in tally.acked:
         assert path in head_tree, path
         assert is_ancestor(root, sha), sha
-    assert all(blob_exists(root, tally.acked))
+    assert all(blobs_at(root, tally.acked))
 
     # Opening and closing repairs a work tree and index left half-synced by a kill.
     Vault.open(root).close()

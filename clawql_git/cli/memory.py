@@ -431,7 +431,7 @@ def links(ctx: click.Context, path: str | None, broken: bool, as_json: bool) -> 
     if broken or path is None:
         edges = graph.broken()
         if as_json:
-            emit_json([_edge(e) for e in edges])
+            emit_json([e.to_record() for e in edges])
         else:
             for e in edges:
                 click.echo(f"{e.source}:{e.ref.line}: broken {e.ref.kind} -> {e.ref.target}")
@@ -444,8 +444,8 @@ def links(ctx: click.Context, path: str | None, broken: bool, as_json: bool) -> 
         emit_json(
             {
                 "path": path,
-                "outgoing": [_edge(e) for e in out],
-                "backlinks": [_edge(e) for e in back],
+                "outgoing": [e.to_record() for e in out],
+                "backlinks": [e.to_record() for e in back],
             }
         )
         return
@@ -455,17 +455,6 @@ def links(ctx: click.Context, path: str | None, broken: bool, as_json: bool) -> 
     click.echo(f"backlinks ({len(back)}):")
     for e in back:
         click.echo(f"  <- {e.source}")
-
-
-def _edge(e: Any) -> dict[str, Any]:
-    return {
-        "source": e.source,
-        "target": e.target,
-        "raw": e.ref.target,
-        "kind": e.ref.kind,
-        "line": e.ref.line,
-        "broken": e.target is None,
-    }
 
 
 @memory.command()
