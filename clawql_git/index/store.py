@@ -141,6 +141,15 @@ class SearchIndex:
         tmp.write_text(stamp.to_json())
         os.replace(tmp, target)
 
+    def _stamp_key(self) -> str:
+        """Identifies the stamp on disk without parsing it: it is replaced atomically on every
+        write, so its inode and mtime change (checked on every query, so kept cheap)."""
+        try:
+            st = (self.root / "stamp.json").stat()
+        except FileNotFoundError:
+            return ""
+        return f"{st.st_ino}:{st.st_mtime_ns}:{st.st_size}"
+
     def mark_stale(self) -> None:
         """Record that the index may not match its stamp (a failed update)."""
         stamp = self.stamp()
@@ -396,8 +405,7 @@ class SearchIndex:
 
     def table(self, name: str) -> Any:
         """An open table, kept while the stamp stays the same (opening costs milliseconds)."""
-        stamp = self.stamp()
-        key = stamp.to_json() if stamp else ""
+        key = self._stamp_key()
         if key != self._tables_for:
             self._tables = {}
             self._tables_for = key
@@ -408,8 +416,7 @@ class SearchIndex:
 
     def loaded(self) -> _Loaded:
         """Entries, links and entry vectors held in memory (reloaded when the stamp moves)."""
-        stamp = self.stamp()
-        key = stamp.to_json() if stamp else ""
+        key = self._stamp_key()
         if self._loaded is None or self._loaded_for != key:
             self._loaded = self._load()
             self._loaded_for = key
