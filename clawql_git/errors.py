@@ -11,8 +11,11 @@ ClawqlError                      exit 1
 │   └── NotAVault
 ├── VaultStateError              exit 4   the vault refuses the operation in its current state
 │   └── ConcurrentUpdate         the branch moved under us
+│   └── KeyExists                a write-once remote object already exists
 ├── CheckFailed                  exit 1   a check found problems (drift, broken links)
+│   └── TamperDetected           a bundle/manifest does not match its hash, chain, prerequisites
 └── StorageError                 exit 5   git or the filesystem failed underneath us
+    └── SyncError                a sync remote is unreachable, misconfigured or refused
 """
 
 from __future__ import annotations
@@ -122,3 +125,22 @@ class StorageError(ClawqlError):
     """Git or the filesystem failed underneath the engine."""
 
     exit_code = 5
+
+
+class SyncError(StorageError):
+    """A sync remote (S3/R2, Arweave) is unreachable, misconfigured or refused."""
+
+
+class KeyExists(VaultStateError):
+    """A write-once key already exists on the remote; nothing was overwritten."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(f"remote object {key!r} already exists; objects are written once")
+        self.key = key
+
+
+class TamperDetected(CheckFailed):
+    """A bundle or manifest does not match its recorded hash, chain or prerequisites.
+
+    Exit 1; nothing was applied to the local vault.
+    """

@@ -1,0 +1,165 @@
+"""What a language extractor hands to the code graph: plain facts about one file.
+
+An extractor (one module per language family under ``codegraph/``) turns a file's bytes into
+a :class:`FileFacts` without looking at any other file. Resolution (which definition a call
+or an import points at) happens later, across files, in the resolver; an extractor only
+records names as written, plus the local context that resolution needs (the enclosing
+scope, the receiver expression, the import aliases).
+
+Lines are 1-based and inclusive. ``qualname`` is the dotted path inside the file
+(``Class.method``, ``outer.inner``); the module name is not part of it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal, Protocol
+
+SymbolKind = Literal[
+    "function",
+    "class",
+    "method",
+    "interface",
+    "type",
+    "enum",
+    "struct",
+    "trait",
+    "variable",
+    "constant",
+    "module",
+]
+
+
+@dataclass(frozen=True)
+class Symbol:
+    """A definition: function, class, method, interface, type, module-level variable."""
+
+    name: str
+    qualname: str
+    kind: SymbolKind
+    line: int
+    end_line: int
+    signature: str = ""
+    docstring: str = ""
+    exported: bool = True  # visible outside the file (Python: no leading underscore / __all__)
+    decorators: tuple[str, ...] = ()
+    bases: tuple[str, ...] = ()  # base classes / implemented interfaces, as written
+
+
+@dataclass(frozen=True)
+class Import:
+    """One imported name, as written: ``from .a import b as c`` -> module '.a', name 'b', alias 'c'.
+
+    ``name`` is empty for a whole-module import (``import os.path``, ``import x from './x'``
+    default imports use name 'default'). ``module`` keeps relative dots / ``./`` prefixes;
+    the resolver turns it into a file of the repository, or leaves it external.
+    """
+
+    module: str
+    name: str
+    alias: str
+    line: int
+    scope: str = ""  # qualname of the enclosing function when the import is local
+
+
+@dataclass(frozen=True)
+class Call:
+    """A call site: ``callee`` as written (``self.db.get``, ``Depends``, ``fmt.Println``).
+
+    ``caller`` is the qualname of the enclosing function/method ('' at module level).
+    ``context`` says where the call sits: 'body', 'decorator', 'default' (a parameter default),
+    'annotation', 'base' (a class base expression).
+    """
+
+    callee: str
+    caller: str
+    line: int
+    column: int = 0
+    context: str = "body"
+
+
+@dataclass(frozen=True)
+class Assignment:
+    """Type evidence for receivers: ``self.db = Database()`` / ``db: Database`` / ``x = Foo()``.
+
+    ``target`` as written (``self.db``, ``x``); ``value`` the callee or annotation name as
+    written (``Database``, ``mod.Database``); ``scope`` the enclosing qualname.
+    """
+
+    target: str
+    value: str
+    scope: str
+    line: int
+    annotation: bool = False
+
+
+@dataclass(frozen=True)
+class Route:
+    """One HTTP (or websocket) route as declared in this file, before prefixes are joined.
+
+    ``owner`` is the variable/object the route is registered on (``bp``, ``router``, ``app``),
+    or the controller class for decorator frameworks; ``handler`` the handler's qualname (or
+    the name as written when it is referenced, e.g. ``views.index``). Prefix relations
+    (``app.register_blueprint(bp, url_prefix='/x')``, ``app.include_router(r, prefix=...)``,
+    ``app.use('/api', router)``, ``@Controller('cats')``, Django ``include()``) are
+    :class:`Mount` facts; the graph joins them.
+    """
+
+    path: str
+    methods: tuple[str, ...]
+    handler: str
+    owner: str
+    line: int
+    framework: str
+    middleware: tuple[str, ...] = ()
+    websocket: bool = False
+
+
+@dataclass(frozen=True)
+class Mount:
+    """``parent`` mounts ``child`` under ``prefix`` (names as written, resolved later)."""
+
+    parent: str
+    child: str
+    prefix: str
+    line: int
+    framework: str
+    middleware: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class RouterDef:
+    """A variable bound to an app/router constructor: ``bp = Blueprint('x', __name__,
+    url_prefix='/x')``, ``r = APIRouter(prefix='/v1')``, ``const api = express.Router()``."""
+
+    name: str
+    constructor: str
+    prefix: str
+    line: int
+    framework: str
+
+
+@dataclass
+class FileFacts:
+    """Everything one extractor found in one file."""
+
+    path: str  # repository-relative, POSIX separators
+    language: str
+    symbols: list[Symbol] = field(default_factory=list)
+    imports: list[Import] = field(default_factory=list)
+    calls: list[Call] = field(default_factory=list)
+    assignments: list[Assignment] = field(default_factory=list)
+    routes: list[Route] = field(default_factory=list)
+    mounts: list[Mount] = field(default_factory=list)
+    routers: list[RouterDef] = field(default_factory=list)
+    exports: list[str] = field(default_factory=list)  # explicit export lists (__all__, export {})
+    module_doc: str = ""
+    errors: int = 0  # tree-sitter ERROR nodes seen (the file is still indexed)
+
+
+class Extractor(Protocol):
+    """One language family. ``languages`` maps file suffixes to language names."""
+
+    suffixes: dict[str, str]
+
+    def extract(self, path: str, source: bytes, language: str) -> FileFacts: ...
