@@ -157,9 +157,27 @@ class FileFacts:
     errors: int = 0  # tree-sitter ERROR nodes seen (the file is still indexed)
 
 
+class RepoView(Protocol):
+    """The repository as the resolver sees it: its indexed files (repository-relative, POSIX)."""
+
+    files: frozenset[str]
+
+    def read(self, path: str) -> bytes: ...
+
+
 class Extractor(Protocol):
-    """One language family. ``languages`` maps file suffixes to language names."""
+    """One language family, exposed by its module as ``EXTRACTOR``.
+
+    ``suffixes`` maps file suffixes to language names (``{".ts": "typescript", ".tsx": "tsx"}``).
+    ``extract`` sees one file only. ``resolve_module`` turns an import's ``module`` as written
+    in ``importer`` into the repository files it denotes (a Go package is a directory, so
+    several files; Java ``com.acme.Foo`` one file; ``./util`` -> ``util.ts`` or
+    ``util/index.ts``); an empty list means external (stdlib, third party) and nothing of the
+    repository may be resolved through it.
+    """
 
     suffixes: dict[str, str]
 
     def extract(self, path: str, source: bytes, language: str) -> FileFacts: ...
+
+    def resolve_module(self, importer: str, module: str, repo: RepoView) -> list[str]: ...
