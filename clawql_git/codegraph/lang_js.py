@@ -1,0 +1,637 @@
+"""JavaScript, TypeScript and TSX facts: symbols, ES/CommonJS imports, calls, routes.
+
+Conventions (the resolver relies on them):
+
+- qualnames are dotted: ``Class.method``, ``Namespace.fn``, ``outer.inner``; functions bound
+  to a ``const``/``let`` (arrow functions, function expressions) are functions of that name.
+- imports: ``import d from 'm'`` -> name 'default', alias 'd'; ``import * as ns`` and
+  ``require('m')`` -> name '' (whole module), alias as bound; ``import {a as b}`` -> name
+  'a', alias 'b'; re-exports ``export {a as b} from './x'`` -> name 'a', alias 'b' (and 'b'
+  in ``exports``); ``export * from './x'`` -> name '*'; ``export * as ns from`` -> name '',
+  alias 'ns'; dynamic ``import('m')`` -> name '', alias '', scope the enclosing function.
+- calls: call and ``new`` expressions with the callee as written (``this.repo.find``); JSX
+  elements with a capitalised name (``<Button/>``) count as calls of that component.
+- assignments: ``x = new Foo()`` / ``x = make()`` (value the callee), ``x: Foo`` and typed
+  parameters (annotation), class fields (target the field name, scope the class),
+  constructor parameter properties (target ``this.repo``, scope ``Class.constructor``),
+  and ``this`` -> the class in every method (target 'this', annotation).
+- routes: see :mod:`clawql_git.codegraph.js_routes`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import ClassVar
+
+from tree_sitter import Node
+
+from clawql_git.codegraph import js_resolve, js_routes
+from clawql_git.codegraph.js_routes import callee_name, decorator_text
+from clawql_git.codegraph.model import Assignment, FileFacts, RepoView, SymbolKind
+from clawql_git.codegraph.ts_util import (
+    Parsers,
+    Walker,
+    clean_block_doc,
+    count_errors,
+    leading_comments,
+    line,
+    string_value,
+    strip_generics,
+    text,
+)
+
+FUNCTION_VALUES = frozenset(
+    {"arrow_function", "function_expression", "function", "generator_function"}
+)
+TYPE_NAMES = frozenset({"type_identifier", "nested_type_identifier", "generic_type", "identifier"})
+_COMMENTS = frozenset({"comment"})
+_DECORATORS = frozenset({"decorator"})
+
+
+def _languages() -> dict[str, object]:
+    import tree_sitter_javascript
+    import tree_sitter_typescript
+
+    return {
+        "javascript": tree_sitter_javascript.language,
+        "typescript": tree_sitter_typescript.language_typescript,
+        "tsx": tree_sitter_typescript.language_tsx,
+    }
+
+
+def type_name(node: Node | None) -> str:
+    """The nominal type of an annotation (``Repo``, ``ns.Repo``, ``Promise`` of
+    ``Promise<X>``), '' for primitive, literal, union and structural types."""
+    if node is None:
+        return ""
+    if node.type == "type_annotation":
+        inner = node.named_children
+        return type_name(inner[0]) if inner else ""
+    if node.type == "generic_type":
+        return type_name(node.child_by_field_name("name") or node.named_children[0])
+    if node.type in TYPE_NAMES:
+        return strip_generics(text(node))
+    return ""
+
+
+def value_name(node: Node | None) -> tuple[str, bool]:
+    """Type evidence from an initialiser: (``Foo`` of ``new Foo()``, False) or the callee."""
+    if node is None:
+        return "", False
+    if node.type in {"await_expression", "parenthesized_expression", "non_null_expression"}:
+        return value_name(node.named_children[0] if node.named_children else None)
+    if node.type == "as_expression":
+        inner = node.named_children
+        return (type_name(inner[-1]), True) if len(inner) > 1 else ("", False)
+    if node.type == "new_expression":
+        ctor = node.child_by_field_name("constructor")
+        return (callee_name(ctor) if ctor is not None else ""), False
+    if node.type == "call_expression":
+        fn = node.child_by_field_name("function")
+        return (callee_name(fn) if fn is not None else ""), False
+    return "", False
+
+
+def _require_module(node: Node | None) -> str | None:
+    """'m' for ``require('m')`` (also under ``await``), else None."""
+    if node is None or node.type != "call_expression":
+        return None
+    fn = node.child_by_field_name("function")
+    if fn is None or text(fn) != "require":
+        return None
+    args = js_routes.arguments(node.child_by_field_name("arguments"))
+    return string_value(args[0]) if args else None
+
+
+class JsWalker(Walker):
+    """One pass over a JS/TS tree."""
+
+    handlers: ClassVar[dict[str, str]] = {
+        "import_statement": "on_import",
+        "export_statement": "on_export",
+        "function_declaration": "on_function",
+        "generator_function_declaration": "on_function",
+        "class_declaration": "on_class",
+        "abstract_class_declaration": "on_class",
+        "class": "on_class",
+        "interface_declaration": "on_interface",
+        "type_alias_declaration": "on_simple",
+        "enum_declaration": "on_simple",
+        "lexical_declaration": "on_declaration",
+        "variable_declaration": "on_declaration",
+        "internal_module": "on_namespace",
+        "call_expression": "on_call",
+        "new_expression": "on_new",
+        "assignment_expression": "on_assign",
+        "decorator": "on_decorator",
+        "formal_parameters": "on_params",
+        "jsx_opening_element": "on_jsx",
+        "jsx_self_closing_element": "on_jsx",
+        "comment": "on_skip",
+    }
+
+    def __init__(self, facts: FileFacts, source: bytes) -> None:
+        super().__init__(facts, source)
+        self.express = js_routes.ExpressTracker(facts)
+        self.function_depth = 0
+        self.class_depth = 0
+        self.export_next = False
+        self.pending_decorators: list[Node] = []
+        self.export_names: set[str] = set()
+
+    # -- helpers -------------------------------------------------------------------------
+
+    def take_export(self) -> bool:
+        exported, self.export_next = self.export_next, False
+        return exported
+
+    def anchor(self, node: Node) -> Node:
+        """The node doc comments sit above: the ``export`` statement around a declaration."""
+        parent = node.parent
+        return parent if parent is not None and parent.type == "export_statement" else node
+
+    def doc(self, node: Node) -> str:
+        comments = leading_comments(self.anchor(node), _COMMENTS, _DECORATORS)
+        last = text(comments[-1]) if comments else ""
+        return clean_block_doc(last) if last.startswith("/**") else ""
+
+    def sig(self, node: Node, body: Node | None) -> str:
+        start = self.anchor(node)
+        first = next((c for c in start.children if c.type not in {"decorator", "comment"}), start)
+        return self.signature(first, body, node)
+
+    def import_(self, module: str, name: str, alias: str, node: Node) -> None:
+        self.add_import(module, name, alias, node)
+        self.express.note_import(module, name, alias)
+
+    def assign(self, target: str, value: str, node: Node, annotation: bool) -> None:
+        if target and value:
+            self.facts.assignments.append(
+                Assignment(target, value, self.qualname, line(node), annotation)
+            )
+
+    def walk_function(self, name: str, node: Node) -> None:
+        """Parameters and body of a named function, inside its scope."""
+        with self.enter(name):
+            self.function_depth += 1
+            self.visit(node.child_by_field_name("parameters"))
+            self.visit(node.child_by_field_name("body"))
+            self.function_depth -= 1
+
+    # -- imports and exports ---------------------------------------------------------------
+
+    def on_import(self, node: Node) -> None:
+        source = string_value(node.child_by_field_name("source"))
+        for child in node.named_children:
+            if child.type == "import_require_clause":
+                names = [c for c in child.named_children if c.type == "identifier"]
+                module = string_value(child.child_by_field_name("source")) or ""
+                self.import_(module, "", text(names[0]) if names else "", node)
+            elif child.type == "import_clause" and source is not None:
+                self.import_clause(source, child, node)
+        bare = not any(c.type in {"import_clause", "import_require_clause"} for c in node.children)
+        if source is not None and bare:
+            self.import_(source, "", "", node)
+
+    def import_clause(self, source: str, clause: Node, node: Node) -> None:
+        for part in clause.named_children:
+            if part.type == "identifier":
+                self.import_(source, "default", text(part), node)
+            elif part.type == "namespace_import":
+                names = part.named_children
+                self.import_(source, "", text(names[0]) if names else "", node)
+            elif part.type == "named_imports":
+                for spec in part.named_children:
+                    if spec.type == "import_specifier":
+                        name = text(spec.child_by_field_name("name"))
+                        alias = spec.child_by_field_name("alias")
+                        self.import_(source, name, text(alias) if alias else name, node)
+
+    def on_export(self, node: Node) -> None:
+        source = string_value(node.child_by_field_name("source"))
+        declaration = node.child_by_field_name("declaration")
+        value = node.child_by_field_name("value")
+        self.pending_decorators = [c for c in node.named_children if c.type == "decorator"]
+        for child in node.named_children:
+            if child.type == "export_clause":
+                self.export_clause(source, child, node)
+            elif child.type == "namespace_export" and source is not None:
+                alias = text(child.named_children[0]) if child.named_children else ""
+                self.import_(source, "", alias, node)
+                self.facts.exports.append(alias)
+        if source is not None and not any(
+            c.type in {"export_clause", "namespace_export"} for c in node.named_children
+        ):
+            self.import_(source, "*", "", node)
+        if declaration is not None:
+            self.export_next = True
+            self.visit(declaration)
+        elif value is not None:
+            self.export_default(value)
+        self.pending_decorators = []
+
+    def export_clause(self, source: str | None, clause: Node, node: Node) -> None:
+        for spec in clause.named_children:
+            if spec.type != "export_specifier":
+                continue
+            name = text(spec.child_by_field_name("name"))
+            alias_node = spec.child_by_field_name("alias")
+            alias = text(alias_node) if alias_node is not None else name
+            self.facts.exports.append(alias)
+            if source is not None:
+                self.import_(source, name, alias, node)
+            else:
+                self.export_names.add(name)
+
+    def export_default(self, value: Node) -> None:
+        self.facts.exports.append("default")
+        if value.type == "identifier":
+            self.export_names.add(text(value))
+        elif value.type in {
+            "class",
+            "function_expression",
+            "function",
+        } and value.child_by_field_name("name"):
+            self.export_next = True
+        self.visit(value)
+
+    # -- definitions -----------------------------------------------------------------------
+
+    def on_function(self, node: Node) -> None:
+        name = text(node.child_by_field_name("name"))
+        kind: SymbolKind = "method" if self.class_depth and not self.function_depth else "function"
+        self.add_symbol(
+            node,
+            name,
+            kind,
+            signature=self.sig(node, node.child_by_field_name("body")),
+            docstring=self.doc(node),
+            exported=self.take_export(),
+        )
+        self.walk_function(name, node)
+
+    def on_class(self, node: Node) -> None:
+        name_node = node.child_by_field_name("name")
+        if name_node is None:
+            self.visit_children(node)
+            return
+        name = text(name_node)
+        decorators = self.pending_decorators + [
+            c for c in node.named_children if c.type == "decorator"
+        ]
+        self.pending_decorators = []
+        with self.in_context("decorator"):
+            for dec in decorators:
+                self.visit_children(dec)
+        bases = self.heritage(node)
+        body = node.child_by_field_name("body")
+        symbol = self.add_symbol(
+            node,
+            name,
+            "class",
+            signature=self.sig(node, body),
+            docstring=self.doc(node),
+            exported=self.take_export(),
+            decorators=tuple(decorator_text(d) for d in decorators),
+            bases=tuple(bases),
+        )
+        with self.enter(name):
+            self.class_depth += 1
+            saved, self.function_depth = self.function_depth, 0
+            methods = self.class_body(body)
+            self.function_depth = saved
+            self.class_depth -= 1
+        js_routes.nest_routes(self.facts, symbol.qualname, decorators, methods)
+
+    def heritage(self, node: Node) -> list[str]:
+        bases: list[str] = []
+        for child in node.named_children:
+            if child.type != "class_heritage":
+                continue
+            for clause in child.named_children:
+                for base in clause.named_children:
+                    if base.type not in {"comment", "type_arguments"}:
+                        bases.append(strip_generics(text(base)))
+                        with self.in_context("base"):
+                            self.visit(base)
+        return bases
+
+    def class_body(self, body: Node | None) -> list[tuple[str, int, list[Node]]]:
+        """Members of a class body; returns (name, line, decorators) of every method."""
+        methods: list[tuple[str, int, list[Node]]] = []
+        decorators: list[Node] = []
+        for member in body.named_children if body is not None else []:
+            if member.type == "decorator":
+                decorators.append(member)
+                self.on_decorator(member)
+                continue
+            name = text(member.child_by_field_name("name"))
+            if member.type in {"method_definition", "abstract_method_signature"}:
+                self.method(member, name, decorators)
+                methods.append((name, line(member), decorators))
+            elif member.type == "public_field_definition":
+                self.field(member, name, decorators)
+            else:
+                self.visit(member)
+            decorators = []
+        return methods
+
+    def method(self, node: Node, name: str, decorators: list[Node], fn: Node | None = None) -> None:
+        fn = fn or node
+        body = fn.child_by_field_name("body")
+        private = name.startswith("#") or any(
+            c.type == "accessibility_modifier" and text(c) == "private" for c in node.children
+        )
+        self.add_symbol(
+            node,
+            name,
+            "method",
+            signature=self.sig(node, body),
+            docstring=self.doc(node),
+            exported=not private,
+            decorators=tuple(decorator_text(d) for d in decorators),
+        )
+        cls = self.qualname
+        with self.enter(name):
+            self.assign("this", cls, node, True)
+        self.walk_function(name, fn)
+
+    def field(self, node: Node, name: str, decorators: list[Node]) -> None:
+        value = node.child_by_field_name("value")
+        if value is not None and value.type in FUNCTION_VALUES:
+            self.method(node, name, decorators, value)
+            return
+        declared = type_name(node.child_by_field_name("type"))
+        self.assign(name, declared, node, True)
+        evidence, annotated = value_name(value)
+        self.assign(name, evidence, node, annotated)
+        self.visit(value)
+
+    def on_interface(self, node: Node) -> None:
+        name = text(node.child_by_field_name("name"))
+        bases = [
+            strip_generics(text(t))
+            for c in node.named_children
+            if c.type == "extends_type_clause"
+            for t in c.named_children
+        ]
+        body = node.child_by_field_name("body")
+        self.add_symbol(
+            node,
+            name,
+            "interface",
+            signature=self.sig(node, body),
+            docstring=self.doc(node),
+            exported=self.take_export(),
+            bases=tuple(bases),
+        )
+        with self.enter(name):
+            for member in body.named_children if body is not None else []:
+                if member.type == "method_signature":
+                    self.add_symbol(
+                        member,
+                        text(member.child_by_field_name("name")),
+                        "method",
+                        signature=self.sig(member, None),
+                        docstring=self.doc(member),
+                    )
+
+    def on_simple(self, node: Node) -> None:
+        kind: SymbolKind = "enum" if node.type == "enum_declaration" else "type"
+        self.add_symbol(
+            node,
+            text(node.child_by_field_name("name")),
+            kind,
+            signature=self.sig(node, node.child_by_field_name("body")),
+            docstring=self.doc(node),
+            exported=self.take_export(),
+        )
+
+    def on_namespace(self, node: Node) -> None:
+        name_node = node.child_by_field_name("name")
+        name = text(name_node)
+        if name_node is None or name_node.type == "string":
+            self.visit(node.child_by_field_name("body"))
+            return
+        self.add_symbol(node, name, "module", docstring=self.doc(node), exported=self.take_export())
+        with self.enter(name):
+            self.visit(node.child_by_field_name("body"))
+
+    def on_declaration(self, node: Node) -> None:
+        keyword = text(node.children[0]) if node.children else ""
+        exported = self.take_export()
+        for decl in node.named_children:
+            if decl.type == "variable_declarator":
+                self.declarator(node, decl, keyword, exported)
+
+    def declarator(self, statement: Node, decl: Node, keyword: str, exported: bool) -> None:
+        name_node = decl.child_by_field_name("name")
+        value = decl.child_by_field_name("value")
+        module = _require_module(value)
+        if name_node is not None and name_node.type == "object_pattern" and module is not None:
+            self.destructured_require(module, name_node, decl)
+            return
+        if name_node is None or name_node.type != "identifier":
+            self.visit(value)
+            return
+        name = text(name_node)
+        if module is not None:
+            self.import_(module, "", name, decl)
+            return
+        if value is not None and value.type in FUNCTION_VALUES:
+            self.add_symbol(
+                statement,
+                name,
+                "function",
+                signature=self.signature(
+                    self.anchor(statement), value.child_by_field_name("body"), decl
+                ),
+                docstring=self.doc(statement),
+                exported=exported,
+            )
+            self.walk_function(name, value)
+            return
+        if value is not None and value.type == "class":
+            self.export_next = exported
+            self.on_class(value)
+            return
+        if self.function_depth == 0 and self.class_depth == 0:
+            kind: SymbolKind = "constant" if keyword == "const" else "variable"
+            self.add_symbol(
+                statement,
+                name,
+                kind,
+                signature=self.signature(self.anchor(statement), None, decl),
+                docstring=self.doc(statement),
+                exported=exported,
+            )
+        self.assign(name, type_name(decl.child_by_field_name("type")), decl, True)
+        evidence, annotated = value_name(value)
+        self.assign(name, evidence, decl, annotated)
+        if value is not None:
+            self.express.note_binding(name, value)
+        self.visit(value)
+
+    def destructured_require(self, module: str, pattern: Node, node: Node) -> None:
+        for part in pattern.named_children:
+            if part.type == "shorthand_property_identifier_pattern":
+                self.import_(module, text(part), text(part), node)
+            elif part.type == "pair_pattern":
+                key = text(part.child_by_field_name("key"))
+                self.import_(module, key, text(part.child_by_field_name("value")), node)
+
+    # -- expressions -----------------------------------------------------------------------
+
+    def on_call(self, node: Node) -> None:
+        fn = node.child_by_field_name("function")
+        args_node = node.child_by_field_name("arguments")
+        args = js_routes.arguments(args_node)
+        if fn is None:
+            self.visit_children(node)
+            return
+        if fn.type == "import" or text(fn) == "require":
+            module = string_value(args[0]) if args else None
+            if module is not None:
+                self.import_(module, "", "", node)
+                return
+        self.add_call(callee_name(fn), node)
+        self.express.on_call(node, fn, args)
+        if fn.type != "identifier":
+            self.visit(fn)
+        self.visit(args_node)
+
+    def on_new(self, node: Node) -> None:
+        ctor = node.child_by_field_name("constructor")
+        if ctor is not None:
+            self.add_call(callee_name(ctor), node)
+            if ctor.type != "identifier":
+                self.visit(ctor)
+        self.visit(node.child_by_field_name("arguments"))
+
+    def on_assign(self, node: Node) -> None:
+        left = node.child_by_field_name("left")
+        right = node.child_by_field_name("right")
+        if (
+            left is not None
+            and right is not None
+            and left.type in {"identifier", "member_expression"}
+        ):
+            target = callee_name(left)
+            self.commonjs_export(target, right)
+            module = _require_module(right)
+            if module is not None:
+                self.import_(module, "", target, node)
+                return
+            evidence, annotated = value_name(right)
+            self.assign(target, evidence, node, annotated)
+            self.express.note_binding(target, right)
+        self.visit(left)
+        self.visit(right)
+
+    def commonjs_export(self, target: str, right: Node) -> None:
+        if target in {"module.exports", "exports"}:
+            if right.type == "identifier":
+                self.facts.exports.append("default")
+                self.export_names.add(text(right))
+            elif right.type == "object":
+                for prop in right.named_children:
+                    key = prop.child_by_field_name("key") if prop.type == "pair" else prop
+                    if prop.type in {"pair", "shorthand_property_identifier"} and key is not None:
+                        self.facts.exports.append(text(key))
+                        self.export_names.add(text(key))
+        elif target.startswith(("exports.", "module.exports.")):
+            name = target.rsplit(".", 1)[-1]
+            self.facts.exports.append(name)
+            self.export_names.add(name)
+
+    def on_decorator(self, node: Node) -> None:
+        with self.in_context("decorator"):
+            self.visit_children(node)
+
+    def on_params(self, node: Node) -> None:
+        constructor = bool(self.scope) and self.scope[-1] == "constructor"
+        for param in node.named_children:
+            pattern = param.child_by_field_name("pattern")
+            declared = type_name(param.child_by_field_name("type"))
+            name = text(pattern) if pattern is not None and pattern.type == "identifier" else ""
+            if name and declared:
+                self.assign(name, declared, param, True)
+                self.express.note_param(name, declared)
+                modifiers = {"accessibility_modifier", "readonly", "override_modifier"}
+                if constructor and any(c.type in modifiers for c in param.children):
+                    self.assign(f"this.{name}", declared, param, True)
+            for child in param.named_children:
+                if child.type == "decorator":
+                    self.on_decorator(child)
+            default = param.child_by_field_name("value")
+            if default is not None:
+                with self.in_context("default"):
+                    self.visit(default)
+            if param.type not in {"required_parameter", "optional_parameter"}:
+                self.visit(param)
+
+    def on_jsx(self, node: Node) -> None:
+        name = node.child_by_field_name("name")
+        written = text(name)
+        if written[:1].isupper() or "." in written:
+            self.add_call(written, node)
+        for child in node.named_children:
+            if child is not name:
+                self.visit(child)
+
+    def on_skip(self, node: Node) -> None:
+        return
+
+
+class JsExtractor:
+    """The JS/TS/TSX extractor the code graph loads as ``lang_js.EXTRACTOR``."""
+
+    def __init__(self) -> None:
+        self.suffixes = {
+            ".js": "javascript",
+            ".mjs": "javascript",
+            ".cjs": "javascript",
+            ".jsx": "javascript",
+            ".ts": "typescript",
+            ".mts": "typescript",
+            ".cts": "typescript",
+            ".tsx": "tsx",
+        }
+        self._parsers = Parsers(_languages())  # type: ignore[arg-type]
+        self._resolver = js_resolve.JsResolver()
+
+    def extract(self, path: str, source: bytes, language: str) -> FileFacts:
+        """Facts of one JS/TS file; syntax errors are counted and the rest still extracted."""
+        root = self._parsers.parse(language, source)
+        facts = FileFacts(path=path, language=language, errors=count_errors(root))
+        walker = JsWalker(facts, source)
+        try:
+            walker.visit(root)
+        except RecursionError:
+            facts.errors += 1
+        if walker.export_names:
+            facts.symbols = [
+                dataclasses.replace(s, exported=True)
+                if "." not in s.qualname and s.name in walker.export_names
+                else s
+                for s in facts.symbols
+            ]
+        facts.module_doc = _module_doc(root)
+        return facts
+
+    def resolve_module(self, importer: str, module: str, repo: RepoView) -> list[str]:
+        """Repository files a specifier denotes ([] for packages and node built-ins)."""
+        return self._resolver.resolve(importer, module, repo)
+
+
+def _module_doc(root: Node) -> str:
+    """A leading ``/** ... */`` file comment (the ``@file`` / ``@module`` JSDoc)."""
+    first = root.named_children[0] if root.named_children else None
+    if first is not None and first.type == "comment" and text(first).startswith("/**"):
+        following = first.next_named_sibling
+        if following is None or following.start_point[0] > first.end_point[0] + 1:
+            return clean_block_doc(text(first))
+    return ""
+
+
+EXTRACTOR = JsExtractor()

@@ -1,0 +1,239 @@
+"""Tree-sitter helpers shared by the non-Python extractors: parsing, text, docs, the walk.
+
+Every extractor walks each file's tree once, depth first, through :class:`Walker`: a
+dispatch table from node type to handler, a qualname stack for the enclosing scope and the
+current call context ('body', 'decorator', 'default'). Handlers that do not recurse
+themselves call :meth:`Walker.visit_children`. Syntax errors are counted, not fatal: the
+grammar's error recovery leaves the rest of the tree usable.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, ClassVar
+
+from tree_sitter import Language, Node, Parser
+
+from clawql_git.codegraph.model import Call, FileFacts, Import, Symbol, SymbolKind
+
+MAX_SIGNATURE = 240
+_SPACE = re.compile(r"\s+")
+_GENERIC_ARGS = re.compile(r"<[^<>]*>")
+
+
+def text(node: Node | None) -> str:
+    """The node's source text; bytes that are not UTF-8 become U+FFFD instead of failing."""
+    if node is None or node.text is None:
+        return ""
+    return node.text.decode("utf-8", "replace")
+
+
+def collapse(value: str, limit: int = MAX_SIGNATURE) -> str:
+    """One line: whitespace runs folded to one space, cut at ``limit`` characters."""
+    one = _SPACE.sub(" ", value).strip()
+    return one if len(one) <= limit else one[: limit - 1] + "…"
+
+
+def strip_generics(name: str) -> str:
+    """``Repo<User>`` / ``Vec::<u8>::new`` -> ``Repo`` / ``Vec::new`` (nested arguments too)."""
+    previous = None
+    while previous != name:
+        previous, name = name, _GENERIC_ARGS.sub("", name)
+    return name.replace("::::", "::")
+
+
+def line(node: Node) -> int:
+    """1-based first line of ``node``."""
+    return node.start_point[0] + 1
+
+
+def end_line(node: Node) -> int:
+    """1-based last line of ``node``."""
+    return node.end_point[0] + 1
+
+
+def string_value(node: Node | None) -> str | None:
+    """The content of a string literal without quotes; None for anything else."""
+    if node is None or node.type not in {
+        "string",
+        "template_string",
+        "interpreted_string_literal",
+        "raw_string_literal",
+        "string_literal",
+    }:
+        return None
+    if node.type == "template_string" and any(
+        c.type == "template_substitution" for c in node.named_children
+    ):
+        return None
+    raw = text(node)
+    if node.type == "raw_string_literal" and raw.startswith("r"):
+        raw = raw.lstrip("r#").rstrip("#")
+    return raw[1:-1] if len(raw) >= 2 else raw
+
+
+def leading_comments(node: Node, comments: frozenset[str], skip: frozenset[str]) -> list[Node]:
+    """The comment nodes directly above ``node`` (no blank line between), top first.
+
+    Sibling nodes of a type in ``skip`` (decorators, attributes) may sit between the
+    comments and the definition.
+    """
+    found: list[Node] = []
+    expected = line(node)
+    prev = node.prev_sibling
+    while prev is not None:
+        if prev.type in comments:
+            if end_line(prev) < expected - 1:
+                break
+            found.append(prev)
+        elif prev.type not in skip:
+            break
+        expected = line(prev)
+        prev = prev.prev_sibling
+    found.reverse()
+    return found
+
+
+def clean_block_doc(raw: str) -> str:
+    """``/** ... */`` -> its text, leading ``*`` gutters removed."""
+    body = raw[3:-2] if raw.endswith("*/") else raw[3:]
+    lines = [re.sub(r"^\s*\* ?", "", part).rstrip() for part in body.splitlines()]
+    return "\n".join(lines).strip()
+
+
+def clean_line_docs(lines: list[str], marker: str) -> str:
+    """Consecutive ``marker`` comments (``//``, ``///``) -> their text."""
+    out = []
+    for raw in lines:
+        body = raw[len(marker) :] if raw.startswith(marker) else raw
+        out.append(body[1:] if body.startswith(" ") else body)
+    return "\n".join(out).strip()
+
+
+def count_errors(root: Node) -> int:
+    """ERROR and MISSING nodes in the tree (0 without a walk when the tree is clean)."""
+    if not root.has_error:
+        return 0
+    count = 0
+    cursor = root.walk()
+    while True:
+        node = cursor.node
+        if node is not None and (node.is_error or node.is_missing):
+            count += 1
+        if node is not None and node.has_error and cursor.goto_first_child():
+            continue
+        while not cursor.goto_next_sibling():
+            if not cursor.goto_parent():
+                return count
+
+
+class Parsers:
+    """One parser per language name, made on first use (grammars load lazily)."""
+
+    def __init__(self, languages: dict[str, Callable[[], Any]]) -> None:
+        self._factories = languages
+        self._parsers: dict[str, Parser] = {}
+
+    def parse(self, language: str, source: bytes) -> Node:
+        """Parse ``source`` with the grammar of ``language`` and return the root node."""
+        parser = self._parsers.get(language)
+        if parser is None:
+            parser = Parser(Language(self._factories[language]()))
+            self._parsers[language] = parser
+        return parser.parse(source).root_node
+
+
+Handler = Callable[[Node], None]
+
+
+class Walker:
+    """A single depth-first pass over one tree that fills a :class:`FileFacts`."""
+
+    handlers: ClassVar[dict[str, str]] = {}  # node type -> method name; subclasses fill it
+
+    def __init__(self, facts: FileFacts, source: bytes) -> None:
+        self.facts = facts
+        self.source = source
+        self.scope: list[str] = []
+        self.context = "body"
+        self._dispatch: dict[str, Handler] = {
+            kind: getattr(self, name) for kind, name in self.handlers.items()
+        }
+
+    @property
+    def qualname(self) -> str:
+        """The dotted path of the enclosing definitions ('' at module level)."""
+        return ".".join(self.scope)
+
+    def child_qualname(self, name: str) -> str:
+        """The qualname ``name`` gets when defined in the current scope."""
+        return f"{self.qualname}.{name}" if self.scope else name
+
+    def visit(self, node: Node | None) -> None:
+        """Dispatch ``node`` to its handler, or walk its named children."""
+        if node is None:
+            return
+        handler = self._dispatch.get(node.type)
+        if handler is not None:
+            handler(node)
+        else:
+            for child in node.named_children:
+                self.visit(child)
+
+    def visit_children(self, node: Node | None) -> None:
+        """Walk the named children of ``node`` (for handlers that only add facts)."""
+        if node is not None:
+            for child in node.named_children:
+                self.visit(child)
+
+    @contextmanager
+    def enter(self, name: str) -> Iterator[None]:
+        """Push ``name`` on the scope for the duration of a definition's body."""
+        self.scope.append(name)
+        saved, self.context = self.context, "body"
+        try:
+            yield
+        finally:
+            self.scope.pop()
+            self.context = saved
+
+    @contextmanager
+    def in_context(self, context: str) -> Iterator[None]:
+        """Calls recorded inside are tagged ``context`` ('decorator', 'default')."""
+        saved, self.context = self.context, context
+        try:
+            yield
+        finally:
+            self.context = saved
+
+    def signature(self, start: Node, stop: Node | None, whole: Node) -> str:
+        """Source from ``start`` up to ``stop`` (the body), else all of ``whole``, on one line."""
+        finish = stop.start_byte if stop is not None else whole.end_byte
+        raw = self.source[start.start_byte : finish].decode("utf-8", "replace")
+        return collapse(raw.rstrip().rstrip("{;").rstrip())
+
+    def add_call(self, callee: str, node: Node) -> None:
+        """Record a call site at ``node`` with the current caller and context."""
+        if callee:
+            self.facts.calls.append(
+                Call(callee, self.qualname, line(node), node.start_point[1], self.context)
+            )
+
+    def add_import(self, module: str, name: str, alias: str, node: Node) -> None:
+        """Record an import; ``scope`` is the enclosing function for local imports."""
+        self.facts.imports.append(Import(module, name, alias, line(node), self.qualname))
+
+    def add_symbol(self, node: Node, name: str, kind: SymbolKind, **extra: Any) -> Symbol:
+        """Record a definition spanning ``node`` under the current scope."""
+        symbol = Symbol(
+            name=name,
+            qualname=self.child_qualname(name),
+            kind=kind,
+            line=line(node),
+            end_line=end_line(node),
+            **extra,
+        )
+        self.facts.symbols.append(symbol)
+        return symbol
