@@ -214,9 +214,12 @@ class ExpressTracker:
         verb = "DELETE" if method == "del" else method.upper()
         handler = _handler(rest[-1])
         middleware = tuple(collapse(text(a), 120) for a in rest[:-1])
+        fn = node.child_by_field_name("function")
+        prop = fn.child_by_field_name("property") if fn is not None else None
+        at = line(prop if prop is not None else node)  # chained: the line of ``.get(``
         for path in paths:
             self.facts.routes.append(
-                Route(path, (verb,), handler, owner, line(node), "express", middleware)
+                Route(path, (verb,), handler, owner, at, "express", middleware)
             )
 
     def _add_mounts(self, owner: str, args: list[Node], node: Node) -> None:

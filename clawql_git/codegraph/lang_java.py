@@ -96,6 +96,7 @@ class JavaWalker(Walker):
         "field_declaration": "on_field",
         "constant_declaration": "on_field",
         "local_variable_declaration": "on_local",
+        "enhanced_for_statement": "on_for",
         "assignment_expression": "on_assign",
         "method_invocation": "on_invocation",
         "object_creation_expression": "on_new",
@@ -243,6 +244,11 @@ class JavaWalker(Walker):
             if not declared and value is not None:
                 self.evidence(name, value, decl)
             self.visit(value)
+
+    def on_for(self, node: Node) -> None:
+        name = node.child_by_field_name("name")
+        self.assign(text(name), type_name(node.child_by_field_name("type")), node, True)
+        self.visit_children(node)
 
     def evidence(self, target: str, value: Node, at: Node) -> None:
         if value.type == "object_creation_expression":

@@ -26,14 +26,13 @@ from typing import ClassVar
 from tree_sitter import Node
 
 from clawql_git.codegraph import js_resolve, js_routes
+from clawql_git.codegraph.js_modules import JsModuleWalker, require_module
 from clawql_git.codegraph.js_routes import callee_name, decorator_text
-from clawql_git.codegraph.model import Assignment, FileFacts, RepoView, SymbolKind
+from clawql_git.codegraph.model import FileFacts, RepoView, SymbolKind
 from clawql_git.codegraph.ts_util import (
     Parsers,
-    Walker,
     clean_block_doc,
     count_errors,
-    leading_comments,
     line,
     string_value,
     strip_generics,
@@ -92,23 +91,11 @@ def value_name(node: Node | None) -> tuple[str, bool]:
     return "", False
 
 
-def _require_module(node: Node | None) -> str | None:
-    """'m' for ``require('m')`` (also under ``await``), else None."""
-    if node is None or node.type != "call_expression":
-        return None
-    fn = node.child_by_field_name("function")
-    if fn is None or text(fn) != "require":
-        return None
-    args = js_routes.arguments(node.child_by_field_name("arguments"))
-    return string_value(args[0]) if args else None
-
-
-class JsWalker(Walker):
+class JsWalker(JsModuleWalker):
     """One pass over a JS/TS tree."""
 
     handlers: ClassVar[dict[str, str]] = {
-        "import_statement": "on_import",
-        "export_statement": "on_export",
+        **JsModuleWalker.handlers,
         "function_declaration": "on_function",
         "generator_function_declaration": "on_function",
         "class_declaration": "on_class",
@@ -130,46 +117,6 @@ class JsWalker(Walker):
         "comment": "on_skip",
     }
 
-    def __init__(self, facts: FileFacts, source: bytes) -> None:
-        super().__init__(facts, source)
-        self.express = js_routes.ExpressTracker(facts)
-        self.function_depth = 0
-        self.class_depth = 0
-        self.export_next = False
-        self.pending_decorators: list[Node] = []
-        self.export_names: set[str] = set()
-
-    # -- helpers -------------------------------------------------------------------------
-
-    def take_export(self) -> bool:
-        exported, self.export_next = self.export_next, False
-        return exported
-
-    def anchor(self, node: Node) -> Node:
-        """The node doc comments sit above: the ``export`` statement around a declaration."""
-        parent = node.parent
-        return parent if parent is not None and parent.type == "export_statement" else node
-
-    def doc(self, node: Node) -> str:
-        comments = leading_comments(self.anchor(node), _COMMENTS, _DECORATORS)
-        last = text(comments[-1]) if comments else ""
-        return clean_block_doc(last) if last.startswith("/**") else ""
-
-    def sig(self, node: Node, body: Node | None) -> str:
-        start = self.anchor(node)
-        first = next((c for c in start.children if c.type not in {"decorator", "comment"}), start)
-        return self.signature(first, body, node)
-
-    def import_(self, module: str, name: str, alias: str, node: Node) -> None:
-        self.add_import(module, name, alias, node)
-        self.express.note_import(module, name, alias)
-
-    def assign(self, target: str, value: str, node: Node, annotation: bool) -> None:
-        if target and value:
-            self.facts.assignments.append(
-                Assignment(target, value, self.qualname, line(node), annotation)
-            )
-
     def walk_function(self, name: str, node: Node) -> None:
         """Parameters and body of a named function, inside its scope."""
         with self.enter(name):
@@ -177,83 +124,6 @@ class JsWalker(Walker):
             self.visit(node.child_by_field_name("parameters"))
             self.visit(node.child_by_field_name("body"))
             self.function_depth -= 1
-
-    # -- imports and exports ---------------------------------------------------------------
-
-    def on_import(self, node: Node) -> None:
-        source = string_value(node.child_by_field_name("source"))
-        for child in node.named_children:
-            if child.type == "import_require_clause":
-                names = [c for c in child.named_children if c.type == "identifier"]
-                module = string_value(child.child_by_field_name("source")) or ""
-                self.import_(module, "", text(names[0]) if names else "", node)
-            elif child.type == "import_clause" and source is not None:
-                self.import_clause(source, child, node)
-        bare = not any(c.type in {"import_clause", "import_require_clause"} for c in node.children)
-        if source is not None and bare:
-            self.import_(source, "", "", node)
-
-    def import_clause(self, source: str, clause: Node, node: Node) -> None:
-        for part in clause.named_children:
-            if part.type == "identifier":
-                self.import_(source, "default", text(part), node)
-            elif part.type == "namespace_import":
-                names = part.named_children
-                self.import_(source, "", text(names[0]) if names else "", node)
-            elif part.type == "named_imports":
-                for spec in part.named_children:
-                    if spec.type == "import_specifier":
-                        name = text(spec.child_by_field_name("name"))
-                        alias = spec.child_by_field_name("alias")
-                        self.import_(source, name, text(alias) if alias else name, node)
-
-    def on_export(self, node: Node) -> None:
-        source = string_value(node.child_by_field_name("source"))
-        declaration = node.child_by_field_name("declaration")
-        value = node.child_by_field_name("value")
-        self.pending_decorators = [c for c in node.named_children if c.type == "decorator"]
-        for child in node.named_children:
-            if child.type == "export_clause":
-                self.export_clause(source, child, node)
-            elif child.type == "namespace_export" and source is not None:
-                alias = text(child.named_children[0]) if child.named_children else ""
-                self.import_(source, "", alias, node)
-                self.facts.exports.append(alias)
-        if source is not None and not any(
-            c.type in {"export_clause", "namespace_export"} for c in node.named_children
-        ):
-            self.import_(source, "*", "", node)
-        if declaration is not None:
-            self.export_next = True
-            self.visit(declaration)
-        elif value is not None:
-            self.export_default(value)
-        self.pending_decorators = []
-
-    def export_clause(self, source: str | None, clause: Node, node: Node) -> None:
-        for spec in clause.named_children:
-            if spec.type != "export_specifier":
-                continue
-            name = text(spec.child_by_field_name("name"))
-            alias_node = spec.child_by_field_name("alias")
-            alias = text(alias_node) if alias_node is not None else name
-            self.facts.exports.append(alias)
-            if source is not None:
-                self.import_(source, name, alias, node)
-            else:
-                self.export_names.add(name)
-
-    def export_default(self, value: Node) -> None:
-        self.facts.exports.append("default")
-        if value.type == "identifier":
-            self.export_names.add(text(value))
-        elif value.type in {
-            "class",
-            "function_expression",
-            "function",
-        } and value.child_by_field_name("name"):
-            self.export_next = True
-        self.visit(value)
 
     # -- definitions -----------------------------------------------------------------------
 
@@ -427,7 +297,7 @@ class JsWalker(Walker):
     def declarator(self, statement: Node, decl: Node, keyword: str, exported: bool) -> None:
         name_node = decl.child_by_field_name("name")
         value = decl.child_by_field_name("value")
-        module = _require_module(value)
+        module = require_module(value)
         if name_node is not None and name_node.type == "object_pattern" and module is not None:
             self.destructured_require(module, name_node, decl)
             return
@@ -472,14 +342,6 @@ class JsWalker(Walker):
             self.express.note_binding(name, value)
         self.visit(value)
 
-    def destructured_require(self, module: str, pattern: Node, node: Node) -> None:
-        for part in pattern.named_children:
-            if part.type == "shorthand_property_identifier_pattern":
-                self.import_(module, text(part), text(part), node)
-            elif part.type == "pair_pattern":
-                key = text(part.child_by_field_name("key"))
-                self.import_(module, key, text(part.child_by_field_name("value")), node)
-
     # -- expressions -----------------------------------------------------------------------
 
     def on_call(self, node: Node) -> None:
@@ -518,7 +380,7 @@ class JsWalker(Walker):
         ):
             target = callee_name(left)
             self.commonjs_export(target, right)
-            module = _require_module(right)
+            module = require_module(right)
             if module is not None:
                 self.import_(module, "", target, node)
                 return
@@ -527,22 +389,6 @@ class JsWalker(Walker):
             self.express.note_binding(target, right)
         self.visit(left)
         self.visit(right)
-
-    def commonjs_export(self, target: str, right: Node) -> None:
-        if target in {"module.exports", "exports"}:
-            if right.type == "identifier":
-                self.facts.exports.append("default")
-                self.export_names.add(text(right))
-            elif right.type == "object":
-                for prop in right.named_children:
-                    key = prop.child_by_field_name("key") if prop.type == "pair" else prop
-                    if prop.type in {"pair", "shorthand_property_identifier"} and key is not None:
-                        self.facts.exports.append(text(key))
-                        self.export_names.add(text(key))
-        elif target.startswith(("exports.", "module.exports.")):
-            name = target.rsplit(".", 1)[-1]
-            self.facts.exports.append(name)
-            self.export_names.add(name)
 
     def on_decorator(self, node: Node) -> None:
         with self.in_context("decorator"):
@@ -578,9 +424,6 @@ class JsWalker(Walker):
         for child in node.named_children:
             if child is not name:
                 self.visit(child)
-
-    def on_skip(self, node: Node) -> None:
-        return
 
 
 class JsExtractor:

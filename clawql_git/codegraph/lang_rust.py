@@ -65,6 +65,11 @@ def type_name(node: Node | None) -> str:
     kind = node.type
     if kind in {"reference_type", "pointer_type"}:
         return type_name(node.child_by_field_name("type"))
+    if kind in {"dynamic_type", "abstract_type"}:  # ``dyn Repo`` / ``impl Repo``: the trait
+        inner = node.child_by_field_name("trait") or (
+            node.named_children[0] if node.named_children else None
+        )
+        return type_name(inner)
     if kind == "generic_type":
         base = type_name(node.child_by_field_name("type"))
         args = node.child_by_field_name("type_arguments")

@@ -1,0 +1,199 @@
+"""The module surface of a JS/TS file: imports, re-exports, ``export``, CommonJS exports.
+
+The base of the JS walker (:mod:`clawql_git.codegraph.lang_js`): it keeps the state the
+definitions need (is the next declaration exported, pending decorators) and feeds the
+express tracker every binding of ``express`` and its ``Router``. A default export
+(``export default App``, ``module.exports = History``) is 'default' in ``exports`` and an
+assignment ``default`` -> the exported name at module level, so ``import X from './app'``
+resolves to ``App``.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from tree_sitter import Node
+
+from clawql_git.codegraph import js_routes
+from clawql_git.codegraph.model import Assignment, FileFacts
+from clawql_git.codegraph.ts_util import (
+    Walker,
+    clean_block_doc,
+    leading_comments,
+    line,
+    string_value,
+    text,
+)
+
+_COMMENTS = frozenset({"comment"})
+_DECORATORS = frozenset({"decorator"})
+
+
+def require_module(node: Node | None) -> str | None:
+    """'m' for ``require('m')`` (also under ``await``), else None."""
+    if node is None or node.type != "call_expression":
+        return None
+    fn = node.child_by_field_name("function")
+    if fn is None or text(fn) != "require":
+        return None
+    args = js_routes.arguments(node.child_by_field_name("arguments"))
+    return string_value(args[0]) if args else None
+
+
+class JsModuleWalker(Walker):
+    """Imports and exports; subclasses add definitions and expressions."""
+
+    handlers: ClassVar[dict[str, str]] = {
+        "import_statement": "on_import",
+        "export_statement": "on_export",
+        "comment": "on_skip",
+    }
+
+    def __init__(self, facts: FileFacts, source: bytes) -> None:
+        super().__init__(facts, source)
+        self.express = js_routes.ExpressTracker(facts)
+        self.function_depth = 0
+        self.class_depth = 0
+        self.export_next = False
+        self.pending_decorators: list[Node] = []
+        self.export_names: set[str] = set()
+
+    # -- helpers -------------------------------------------------------------------------
+
+    def take_export(self) -> bool:
+        exported, self.export_next = self.export_next, False
+        return exported
+
+    def anchor(self, node: Node) -> Node:
+        """The node doc comments sit above: the ``export`` statement around a declaration."""
+        parent = node.parent
+        return parent if parent is not None and parent.type == "export_statement" else node
+
+    def doc(self, node: Node) -> str:
+        comments = leading_comments(self.anchor(node), _COMMENTS, _DECORATORS)
+        last = text(comments[-1]) if comments else ""
+        return clean_block_doc(last) if last.startswith("/**") else ""
+
+    def sig(self, node: Node, body: Node | None) -> str:
+        start = self.anchor(node)
+        first = next((c for c in start.children if c.type not in {"decorator", "comment"}), start)
+        return self.signature(first, body, node)
+
+    def import_(self, module: str, name: str, alias: str, node: Node) -> None:
+        self.add_import(module, name, alias, node)
+        self.express.note_import(module, name, alias)
+
+    def assign(self, target: str, value: str, node: Node, annotation: bool) -> None:
+        if target and value:
+            self.facts.assignments.append(
+                Assignment(target, value, self.qualname, line(node), annotation)
+            )
+
+    # -- imports and exports ---------------------------------------------------------------
+
+    def on_import(self, node: Node) -> None:
+        source = string_value(node.child_by_field_name("source"))
+        for child in node.named_children:
+            if child.type == "import_require_clause":
+                names = [c for c in child.named_children if c.type == "identifier"]
+                module = string_value(child.child_by_field_name("source")) or ""
+                self.import_(module, "", text(names[0]) if names else "", node)
+            elif child.type == "import_clause" and source is not None:
+                self.import_clause(source, child, node)
+        bare = not any(c.type in {"import_clause", "import_require_clause"} for c in node.children)
+        if source is not None and bare:
+            self.import_(source, "", "", node)
+
+    def import_clause(self, source: str, clause: Node, node: Node) -> None:
+        for part in clause.named_children:
+            if part.type == "identifier":
+                self.import_(source, "default", text(part), node)
+            elif part.type == "namespace_import":
+                names = part.named_children
+                self.import_(source, "", text(names[0]) if names else "", node)
+            elif part.type == "named_imports":
+                for spec in part.named_children:
+                    if spec.type == "import_specifier":
+                        name = text(spec.child_by_field_name("name"))
+                        alias = spec.child_by_field_name("alias")
+                        self.import_(source, name, text(alias) if alias else name, node)
+
+    def on_export(self, node: Node) -> None:
+        source = string_value(node.child_by_field_name("source"))
+        declaration = node.child_by_field_name("declaration")
+        value = node.child_by_field_name("value")
+        self.pending_decorators = [c for c in node.named_children if c.type == "decorator"]
+        for child in node.named_children:
+            if child.type == "export_clause":
+                self.export_clause(source, child, node)
+            elif child.type == "namespace_export" and source is not None:
+                alias = text(child.named_children[0]) if child.named_children else ""
+                self.import_(source, "", alias, node)
+                self.facts.exports.append(alias)
+        if source is not None and not any(
+            c.type in {"export_clause", "namespace_export"} for c in node.named_children
+        ):
+            self.import_(source, "*", "", node)
+        if declaration is not None:
+            if any(c.type == "default" for c in node.children):
+                name = declaration.child_by_field_name("name")
+                self.default_export(text(name) if name is not None else "", declaration)
+            self.export_next = True
+            self.visit(declaration)
+        elif value is not None:
+            self.export_default(value)
+        self.pending_decorators = []
+
+    def export_clause(self, source: str | None, clause: Node, node: Node) -> None:
+        for spec in clause.named_children:
+            if spec.type != "export_specifier":
+                continue
+            name = text(spec.child_by_field_name("name"))
+            alias_node = spec.child_by_field_name("alias")
+            alias = text(alias_node) if alias_node is not None else name
+            self.facts.exports.append(alias)
+            if source is not None:
+                self.import_(source, name, alias, node)
+            else:
+                self.export_names.add(name)
+
+    def default_export(self, name: str, node: Node) -> None:
+        """``export default name``: 'default' is exported and bound to ``name``."""
+        self.facts.exports.append("default")
+        if name:
+            self.export_names.add(name)
+            self.facts.assignments.append(Assignment("default", name, "", line(node), False))
+
+    def export_default(self, value: Node) -> None:
+        name = value if value.type == "identifier" else value.child_by_field_name("name")
+        self.default_export(text(name) if name is not None else "", value)
+        if name is not None and value.type != "identifier":
+            self.export_next = True  # ``export default class X {}``: X is exported
+        self.visit(value)
+
+    def destructured_require(self, module: str, pattern: Node, node: Node) -> None:
+        for part in pattern.named_children:
+            if part.type == "shorthand_property_identifier_pattern":
+                self.import_(module, text(part), text(part), node)
+            elif part.type == "pair_pattern":
+                key = text(part.child_by_field_name("key"))
+                self.import_(module, key, text(part.child_by_field_name("value")), node)
+
+    def commonjs_export(self, target: str, right: Node) -> None:
+        if target in {"module.exports", "exports"}:
+            if right.type in {"identifier", "class"}:
+                named = right.child_by_field_name("name") if right.type == "class" else right
+                self.default_export(text(named), right)
+            elif right.type == "object":
+                for prop in right.named_children:
+                    key = prop.child_by_field_name("key") if prop.type == "pair" else prop
+                    if prop.type in {"pair", "shorthand_property_identifier"} and key is not None:
+                        self.facts.exports.append(text(key))
+                        self.export_names.add(text(key))
+        elif target.startswith(("exports.", "module.exports.")):
+            member = target.rsplit(".", 1)[-1]
+            self.facts.exports.append(member)
+            self.export_names.add(member)
+
+    def on_skip(self, node: Node) -> None:
+        return
