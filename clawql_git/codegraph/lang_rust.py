@@ -445,8 +445,10 @@ def _module_dir(path: str) -> str:
 
 
 def _module_file(base: str, files: frozenset[str]) -> str | None:
-    """``a.rs`` or ``a/mod.rs`` for the module directory ``a``, if present."""
-    for candidate in (base + ".rs", posixpath.join(base, "mod.rs")):
+    """``a.rs`` or ``a/mod.rs`` for the module directory ``a`` (``lib.rs``/``main.rs`` at
+    the crate root), if present."""
+    names = ("mod.rs", *_ROOT_FILES)
+    for candidate in (base + ".rs", *(posixpath.join(base, n) for n in names)):
         if candidate.strip("/") in files:
             return candidate.strip("/")
     return None
