@@ -665,3 +665,13 @@ def test_syntax_errors_and_bad_bytes_are_counted_not_fatal(language: str) -> Non
 def test_non_utf8_names_decode_with_replacement() -> None:
     f = extractor(".go").extract("x.go", b"package p\n// Doc \xff.\nfunc F() {}\n", "go")
     assert (syms(f), f.symbols[0].docstring) == ([("F", "function", 3, 3, True)], "Doc \ufffd.")
+
+
+def test_deeply_nested_expressions_need_no_deep_recursion() -> None:
+    nested = b"const x = " + b"[" * 3000 + b"f()" + b"]" * 3000 + b";\n"
+    parens = b"const y = " + b"(" * 1500 + b"h()" + b")" * 1500 + b";\n"
+    f = extractor(".js").extract(
+        "deep.js", nested + parens + b"function after() { g() }\n", "javascript"
+    )
+    assert (f.errors, [s.name for s in f.symbols]) == (0, ["x", "y", "after"])
+    assert [c.callee for c in f.calls] == ["f", "h", "g"]

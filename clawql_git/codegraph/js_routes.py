@@ -40,12 +40,14 @@ NEST_METHODS = {
     "Sse": "GET",
 }
 NEST_MIDDLEWARE = frozenset({"UseGuards", "UseInterceptors", "UsePipes", "UseFilters", "Version"})
-_PATH_TYPES = frozenset({"string", "template_string", "regex"})
+_NAMES = frozenset({"identifier", "this", "super", "property_identifier", "type_identifier"})
 
 
 def callee_name(node: Node) -> str:
     """A JS callee as written: ``this.repo.find``, ``a.b().c``, ``x[]``."""
     kind = node.type
+    if kind in _NAMES:
+        return text(node)
     if kind == "member_expression":
         obj = node.child_by_field_name("object")
         prop = node.child_by_field_name("property")

@@ -43,6 +43,7 @@ FUNCTION_VALUES = frozenset(
     {"arrow_function", "function_expression", "function", "generator_function"}
 )
 TYPE_NAMES = frozenset({"type_identifier", "nested_type_identifier", "generic_type", "identifier"})
+_WRAPPERS = frozenset({"await_expression", "parenthesized_expression", "non_null_expression"})
 _COMMENTS = frozenset({"comment"})
 _DECORATORS = frozenset({"decorator"})
 
@@ -75,10 +76,10 @@ def type_name(node: Node | None) -> str:
 
 def value_name(node: Node | None) -> tuple[str, bool]:
     """Type evidence from an initialiser: (``Foo`` of ``new Foo()``, False) or the callee."""
+    while node is not None and node.type in _WRAPPERS:
+        node = node.named_children[0] if node.named_children else None
     if node is None:
         return "", False
-    if node.type in {"await_expression", "parenthesized_expression", "non_null_expression"}:
-        return value_name(node.named_children[0] if node.named_children else None)
     if node.type == "as_expression":
         inner = node.named_children
         return (type_name(inner[-1]), True) if len(inner) > 1 else ("", False)

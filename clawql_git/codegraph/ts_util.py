@@ -179,14 +179,24 @@ class Walker:
         if handler is not None:
             handler(node)
         else:
-            for child in node.named_children:
-                self.visit(child)
+            self.visit_children(node)
 
     def visit_children(self, node: Node | None) -> None:
-        """Walk the named children of ``node`` (for handlers that only add facts)."""
-        if node is not None:
-            for child in node.named_children:
-                self.visit(child)
+        """Walk the named children of ``node`` (for handlers that only add facts).
+
+        Leaves without a handler (identifiers, literals: most of a tree) are skipped here
+        instead of costing a call each."""
+        if node is None:
+            return
+        dispatch = self._dispatch
+        stack = node.named_children[::-1]  # an explicit stack: deep expressions cost no frames
+        while stack:
+            child = stack.pop()
+            handler = dispatch.get(child.type)
+            if handler is not None:
+                handler(child)
+            elif child.named_child_count:
+                stack.extend(child.named_children[::-1])
 
     @contextmanager
     def enter(self, name: str) -> Iterator[None]:
