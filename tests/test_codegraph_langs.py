@@ -189,7 +189,7 @@ def test_tsx_components_and_default_export() -> None:
     assert imps(app) == [("react", "default", "React"), ("./components/Button", "Button", "Button")]
     assert calls(app) == [("React.useState", "App", 6), ("Button", "App", 9), ("setN", "App", 9)]
     assert app.exports == ["default"]
-    assert asgs(app) == [("default", "App", "", False)]
+    assert asgs(app) == [("default", "=App", "", False)]
     button = extract("ts", "src/components/Button.tsx")
     assert syms(button) == [
         ("ButtonProps", "interface", 1, 4, True),
@@ -240,7 +240,7 @@ def test_js_commonjs_classes_private_methods_and_exports() -> None:
     ]
     assert ("this.history", "History", "Calculator.constructor", False) in asgs(f)
     history = extract("js", "lib/history.cjs")
-    assert (history.exports, asgs(history)[-1]) == (["default"], ("default", "History", "", False))
+    assert (history.exports, asgs(history)[-1]) == (["default"], ("default", "=History", "", False))
 
 
 def test_js_esm_namespace_import_reexport_and_dynamic_import() -> None:
@@ -379,6 +379,7 @@ def test_rust_impl_blocks_trait_impls_derives_docs() -> None:
         ("self.name.to_uppercase", "User.fmt", 25),
     ]
     assert ("self", "User", "User.fmt", True) in asgs(f)
+    assert ("Self", "User", "User.new", True) in asgs(f)
 
 
 def test_rust_traits_use_trees_mods_and_smart_pointer_fields() -> None:
@@ -565,7 +566,7 @@ def test_express_chained_route_array_paths_and_typed_router_params() -> None:
         (("PUT",), "/:id", "ctrl.update", "users", 10, ('validate("body")',), "express"),
     ]
     assert f.exports == ["default"]
-    assert ("default", "users", "", False) in asgs(f)
+    assert ("default", "=users", "", False) in asgs(f)
 
 
 def test_express_needs_a_router_or_an_express_file() -> None:

@@ -4,8 +4,9 @@ The base of the JS walker (:mod:`clawql_git.codegraph.lang_js`): it keeps the st
 definitions need (is the next declaration exported, pending decorators) and feeds the
 express tracker every binding of ``express`` and its ``Router``. A default export
 (``export default App``, ``module.exports = History``) is 'default' in ``exports`` and an
-assignment ``default`` -> the exported name at module level, so ``import X from './app'``
-resolves to ``App``.
+assignment ``default`` -> ``=App`` at module level (a leading '=' marks an alias of a name,
+not a call, as the Python extractor writes ``x = y``), so ``import X from './app'`` can
+resolve to ``App``.
 """
 
 from __future__ import annotations
@@ -162,7 +163,8 @@ class JsModuleWalker(Walker):
         self.facts.exports.append("default")
         if name:
             self.export_names.add(name)
-            self.facts.assignments.append(Assignment("default", name, "", line(node), False))
+            alias = Assignment("default", "=" + name, "", line(node), False)  # '=': an alias
+            self.facts.assignments.append(alias)
 
     def export_default(self, value: Node) -> None:
         name = value if value.type == "identifier" else value.child_by_field_name("name")

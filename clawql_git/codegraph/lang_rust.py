@@ -14,8 +14,9 @@ Conventions:
 - calls inside macro arguments (``println!("{}", x.name())``, ``vec![Foo::new()]``) are
   found by scanning the macro's token tree for ``path(`` sequences.
 - assignments: ``let x = Foo::new()`` (value the callee), ``let x: Foo``, ``Foo { .. }``,
-  typed parameters, ``self`` -> the impl type, struct fields (target the field, scope the
-  struct); ``Box``/``Arc``/``Rc`` and references are looked through (``Arc<Repo>`` -> Repo).
+  typed parameters, ``self`` and ``Self`` -> the impl type, struct fields (target the field,
+  scope the struct); ``Box``/``Arc``/``Rc`` and references are looked through
+  (``Arc<Repo>`` -> Repo).
 - exported: a ``pub`` visibility (any ``pub(...)``), or a method of a trait impl.
 - ``resolve_module``: ``crate::``, ``self::``, ``super::`` and ``mod`` paths are walked down
   from the crate root (the nearest directory with ``lib.rs``/``main.rs``) or the importing
@@ -248,8 +249,10 @@ class RustWalker(Walker):
             has_self = params is not None and any(
                 c.type == "self_parameter" for c in params.named_children
             )
-            if kind == "method" and has_self and self.container == "impl":
-                self.assign("self", owner, node, True)
+            if kind == "method" and self.container == "impl":
+                self.assign("Self", owner, node, True)  # ``Self::helper()`` in the impl
+                if has_self:
+                    self.assign("self", owner, node, True)
             self.depth += 1
             self.visit(params)
             self.visit(node.child_by_field_name("body"))
