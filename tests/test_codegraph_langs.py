@@ -549,7 +549,7 @@ def test_express_apps_and_routers_by_constructor_with_mounts() -> None:
         ("v1", "usersRouter", "/users", ()),
     ]
     assert routes(f) == [
-        (("ALL",), "/ping", "ping", "v1", 13, (), "express"),
+        (("ANY",), "/ping", "ping", "v1", 13, (), "express"),
         (("GET",), "/health", "<anonymous>", "api", 12, (), "express"),
     ]
 

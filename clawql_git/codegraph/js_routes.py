@@ -5,7 +5,7 @@ called: ``express()`` (an app), ``express.Router()`` / ``Router()`` imported fro
 (a router), and parameters typed ``Router`` / ``Express`` / ``Application``. Each is a
 :class:`RouterDef`; ``x.get/post/.../all(path, ...mw, handler)`` and
 ``x.route(path).get(h).post(h2)`` are :class:`Route` facts (one per method call, path
-per path when an array is given, ``all`` kept as method 'ALL'), ``x.use([path,] ...)`` a
+per path when an array is given, ``all`` kept as method 'ANY'), ``x.use([path,] ...)`` a
 :class:`Mount` for every non-call argument (the resolver decides which one is a router;
 the arguments before it are its middleware). Owners that are not known routers count only
 in a file that imports express, with a path literal first and a handler after it.
@@ -36,7 +36,7 @@ NEST_METHODS = {
     "Delete": "DELETE",
     "Options": "OPTIONS",
     "Head": "HEAD",
-    "All": "ALL",
+    "All": "ANY",
     "Sse": "GET",
 }
 NEST_MIDDLEWARE = frozenset({"UseGuards", "UseInterceptors", "UsePipes", "UseFilters", "Version"})
@@ -213,7 +213,7 @@ class ExpressTracker:
     ) -> None:
         if not rest:
             return
-        verb = "DELETE" if method == "del" else method.upper()
+        verb = {"del": "DELETE", "all": "ANY"}.get(method, method.upper())
         handler = _handler(rest[-1])
         middleware = tuple(collapse(text(a), 120) for a in rest[:-1])
         fn = node.child_by_field_name("function")
