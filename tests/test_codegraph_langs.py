@@ -249,7 +249,7 @@ def test_js_esm_namespace_import_reexport_and_dynamic_import() -> None:
         ("node:fs/promises", "readFile", "readFile"),
         ("./lib/math.js", "", "math"),
         ("./lib/math.js", "add", "plus"),
-        ("./lib/parse.js", "", "", "load"),
+        ("./lib/parse.js", "parse", "parse", "load"),
     ]
     assert f.exports == ["plus"]
     assert syms(f) == [
@@ -547,6 +547,7 @@ def test_express_apps_and_routers_by_constructor_with_mounts() -> None:
         ("api", "requireAuth", "/api/v1", ()),
         ("api", "v1", "/api/v1", ("requireAuth",)),
         ("v1", "usersRouter", "/users", ()),
+        ("default", "api", "", ()),  # module.exports = api
     ]
     assert routes(f) == [
         (("ANY",), "/ping", "ping", "v1", 13, (), "express"),
@@ -567,6 +568,7 @@ def test_express_chained_route_array_paths_and_typed_router_params() -> None:
     ]
     assert f.exports == ["default"]
     assert ("default", "=users", "", False) in asgs(f)
+    assert [(m.parent, m.child, m.prefix) for m in f.mounts] == [("default", "users", "")]
 
 
 def test_express_needs_a_router_or_an_express_file() -> None:
@@ -578,7 +580,7 @@ def test_express_needs_a_router_or_an_express_file() -> None:
 def test_nestjs_controller_prefix_routes_and_guards() -> None:
     f = extract("nestjs", "src/cats/cats.controller.ts")
     assert [(r.name, r.constructor, r.prefix, r.framework) for r in f.routers] == [
-        ("CatsController", "Controller", "cats", "nestjs")
+        ("CatsController", "Controller", "/cats", "nestjs")
     ]
     guard = "UseGuards(AuthGuard)"
     assert routes(f) == [
@@ -602,7 +604,7 @@ def test_nestjs_controller_prefix_routes_and_guards() -> None:
 
 def test_nestjs_path_objects_path_arrays_and_versions() -> None:
     f = extract("nestjs", "src/admin.controller.ts")
-    assert [(r.name, r.prefix) for r in f.routers] == [("AdminController", "admin")]
+    assert [(r.name, r.prefix) for r in f.routers] == [("AdminController", "/admin")]
     assert routes(f) == [
         (
             ("GET",),

@@ -6,7 +6,8 @@ express tracker every binding of ``express`` and its ``Router``. A default expor
 (``export default App``, ``module.exports = History``) is 'default' in ``exports`` and an
 assignment ``default`` -> ``=App`` at module level (a leading '=' marks an alias of a name,
 not a call, as the Python extractor writes ``x = y``), so ``import X from './app'`` can
-resolve to ``App``.
+resolve to ``App``. A default-exported express router also gets a mount ``default`` ->
+the router with no prefix, so an importer's ``app.use('/users', users)`` reaches its routes.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import ClassVar
 from tree_sitter import Node
 
 from clawql_git.codegraph import js_routes
-from clawql_git.codegraph.model import Assignment, FileFacts
+from clawql_git.codegraph.model import Assignment, FileFacts, Mount
 from clawql_git.codegraph.ts_util import (
     Walker,
     clean_block_doc,
@@ -31,11 +32,13 @@ _DECORATORS = frozenset({"decorator"})
 
 
 def require_module(node: Node | None) -> str | None:
-    """'m' for ``require('m')`` (also under ``await``), else None."""
+    """'m' for ``require('m')`` and ``await import('m')``, else None."""
+    if node is not None and node.type == "await_expression" and node.named_children:
+        node = node.named_children[0]
     if node is None or node.type != "call_expression":
         return None
     fn = node.child_by_field_name("function")
-    if fn is None or text(fn) != "require":
+    if fn is None or (fn.type != "import" and text(fn) != "require"):
         return None
     args = js_routes.arguments(node.child_by_field_name("arguments"))
     return string_value(args[0]) if args else None
@@ -165,6 +168,8 @@ class JsModuleWalker(Walker):
             self.export_names.add(name)
             alias = Assignment("default", "=" + name, "", line(node), False)  # '=': an alias
             self.facts.assignments.append(alias)
+        if name in self.express.routers:  # importers mount 'default': it is this router
+            self.facts.mounts.append(Mount("default", name, "", line(node), "express"))
 
     def export_default(self, value: Node) -> None:
         name = value if value.type == "identifier" else value.child_by_field_name("name")

@@ -11,7 +11,7 @@ the arguments before it are its middleware). Owners that are not known routers c
 in a file that imports express, with a path literal first and a handler after it.
 
 NestJS: ``@Controller('cats')`` is a RouterDef named after the class (constructor
-'Controller', prefix 'cats'); ``@Get(':id')`` and friends on methods are Routes owned by
+'Controller', prefix '/cats', rooted as Nest roots it; ``@Controller()`` -> '/'); ``@Get(':id')`` and friends on methods are Routes owned by
 that class with handler ``CatsController.findOne``. ``@UseGuards`` / ``@UseInterceptors`` /
 ``@UsePipes`` / ``@UseFilters`` / ``@Version`` decorators (class first, then method) are
 kept as the route's middleware, as written without the ``@``.
@@ -249,7 +249,7 @@ def nest_routes(
     controller = next((d for d in class_decorators if decorator_parts(d)[0] == "Controller"), None)
     if controller is None:
         return
-    prefix = _nest_path(decorator_parts(controller)[1])
+    prefix = "/" + _nest_path(decorator_parts(controller)[1]).strip("/")  # Nest roots paths
     facts.routers.append(RouterDef(cls, "Controller", prefix, line(controller), "nestjs"))
     shared = _nest_middleware(class_decorators)
     for name, lineno, decorators in methods:
