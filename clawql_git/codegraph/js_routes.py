@@ -11,8 +11,9 @@ the arguments before it are its middleware). Owners that are not known routers c
 in a file that imports express, with a path literal first and a handler after it.
 
 NestJS: ``@Controller('cats')`` is a RouterDef named after the class (constructor
-'Controller', prefix '/cats', rooted as Nest roots it; ``@Controller()`` -> '/'); ``@Get(':id')`` and friends on methods are Routes owned by
-that class with handler ``CatsController.findOne``. ``@UseGuards`` / ``@UseInterceptors`` /
+'Controller', prefix '/cats', rooted as Nest roots it; ``@Controller()`` -> '/');
+``@Get(':id')`` and friends on methods are Routes owned by that class with handler
+``CatsController.findOne``. ``@UseGuards`` / ``@UseInterceptors`` /
 ``@UsePipes`` / ``@UseFilters`` / ``@Version`` decorators (class first, then method) are
 kept as the route's middleware, as written without the ``@``.
 """
