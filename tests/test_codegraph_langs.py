@@ -577,6 +577,17 @@ def test_express_needs_a_router_or_an_express_file() -> None:
     assert (f.routes, f.mounts, f.routers) == ([], [], [])
 
 
+def test_express_routes_on_an_app_handed_to_a_module() -> None:
+    source = (
+        b"module.exports = function (app) {\n"
+        b"  app.get('/status', (req, res) => res.json({}));\n"
+        b"  app.get('/x', handler);\n"
+        b"};\n"
+    )
+    f = extractor(".js").extract("routes.js", source, "javascript")
+    assert routes(f) == [(("GET",), "/status", "<anonymous>", "app", 2, (), "express")]
+
+
 def test_nestjs_controller_prefix_routes_and_guards() -> None:
     f = extract("nestjs", "src/cats/cats.controller.ts")
     assert [(r.name, r.constructor, r.prefix, r.framework) for r in f.routers] == [

@@ -7,8 +7,9 @@ called: ``express()`` (an app), ``express.Router()`` / ``Router()`` imported fro
 ``x.route(path).get(h).post(h2)`` are :class:`Route` facts (one per method call, path
 per path when an array is given, ``all`` kept as method 'ANY'), ``x.use([path,] ...)`` a
 :class:`Mount` for every non-call argument (the resolver decides which one is a router;
-the arguments before it are its middleware). Owners that are not known routers count only
-in a file that imports express, with a path literal first and a handler after it.
+the arguments before it are its middleware). Owners that are not known routers count in a
+file that imports express when a path literal comes first and a handler after it, and in
+any file when that handler is an inline ``(req, res) =>`` function.
 
 NestJS: ``@Controller('cats')`` is a RouterDef named after the class (constructor
 'Controller', prefix '/cats', rooted as Nest roots it; ``@Controller()`` -> '/');
@@ -100,6 +101,14 @@ def decorator_text(node: Node) -> str:
     return collapse(text(node).lstrip("@"))
 
 
+def _takes_request(node: Node) -> bool:
+    """An inline function of two or more parameters: ``(req, res) => ...``."""
+    if node.type not in {"arrow_function", "function_expression", "function"}:
+        return False
+    params = node.child_by_field_name("parameters")
+    return params is not None and len(params.named_children) >= 2
+
+
 def _handler(node: Node) -> str:
     if node.type in {"arrow_function", "function_expression", "function"}:
         return "<anonymous>"
@@ -180,15 +189,17 @@ class ExpressTracker:
             self._add_mounts(callee_name(obj), args, node)
 
     def _is_router(self, owner: str, args: list[Node] | None) -> bool:
+        """A known router; in an express file, anything called with a path and a handler;
+        elsewhere (a module handed the app: ``module.exports = (app) => ...``) only with
+        an inline ``(req, res) =>`` handler."""
         if owner in self.routers:
             return True
-        if not self.imports_express:
-            return False
         if args is None:
-            return True
-        first = args[0]
-        paths = path_literals(first) if len(args) >= 2 else None
-        return bool(paths) and all(p[:1] in {"/", "*", "("} for p in paths or [])
+            return self.imports_express
+        paths = path_literals(args[0]) if len(args) >= 2 else None
+        if not paths or not all(p[:1] in {"/", "*", "("} for p in paths):
+            return False
+        return self.imports_express or _takes_request(args[-1])
 
     def _route_base(self, obj: Node) -> tuple[str, str] | None:
         """(owner, path) when ``obj`` is ``owner.route(path)`` or a method chained on one."""
