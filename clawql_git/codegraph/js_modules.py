@@ -21,14 +21,10 @@ from clawql_git.codegraph.model import Assignment, FileFacts, Mount
 from clawql_git.codegraph.ts_util import (
     Walker,
     clean_block_doc,
-    leading_comments,
     line,
     string_value,
     text,
 )
-
-_COMMENTS = frozenset({"comment"})
-_DECORATORS = frozenset({"decorator"})
 
 
 def require_module(node: Node | None) -> str | None:
@@ -50,7 +46,7 @@ class JsModuleWalker(Walker):
     handlers: ClassVar[dict[str, str]] = {
         "import_statement": "on_import",
         "export_statement": "on_export",
-        "comment": "on_skip",
+        "comment": "on_above",
     }
 
     def __init__(self, facts: FileFacts, source: bytes) -> None:
@@ -61,6 +57,8 @@ class JsModuleWalker(Walker):
         self.export_next = False
         self.pending_decorators: list[Node] = []
         self.export_names: set[str] = set()
+        self.export_node: Node | None = None  # the export statement being walked
+        self.export_target: Node | None = None  # and its declaration
 
     # -- helpers -------------------------------------------------------------------------
 
@@ -69,12 +67,13 @@ class JsModuleWalker(Walker):
         return exported
 
     def anchor(self, node: Node) -> Node:
-        """The node doc comments sit above: the ``export`` statement around a declaration."""
-        parent = node.parent
-        return parent if parent is not None and parent.type == "export_statement" else node
+        """The ``export`` statement around a declaration being exported, else the node."""
+        if self.export_target is not None and node.id == self.export_target.id:
+            return self.export_node or node
+        return node
 
     def doc(self, node: Node) -> str:
-        comments = leading_comments(self.anchor(node), _COMMENTS, _DECORATORS)
+        comments = [c for c in self.leading(self.anchor(node)) if c.type == "comment"]
         last = text(comments[-1]) if comments else ""
         return clean_block_doc(last) if last.startswith("/**") else ""
 
@@ -127,6 +126,8 @@ class JsModuleWalker(Walker):
         declaration = node.child_by_field_name("declaration")
         value = node.child_by_field_name("value")
         self.pending_decorators = [c for c in node.named_children if c.type == "decorator"]
+        for decorator in self.pending_decorators:
+            self.note_above(decorator)
         for child in node.named_children:
             if child.type == "export_clause":
                 self.export_clause(source, child, node)
@@ -143,7 +144,10 @@ class JsModuleWalker(Walker):
                 name = declaration.child_by_field_name("name")
                 self.default_export(text(name) if name is not None else "", declaration)
             self.export_next = True
+            saved = self.export_node, self.export_target
+            self.export_node, self.export_target = node, declaration
             self.visit(declaration)
+            self.export_node, self.export_target = saved
         elif value is not None:
             self.export_default(value)
         self.pending_decorators = []

@@ -32,7 +32,6 @@ from clawql_git.codegraph.ts_util import (
     clean_block_doc,
     clean_line_docs,
     count_errors,
-    leading_comments,
     line,
     string_value,
     strip_generics,
@@ -133,7 +132,7 @@ class GoWalker(Walker):
         "assignment_statement": "on_assign",
         "call_expression": "on_call",
         "parameter_list": "on_params",
-        "comment": "on_skip",
+        "comment": "on_above",
     }
 
     def __init__(self, facts: FileFacts, source: bytes) -> None:
@@ -141,12 +140,7 @@ class GoWalker(Walker):
         self.depth = 0  # function nesting: 0 at package level
 
     def doc(self, node: Node) -> str:
-        comments = leading_comments(node, _COMMENTS, _NO_SKIP)
-        if not comments and node.type in {"type_spec", "var_spec", "const_spec", "type_alias"}:
-            parent = node.parent
-            if parent is not None and parent.named_children[:1] == [node]:
-                comments = leading_comments(parent, _COMMENTS, _NO_SKIP)
-        raws = [text(c) for c in comments]
+        raws = [text(c) for c in self.leading(node)]
         if raws and raws[-1].startswith("/*"):
             return clean_block_doc(raws[-1].replace("/*", "/**", 1))
         return clean_line_docs([r for r in raws if r.startswith("//")], "//")

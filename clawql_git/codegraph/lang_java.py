@@ -32,7 +32,6 @@ from clawql_git.codegraph.ts_util import (
     clean_block_doc,
     collapse,
     count_errors,
-    leading_comments,
     line,
     strip_generics,
     text,
@@ -103,8 +102,8 @@ class JavaWalker(Walker):
         "annotation": "on_annotation",
         "marker_annotation": "on_skip",
         "formal_parameters": "on_params",
-        "block_comment": "on_skip",
-        "line_comment": "on_skip",
+        "block_comment": "on_above",
+        "line_comment": "on_above",
     }
 
     def __init__(self, facts: FileFacts, source: bytes) -> None:
@@ -113,7 +112,7 @@ class JavaWalker(Walker):
         self.type_scopes: list[str] = []  # qualnames of the enclosing types
 
     def doc(self, node: Node) -> str:
-        comments = leading_comments(node, _COMMENTS, _NO_SKIP)
+        comments = self.leading(node)
         last = text(comments[-1]) if comments else ""
         return clean_block_doc(last) if last.startswith("/**") else ""
 

@@ -115,7 +115,7 @@ class JsWalker(JsModuleWalker):
         "formal_parameters": "on_params",
         "jsx_opening_element": "on_jsx",
         "jsx_self_closing_element": "on_jsx",
-        "comment": "on_skip",
+        "comment": "on_above",
     }
 
     def walk_function(self, name: str, node: Node) -> None:
@@ -392,6 +392,7 @@ class JsWalker(JsModuleWalker):
         self.visit(right)
 
     def on_decorator(self, node: Node) -> None:
+        self.note_above(node)
         with self.in_context("decorator"):
             self.visit_children(node)
 

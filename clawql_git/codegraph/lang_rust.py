@@ -40,7 +40,6 @@ from clawql_git.codegraph.ts_util import (
     clean_line_docs,
     collapse,
     count_errors,
-    leading_comments,
     line,
     strip_generics,
     text,
@@ -129,9 +128,9 @@ class RustWalker(Walker):
         "call_expression": "on_call",
         "macro_invocation": "on_macro",
         "parameters": "on_params",
-        "attribute_item": "on_skip",
-        "line_comment": "on_skip",
-        "block_comment": "on_skip",
+        "attribute_item": "on_above",
+        "line_comment": "on_above",
+        "block_comment": "on_above",
     }
 
     def __init__(self, facts: FileFacts, source: bytes) -> None:
@@ -144,20 +143,15 @@ class RustWalker(Walker):
     # -- helpers -------------------------------------------------------------------------
 
     def doc(self, node: Node) -> str:
-        comments = leading_comments(node, _COMMENTS, _ATTRIBUTES)
-        raws = [text(c) for c in comments]
+        raws = [text(c) for c in self.leading(node) if c.type in _COMMENTS]
         if raws and raws[-1].startswith("/**"):
             return clean_block_doc(raws[-1])
         return clean_line_docs([r.rstrip("\n") for r in raws if r.startswith("///")], "///")
 
     def attributes(self, node: Node) -> tuple[str, ...]:
-        found = []
-        prev = node.prev_sibling
-        while prev is not None and prev.type in _ATTRIBUTES | _COMMENTS:
-            if prev.type == "attribute_item":
-                found.append(collapse(text(prev)[2:-1]))
-            prev = prev.prev_sibling
-        return tuple(reversed(found))
+        return tuple(
+            collapse(text(a)[2:-1]) for a in self.leading(node) if a.type == "attribute_item"
+        )
 
     def item(self, node: Node, name: str, kind: SymbolKind, **extra: object) -> None:
         self.add_symbol(

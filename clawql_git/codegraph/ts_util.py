@@ -74,28 +74,6 @@ def string_value(node: Node | None) -> str | None:
     return raw[1:-1] if len(raw) >= 2 else raw
 
 
-def leading_comments(node: Node, comments: frozenset[str], skip: frozenset[str]) -> list[Node]:
-    """The comment nodes directly above ``node`` (no blank line between), top first.
-
-    Sibling nodes of a type in ``skip`` (decorators, attributes) may sit between the
-    comments and the definition.
-    """
-    found: list[Node] = []
-    expected = line(node)
-    prev = node.prev_sibling
-    while prev is not None:
-        if prev.type in comments:
-            if end_line(prev) < expected - 1:
-                break
-            found.append(prev)
-        elif prev.type not in skip:
-            break
-        expected = line(prev)
-        prev = prev.prev_sibling
-    found.reverse()
-    return found
-
-
 def clean_block_doc(raw: str) -> str:
     """``/** ... */`` -> its text, leading ``*`` gutters removed."""
     body = raw[3:-2] if raw.endswith("*/") else raw[3:]
@@ -156,6 +134,7 @@ class Walker:
     def __init__(self, facts: FileFacts, source: bytes) -> None:
         self.facts = facts
         self.source = source
+        self._above: dict[int, Node] = {}  # last line -> comment/decorator that starts a line
         self.scope: list[str] = []
         self.context = "body"
         self._dispatch: dict[str, Handler] = {
@@ -217,6 +196,33 @@ class Walker:
             yield
         finally:
             self.context = saved
+
+    def note_above(self, node: Node) -> None:
+        """Remember a comment, decorator or attribute that opens its line, by its last line:
+        the definition starting on the next line may take it as its doc or decorator.
+
+        A line map instead of sibling links: ``prev_sibling`` and ``parent`` cost time in
+        proportion to the width of the parent in tree-sitter, quadratic over a wide file."""
+        start = self.source.rfind(b"\n", 0, node.start_byte) + 1
+        if not self.source[start : node.start_byte].strip():
+            row, column = node.end_point
+            ends_at_newline = column == 0 and row > node.start_point[0]  # Rust line comments
+            self._above[row if ends_at_newline else row + 1] = node
+
+    def on_above(self, node: Node) -> None:
+        """Handler for comments (and decorators/attributes kept only for their lines)."""
+        self.note_above(node)
+
+    def leading(self, node: Node) -> list[Node]:
+        """The noted comments/decorators directly above ``node`` (no blank line), top first."""
+        found: list[Node] = []
+        at = line(node) - 1
+        while at in self._above:
+            above = self._above[at]
+            found.append(above)
+            at = line(above) - 1
+        found.reverse()
+        return found
 
     def signature(self, start: Node, stop: Node | None, whole: Node) -> str:
         """Source from ``start`` up to ``stop`` (the body), else all of ``whole``, on one line."""
