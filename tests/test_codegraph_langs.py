@@ -689,3 +689,52 @@ def test_deeply_nested_expressions_need_no_deep_recursion() -> None:
     )
     assert (f.errors, [s.name for s in f.symbols]) == (0, ["x", "y", "after"])
     assert [c.callee for c in f.calls] == ["f", "h", "g"]
+
+
+def test_ts_field_decorators_static_getters_namespaces() -> None:
+    source = b"""namespace NS {
+  export function f() { g(); }
+}
+class C {
+  @Input() name = "x";
+  static create(): C { return new C(); }
+  get size(): number { return this.items?.length ?? 0; }
+  @HostListener("click") onClick() {}
+}
+"""
+    f = extractor(".ts").extract("c.ts", source, "typescript")
+    assert syms(f) == [
+        ("NS", "module", 1, 3, False),
+        ("NS.f", "function", 2, 2, True),
+        ("C", "class", 4, 9, False),
+        ("C.create", "method", 6, 6, True),
+        ("C.size", "method", 7, 7, True),
+        ("C.onClick", "method", 8, 8, True),
+    ]
+    assert sym(f, "C.onClick").decorators == ('HostListener("click")',)
+    assert calls(f) == [
+        ("g", "NS.f", 2),
+        ("Input", "C", 5, "decorator"),
+        ("C", "C.create", 6),
+        ("HostListener", "C", 8, "decorator"),
+    ]
+
+
+def test_ts_resolve_through_extended_tsconfig_and_jsconfig(tmp_path: Path) -> None:
+    (tmp_path / "base").mkdir()
+    (tmp_path / "base" / "tsconfig.json").write_text(
+        '{"compilerOptions": {"baseUrl": "..", "paths": {"~/*": ["app/*"]}}}'
+    )
+    (tmp_path / "app" / "core").mkdir(parents=True)
+    (tmp_path / "app" / "tsconfig.json").write_text('{"extends": "../base/tsconfig.json"}')
+    (tmp_path / "app" / "core" / "db.ts").write_text("export const db = 1;\n")
+    (tmp_path / "app" / "main.ts").write_text("import { db } from '~/core/db';\n")
+    (tmp_path / "web").mkdir()
+    (tmp_path / "web" / "jsconfig.json").write_text('{"compilerOptions": {"baseUrl": "."}}')
+    (tmp_path / "web" / "lib.js").write_text("")
+    repo = DirRepo(tmp_path)
+    ex = extractor(".ts")
+    assert ex.resolve_module("app/main.ts", "~/core/db", repo) == ["app/core/db.ts"]
+    assert ex.resolve_module("app/main.ts", "core/db", repo) == []  # baseUrl is the root
+    assert ex.resolve_module("web/index.js", "lib", repo) == ["web/lib.js"]
+    assert ex.resolve_module("web/index.js", "lodash", repo) == []

@@ -87,7 +87,7 @@ class JsResolver:
                 continue
             for target in targets:
                 joined = posixpath.normpath(posixpath.join(root, target.replace("*", star)))
-                found = candidates(joined.removeprefix("./"), files)
+                found = candidates(_relative(joined), files)
                 if found:
                     return found
         if config.base is not None:
@@ -137,7 +137,7 @@ def _load(repo: RepoView, path: str, depth: int = 0) -> PathConfig:
         inherited = _load(repo, parent_path, depth + 1)
     base_url = options.get("baseUrl")
     base = (
-        posixpath.normpath(posixpath.join(directory, base_url)).removeprefix(".")
+        _relative(posixpath.join(directory, base_url))
         if isinstance(base_url, str)
         else inherited.base
     )
@@ -148,6 +148,12 @@ def _load(repo: RepoView, path: str, depth: int = 0) -> PathConfig:
         }
         return PathConfig(base, table, directory)
     return PathConfig(base, inherited.paths, inherited.root)
+
+
+def _relative(path: str) -> str:
+    """A normalised repository-relative directory: '' for the root."""
+    normal = posixpath.normpath(path)
+    return "" if normal == "." else normal
 
 
 def _match(pattern: str, module: str) -> str | None:

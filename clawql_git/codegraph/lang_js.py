@@ -197,6 +197,10 @@ class JsWalker(JsModuleWalker):
                 self.on_decorator(member)
                 continue
             name = text(member.child_by_field_name("name"))
+            own = [c for c in member.named_children if c.type == "decorator"]  # on fields
+            for decorator in own:
+                self.on_decorator(decorator)
+            decorators = decorators + own
             if member.type in {"method_definition", "abstract_method_signature"}:
                 self.method(member, name, decorators)
                 methods.append((name, line(member), decorators))
