@@ -738,3 +738,26 @@ def test_ts_resolve_through_extended_tsconfig_and_jsconfig(tmp_path: Path) -> No
     assert ex.resolve_module("app/main.ts", "core/db", repo) == []  # baseUrl is the root
     assert ex.resolve_module("web/index.js", "lib", repo) == ["web/lib.js"]
     assert ex.resolve_module("web/index.js", "lodash", repo) == []
+
+
+def test_js_commonjs_function_exports_and_prototype_methods() -> None:
+    source = b"""/** Handles. */
+exports.handler = async (event) => { return process(event); };
+module.exports.other = function () { helper(); };
+function Foo() {}
+Foo.prototype.bar = function (a) { return this.baz(a); };
+"""
+    f = extractor(".js").extract("d.js", source, "javascript")
+    assert syms(f) == [
+        ("handler", "function", 2, 2, True),
+        ("other", "function", 3, 3, True),
+        ("Foo", "function", 4, 4, False),
+        ("Foo.bar", "method", 5, 5, True),
+    ]
+    assert sym(f, "handler").docstring == "Handles."
+    assert f.exports == ["handler", "other"]
+    assert calls(f) == [
+        ("process", "handler", 2),
+        ("helper", "other", 3),
+        ("this.baz", "Foo.bar", 5),
+    ]
