@@ -208,3 +208,41 @@ class JsModuleWalker(Walker):
 
     def on_skip(self, node: Node) -> None:
         return
+
+    def walk_function(self, name: str, node: Node) -> None:
+        """Parameters and body of a named function, inside its scope."""
+        with self.enter(name):
+            self.function_depth += 1
+            self.visit(node.child_by_field_name("parameters"))
+            self.visit(node.child_by_field_name("body"))
+            self.function_depth -= 1
+
+    def assigned_function(self, target: str, node: Node, fn: Node) -> bool:
+        """Module-level ``exports.f = function`` (function ``f``, exported) and
+        ``Foo.prototype.m = function`` (method ``Foo.m``); False for anything else."""
+        if self.function_depth or self.class_depth:
+            return False
+        owner, _, method = target.partition(".prototype.")
+        if method and "." not in method and "." not in owner:
+            with self.enter(owner):
+                self.add_symbol(
+                    node,
+                    method,
+                    "method",
+                    signature=self.sig(node, fn.child_by_field_name("body")),
+                    docstring=self.doc(node),
+                )
+                self.walk_function(method, fn)
+            return True
+        head, _, name = target.rpartition(".")
+        if head in {"exports", "module.exports"}:
+            self.add_symbol(
+                node,
+                name,
+                "function",
+                signature=self.sig(node, fn.child_by_field_name("body")),
+                docstring=self.doc(node),
+            )
+            self.walk_function(name, fn)
+            return True
+        return False
