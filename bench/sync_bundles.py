@@ -20,14 +20,14 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from corpus import CORPUS, history_months, load_corpus  # noqa: E402
-from ingest_scaling import build_vault, sample_fields  # noqa: E402
+from corpus import CORPUS, history_months, load_corpus
+from ingest_scaling import build_vault, sample_fields
 
-from clawql_git import Identity, Vault  # noqa: E402
-from clawql_git.sync.remotes import RemoteConfig, save_config  # noqa: E402
-from clawql_git.sync.restore import restore  # noqa: E402
-from clawql_git.sync.s3 import S3Backend  # noqa: E402
-from clawql_git.sync.service import for_vault  # noqa: E402
+from clawql_git import Identity, Vault
+from clawql_git.sync.remotes import RemoteConfig, save_config
+from clawql_git.sync.restore import restore
+from clawql_git.sync.s3 import S3Backend
+from clawql_git.sync.service import for_vault
 
 BUCKET = "bench-bundles"
 AGENT = Identity(agent_id="bench")

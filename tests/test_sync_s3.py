@@ -442,3 +442,36 @@ def test_a_dead_endpoint_is_a_clear_sync_error(tmp_path: Path, remote: S3Server)
     assert result.exit_code == 5
     assert json.loads(result.output.strip().splitlines()[-1])["error"] == "SyncError"
     assert git(vault.root, "rev-parse", "--verify", "-q", AUDIT_REF, check=False).stdout == ""
+
+
+# ---------------------------------------------------------------- shared index
+
+
+def test_published_index_answers_recall_read_only(
+    tmp_path: Path, remote: S3Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    vault = Vault.init(tmp_path / "v", identity=A)
+    vault.ingest(type="decision", title="Use Postgres", body="We pick postgres for ledgers.")
+    vault.ingest(type="pattern", title="Retry with jitter", body="Backoff with jitter on 503.")
+    old = vault.ingest(type="decision", title="Use MySQL", body="mysql for ledgers")
+    vault.retract(old.path, reason="wrong")
+    runner = CliRunner()
+    uri = f"s3://{BUCKET}/shared/team"
+    args = ["memory", "--vault", str(vault.root), "index", "publish", uri]
+    published = runner.invoke(cli, [*args, "--endpoint", remote.endpoint, "--json"])
+    assert published.exit_code == 0, published.output
+    record = json.loads(published.output)
+    assert record["commit"] == git(vault.root, "rev-parse", "main").stdout.strip()
+    assert _keys(remote, "shared/team/current.json")
+    # A reader with no vault at all: only the URI and the AWS environment.
+    monkeypatch.setenv("AWS_ENDPOINT_URL", remote.endpoint)
+    monkeypatch.chdir(tmp_path)
+    before = git(vault.root, "rev-parse", AUDIT_REF, check=False).stdout
+    found = runner.invoke(cli, ["memory", "recall", "--index", uri, "ledgers", "--json"])
+    assert found.exit_code == 0, found.output
+    hits = json.loads(found.output)["hits"]
+    assert [h["title"] for h in hits] == ["Use Postgres"]  # the retracted entry is left out
+    assert hits[0]["worm_ref"].startswith("git:")
+    assert git(vault.root, "rev-parse", AUDIT_REF, check=False).stdout == before
+    missing = runner.invoke(cli, ["memory", "recall", "--index", f"s3://{BUCKET}/none", "x"])
+    assert missing.exit_code == 3 and "current.json" in missing.output
