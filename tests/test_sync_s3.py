@@ -174,6 +174,12 @@ def test_large_objects_go_multipart_with_progress_and_stay_write_once(remote: S3
     with pytest.raises(KeyExists):
         backend.put_once("big/one", data[::-1], {})
     assert backend.get("big/one") == data
+    # With Object Lock each part carries its checksum and the whole object is retained.
+    remote.client().create_bucket(Bucket="locked-big", ObjectLockEnabledForBucket=True)
+    locked = S3Backend("locked-big", remote.endpoint, part_size=5 * 1024 * 1024)
+    locked.put_once("big/two", data, {})
+    head = remote.client().head_object(Bucket="locked-big", Key="big/two")
+    assert head["ObjectLockMode"] == "GOVERNANCE" and head["ContentLength"] == len(data)
 
 
 def test_two_clones_pushing_at_once_each_get_their_own_seq(
@@ -378,6 +384,11 @@ def test_rollback_and_replayed_manifests_are_refused(tmp_path: Path, remote: S3S
         _service(vault).pull()
     with pytest.raises(TamperDetected, match="chain"):
         _restore_dest(tmp_path, remote, "x")
+    # On an empty machine the caller's knowledge stands in for the local record.
+    _put(remote, keys[2], raw[2])
+    with pytest.raises(TamperDetected, match="rolled back"):
+        restore(S3Backend(BUCKET, remote.endpoint), tmp_path / "y", "clawql", min_seq=4)
+    assert not (tmp_path / "y").exists()
     # Dropping the newest manifest leaves a valid but shorter chain: this clone has seen seq 3.
     client.delete_object(Bucket=BUCKET, Key=keys[2])
     before = _refs(vault.root)

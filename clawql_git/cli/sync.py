@@ -123,8 +123,16 @@ def pull(ctx: click.Context, as_json: bool) -> None:
 @click.option("--from", "provider", type=PROVIDER, required=True, help="The remote's provider.")
 @_remote_options
 @click.option("--vault-id", help="Which vault (needed when the prefix holds several).")
+@click.option(
+    "--min-seq",
+    type=click.IntRange(min=0),
+    default=0,
+    help="Refuse a remote whose newest manifest is older than this seq (rollback).",
+)
 @json_option
-def restore(dest: Path, provider: str, vault_id: str | None, as_json: bool, **kw: Any) -> None:
+def restore(
+    dest: Path, provider: str, vault_id: str | None, min_seq: int, as_json: bool, **kw: Any
+) -> None:
     """Rebuild a vault into DEST from the remote's bundles alone, checking every bundle's
     sha256, the manifest chain, prerequisites and ancestry; then index it."""
     from clawql_git.sync.remotes import RemoteConfig, make_backend
@@ -133,7 +141,7 @@ def restore(dest: Path, provider: str, vault_id: str | None, as_json: bool, **kw
     values = {k: v for k, v in kw.items() if v}
     config = RemoteConfig(provider, **values)
     with progress("restoring", not as_json) as bar:
-        result = run_restore(make_backend(config), dest, config.prefix, vault_id, bar)
+        result = run_restore(make_backend(config), dest, config.prefix, vault_id, bar, min_seq)
     if as_json:
         emit_json(result.to_record())
     else:

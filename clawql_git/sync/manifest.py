@@ -115,7 +115,7 @@ def check_chain(links: Sequence[ChainLink], vault_id: str, start_prev: str = "")
     agreeing with the contents. ``start_prev`` is the sha the first link must name."""
     problems: list[str] = []
     prev = start_prev
-    expected = links[0].manifest.seq if links else 1
+    expected = 1
     for link in links:
         m = link.manifest
         if m.seq != expected:

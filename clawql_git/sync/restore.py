@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from clawql_git.errors import InvalidInput, NotFound, StorageError, VaultStateError
+from clawql_git.errors import InvalidInput, NotFound, StorageError, TamperDetected, VaultStateError
 from clawql_git.gitstore import GitStore
 from clawql_git.sync import apply
 from clawql_git.sync.backend import Backend
@@ -66,8 +66,11 @@ def restore(
     prefix: str,
     vault_id: str | None = None,
     progress: Progress | None = None,
+    min_seq: int = 0,
 ) -> RestoreResult:
-    """Rebuild the vault into ``dest`` (absent or an empty folder); nothing is left on failure."""
+    """Rebuild the vault into ``dest`` (absent or an empty folder); nothing is left on failure.
+    ``min_seq``: the newest seq the caller knows was pushed (an empty machine has no record of
+    its own, so this is how a restore refuses a remote rolled back past it)."""
     from clawql_git.sync.service import LocalState, add_checkpoints, read_chain
 
     dest = dest.resolve()
@@ -77,6 +80,11 @@ def restore(
     links = read_chain(backend, vault_root_key(prefix, vid), vid)
     if not links:
         raise NotFound(f"no manifests for vault {vid} on {backend.describe()}")
+    if links[-1].manifest.seq < min_seq:
+        raise TamperDetected(
+            f"{backend.describe()} is rolled back: its newest manifest is seq "
+            f"{links[-1].manifest.seq}, but seq {min_seq} was pushed"
+        )
     bundles = apply.download(backend, links, progress)
     work = dest.parent / f".{dest.name}.restoring-{os.getpid()}"
     shutil.rmtree(work, ignore_errors=True)

@@ -17,6 +17,11 @@ from clawql_git.sync.backend import Progress, RemoteObject
 
 PART_SIZE = 8 * 1024 * 1024
 LOCK_DAYS = 365
+# Answers meaning "no Object Lock here": none configured, or a store without the API (R2 applies
+# its bucket lock rules by itself; MinIO without locking).
+NO_LOCK_CODES = frozenset(
+    {"ObjectLockConfigurationNotFoundError", "NotImplemented", "MethodNotAllowed", "InvalidRequest"}
+)
 
 
 @contextmanager
@@ -102,10 +107,7 @@ class S3Backend:
             step = self.part_size
             for number, start in enumerate(range(0, len(data), step), 1):
                 chunk = data[start : start + step]
-                reply = self._client.upload_part(
-                    Bucket=self.bucket, Key=key, UploadId=upload_id, PartNumber=number, Body=chunk
-                )
-                parts.append({"ETag": reply["ETag"], "PartNumber": number})
+                parts.append(self._part(key, upload_id, number, chunk, extra))
                 if progress:
                     progress(min(start + step, len(data)), len(data))
             done = self._client.complete_multipart_upload(
@@ -118,7 +120,33 @@ class S3Backend:
         except Exception:
             self._abort(key, upload_id)
             raise
+        if "ObjectLockMode" in extra:
+            # Stated again on the completed object: not every S3-compatible store carries the
+            # retention of CreateMultipartUpload over (S3 does; setting it again is a no-op).
+            retention = {
+                "Mode": extra["ObjectLockMode"],
+                "RetainUntilDate": extra["ObjectLockRetainUntilDate"],
+            }
+            self._client.put_object_retention(Bucket=self.bucket, Key=key, Retention=retention)
         return str(done.get("ETag", ""))
+
+    def _part(
+        self, key: str, upload_id: str, number: int, chunk: bytes, extra: dict[str, Any]
+    ) -> dict[str, Any]:
+        """One part; with Object Lock every part carries its SHA-256 (S3 requires a checksum)."""
+        checksum = {"ChecksumAlgorithm": "SHA256"} if "ChecksumAlgorithm" in extra else {}
+        reply = self._client.upload_part(
+            Bucket=self.bucket,
+            Key=key,
+            UploadId=upload_id,
+            PartNumber=number,
+            Body=chunk,
+            **checksum,
+        )
+        part = {"ETag": reply["ETag"], "PartNumber": number}
+        if checksum:
+            part["ChecksumSHA256"] = reply["ChecksumSHA256"]
+        return part
 
     def _abort(self, key: str, upload_id: str) -> None:
         from botocore.exceptions import BotoCoreError, ClientError
@@ -146,7 +174,7 @@ class S3Backend:
             try:
                 conf = self._client.get_object_lock_configuration(Bucket=self.bucket)
             except ClientError as exc:
-                if _code(exc) != "ObjectLockConfigurationNotFoundError":
+                if _code(exc) not in NO_LOCK_CODES:
                     raise translate(exc, f"s3://{self.bucket} object lock") from exc
                 conf = {}
             except BotoCoreError as exc:
