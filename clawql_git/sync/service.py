@@ -165,13 +165,15 @@ class SyncService:
     def push(self, progress: Progress | None = None) -> PushResult:
         """Upload what the remote lacks; lose a race for a seq, pull the winner, retry on top."""
         with exclusive_lock(self.store.state_dir / "sync.lock"):
-            pulled = 0
-            for attempt in range(1, MAX_ATTEMPTS + 1):
+            pulled = attempt = rounds = 0
+            while attempt < MAX_ATTEMPTS and rounds < 2 * MAX_ATTEMPTS:
+                rounds += 1
                 state = LocalState.load(self.store)
                 links = self.read_chain(state)
-                if len(links) > state.seq:
+                if len(links) > state.seq:  # someone pushed: apply it first, push on top
                     pulled += len(self._apply(links, state).applied)
                     continue
+                attempt += 1
                 result = self._push_once(links, progress, attempt, pulled)
                 if result is not None:
                     return result
