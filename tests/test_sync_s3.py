@@ -310,6 +310,8 @@ def test_pull_fast_forwards_then_merges(tmp_path: Path, remote: S3Server) -> Non
     pulled = runner.invoke(cli, ["sync", "--vault", str(clone), "pull", "--json"])
     assert pulled.exit_code == 0, pulled.output
     assert json.loads(pulled.output)["main"] == "fast-forward"
+    last = git(clone, "log", "-1", "--format=%B", AUDIT_REF).stdout
+    assert "Clawql-Event: MEMORY_SYNC_PULL" in last and "Sync-Applied: 2..2" in last
     assert git(clone, "rev-parse", "main").stdout == git(origin.root, "rev-parse", "main").stdout
     # Both write, origin pushes; the clone's pull merges like git pull would.
     Vault.open(origin.root).ingest(type="pattern", title="Origin again", identity=A)

@@ -5,7 +5,8 @@ the manifest write is the commit point. A crash or an unreachable remote between
 an orphan bundle nobody names, which is harmless: the next push rebuilds from the last manifest.
 The MEMORY_SYNC_PUSH event of push N is recorded after its manifest (it names the bundle's
 sha256, so it cannot be inside that bundle) and travels with push N+1; a push with nothing new
-but such events is "up to date", so pushes converge."""
+but such events (and MEMORY_SYNC_PULL ones, recorded after a pull applied something) is
+"up to date", so pushes converge."""
 
 from __future__ import annotations
 
@@ -51,6 +52,8 @@ STATE = "sync.json"
 MAX_ATTEMPTS = 8
 Progress = Callable[[int, int, str], None]
 PUSH_EVENT = "MEMORY_SYNC_PUSH"
+PULL_EVENT = "MEMORY_SYNC_PULL"
+SYNC_EVENTS = frozenset({PUSH_EVENT, PULL_EVENT})  # ride along with the next push
 
 
 @dataclass(frozen=True)
@@ -293,7 +296,19 @@ class SyncService:
             apply.drop_incoming(self.store)
         self._remember(new[-1])
         add_checkpoints(self.store, new[:-1])
-        return PullResult(where, new[-1].manifest.seq, [lk.manifest.seq for lk in new], main, audit)
+        applied = [lk.manifest.seq for lk in new]
+        self._record_pull(applied)
+        return PullResult(where, applied[-1], applied, main, audit)
+
+    def _record_pull(self, applied: list[int]) -> str:
+        head = self.store.ref_commit(MAIN_REF)
+        assert head is not None
+        extra = [
+            ("Sync-Seq", str(applied[-1])),
+            ("Sync-Applied", f"{applied[0]}..{applied[-1]}"),
+            ("Sync-Remote", self.backend.describe()),
+        ]
+        return AuditChain(self.store).record(PULL_EVENT, head, self.agent, extra=extra)
 
     def _apply_main(self, remote: str, seq: int) -> str:
         local = self.local_refs().get(MAIN_REF)
@@ -418,7 +433,7 @@ def _own_events_since(store: GitStore, pushed: str | None) -> int:
     for commit in store.walk(store.ref_commit(AUDIT_REF)):
         if str(commit.id) == pushed:
             break
-        if parse_trailers(commit.message).get("Clawql-Event") != PUSH_EVENT:
+        if parse_trailers(commit.message).get("Clawql-Event") not in SYNC_EVENTS:
             count += 1
     return count
 
