@@ -102,6 +102,17 @@ def test_init_records_the_remote_as_one_vault_commit(tmp_path: Path, remote: S3S
     head = git(vault.root, "rev-parse", "HEAD").stdout.strip()
     assert head != before and git(vault.root, "rev-parse", "HEAD~1").stdout.strip() == before
     assert vault.verify().ok
+    # The text output of push and status says what went where.
+    sync = ["sync", "--vault", str(vault.root)]
+    pushed = runner.invoke(cli, [*sync, "push", "--agent", "agent-a"])
+    assert pushed.exit_code == 0 and "pushed seq 1 (full" in pushed.output, pushed.output
+    assert _keys(remote, "team/")  # under the configured prefix
+    status = runner.invoke(cli, [*sync, "status"])
+    assert (
+        status.exit_code == 0 and "remote seq 1" in status.output and "up to date" in status.output
+    )
+    again = runner.invoke(cli, [*sync, "push"])
+    assert "up to date with s3://vault-bundles" in again.output
 
 
 def test_arweave_provider_is_imported_lazily() -> None:
