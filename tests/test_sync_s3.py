@@ -485,6 +485,7 @@ def test_remote_unreachable_mid_push_then_the_next_push_resumes(
         result = _service(vault).push()
         assert result.seq == 1 and result.full
         assert len(_keys(remote, "/manifests/")) == 1
+        assert len(_keys(remote, ".bundle")) == 1  # the same bytes, the same key: reused
         dest = _restore_dest(tmp_path, remote)
         assert [e.title for e in Vault.open(dest).entries()] == ["Survives"]
     finally:
