@@ -17,6 +17,7 @@ from clawql_git.gitstore.lock import exclusive_lock
 from clawql_git.sync.backend import Backend
 from clawql_git.sync.bundles import (
     fetch_bundle,
+    has_commit,
     is_ancestor,
     read_header,
     verify_bundle,
@@ -70,7 +71,7 @@ def unpack(repo: Path, links: Sequence[ChainLink], bundles: Sequence[bytes]) -> 
         for link, data in zip(links, bundles, strict=True):
             m = link.manifest
             path = write_temp(data, Path(tmp), f"{m.seq:08d}.bundle")
-            missing = [p for p in m.prerequisites if not _has(repo, p)]
+            missing = [p for p in m.prerequisites if not has_commit(repo, p)]
             if missing:
                 raise TamperDetected(
                     f"bundle of seq {m.seq} needs commits no earlier bundle provides "
@@ -79,15 +80,9 @@ def unpack(repo: Path, links: Sequence[ChainLink], bundles: Sequence[bytes]) -> 
             verify_bundle(repo, path, f"bundle of seq {m.seq}")
             header = read_header(data, m.bundle_key)
             fetch_bundle(repo, path, header.refs, f"{INCOMING}/{m.seq:08d}")
-            lost = [ref for ref, sha in m.refs.items() if not _has(repo, sha)]
+            lost = [ref for ref, sha in m.refs.items() if not has_commit(repo, sha)]
             if lost:
                 raise TamperDetected(f"after seq {m.seq} the tips of {', '.join(lost)} are missing")
-
-
-def _has(repo: Path, sha: str) -> bool:
-    from clawql_git.sync.bundles import has_commit
-
-    return has_commit(repo, sha)
 
 
 def check_ancestry(repo: Path, links: Sequence[ChainLink], final_audit: str | None) -> None:

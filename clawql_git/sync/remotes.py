@@ -21,7 +21,6 @@ if TYPE_CHECKING:
 
 PROVIDERS = ("s3", "r2", "arweave")
 DEFAULT_GATEWAY = "https://arweave.net"
-_SECRET_WORDS = ("secret", "password", "token", "access_key", "session")
 
 
 @dataclass(frozen=True)
@@ -78,10 +77,6 @@ def save_config(vault: Vault, config: RemoteConfig, identity: Identity | None) -
     import tomllib
 
     from clawql_git.vault import _Pending
-
-    for key in config.to_toml():
-        if any(word in key for word in _SECRET_WORDS):
-            raise InvalidInput(f"refusing to write {key!r} into the vault: secrets stay in env")
 
     def prepare(tree: Any) -> _Pending:
         current = vault.store.blob_at(tree, VAULT_TOML) or b""

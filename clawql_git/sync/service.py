@@ -334,10 +334,10 @@ class SyncService:
         if local and is_ancestor(repo, remote, local):
             return "local-ahead"
         if local is None or is_ancestor(repo, local, remote):
-            try:
+            with exclusive_lock(self.store.state_dir / "audit.lock"):
+                if self.local_refs().get(AUDIT_REF) != local:
+                    raise ConcurrentUpdate(f"{AUDIT_REF} moved while the pull was applied")
                 self.store.repo.references.create(AUDIT_REF, remote, force=True)
-            except Exception as exc:  # pygit2 raises GitError/ValueError variants
-                raise ConcurrentUpdate(f"cannot move {AUDIT_REF}: {exc}") from exc
             return "fast-forward"
         return f"replayed {apply.replay_audit(self.store, remote)}"
 
