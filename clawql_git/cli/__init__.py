@@ -33,12 +33,17 @@ def _register() -> None:
     from clawql_git.cli.hooks import hooks
     from clawql_git.cli.mcp import mcp
     from clawql_git.cli.memory import memory
+    from clawql_git.cli.recall import index
     from clawql_git.cli.remote import remote
+    from clawql_git.cli.shared_index import publish
+    from clawql_git.cli.sync import sync
 
     cli.add_command(memory)
     cli.add_command(mcp)
     cli.add_command(remote)
     cli.add_command(hooks)
+    cli.add_command(sync)
+    index.add_command(publish)
 
 
 _register()

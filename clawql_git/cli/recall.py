@@ -37,6 +37,7 @@ from clawql_git.cli.output import emit_json, progress
 @click.option("--reader", envvar="CLAWQL_AGENT_ID", help="Who recalls (audit); $CLAWQL_AGENT_ID.")
 @click.option("--session", envvar="CLAWQL_SESSION_ID", help="Session id (audit).")
 @click.option("--correlation", help="Correlation id (audit).")
+@click.option("--index", "shared", help="Query a published shared index (s3://...) read-only.")
 @json_option
 @click.pass_context
 def recall(
@@ -58,10 +59,16 @@ def recall(
     reader: str | None,
     session: str | None,
     correlation: str | None,
+    shared: str | None,
     as_json: bool,
 ) -> None:
     """Recall the entries that answer QUERY, within a token budget."""
     from clawql_git.vault import Identity
+
+    if shared:
+        from clawql_git.cli.shared_index import recall_shared
+
+        return recall_shared(shared, query, limit, as_json)
 
     vault = _vault(ctx)
     who = Identity(

@@ -1,0 +1,48 @@
+"""``clawql memory index publish`` and ``clawql memory recall --index``: a team's shared
+read-only index on object storage."""
+
+from __future__ import annotations
+
+import click
+
+from clawql_git.cli.memory import _vault, json_option
+from clawql_git.cli.output import emit_json
+
+
+@click.command()
+@click.argument("uri")
+@click.option("--endpoint", help="S3-compatible endpoint URL (default: $AWS_ENDPOINT_URL).")
+@json_option
+@click.pass_context
+def publish(ctx: click.Context, uri: str, endpoint: str | None, as_json: bool) -> None:
+    """Publish the index of main to URI (s3://bucket/prefix) for read-only team recall."""
+    from clawql_git.sync.shared_index import publish as run
+
+    done = run(_vault(ctx), uri, endpoint)
+    if as_json:
+        emit_json(done.to_record())
+    else:
+        click.echo(f"published the index of git:{done.commit} to {done.uri}")
+        click.echo(f"  {done.files} files, {done.bytes} bytes; readers: --index {uri}")
+
+
+def recall_shared(uri: str, query: str, limit: int, as_json: bool) -> None:
+    """``clawql memory recall --index URI``: query a published index, read-only."""
+    from clawql_git.sync.shared_index import SharedIndex
+
+    index = SharedIndex(uri)
+    hits = index.search(query, limit)
+    if as_json:
+        emit_json(
+            {
+                "index": index.published.to_record(),
+                "hits": [h.to_record() for h in hits],
+            }
+        )
+        return
+    click.echo(f"shared index {index.published.uri} (main at git:{index.published.commit})")
+    for n, hit in enumerate(hits, 1):
+        click.echo(f"{n}. {hit.title}  [{hit.type}]  score {hit.score:.3f}  {hit.worm_ref}")
+        click.echo(f"   {hit.path}")
+        click.echo("   " + " ".join(hit.snippet.split())[:240])
+    click.echo(f"{len(hits)} hit(s)")

@@ -1,0 +1,173 @@
+"""``clawql sync ...``: git bundles to S3/R2 or Arweave, and restore on a fresh machine."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from clawql_git.cli.output import emit_json, progress
+
+if TYPE_CHECKING:
+    from clawql_git.sync.service import SyncService
+    from clawql_git.vault import Vault
+
+json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON for agents.")
+PROVIDER = click.Choice(["s3", "r2", "arweave"])
+
+
+def _remote_options(fn: Any) -> Any:
+    opts = [
+        click.option("--bucket", help="S3/R2 bucket."),
+        click.option("--prefix", help="Key prefix inside the bucket (default: clawql)."),
+        click.option("--endpoint", help="S3-compatible endpoint URL (R2: https://<acct>.r2..)."),
+        click.option("--region", help="S3 region (R2: auto)."),
+        click.option("--gateway", help="Arweave gateway URL (default: https://arweave.net)."),
+    ]
+    for opt in reversed(opts):
+        fn = opt(fn)
+    return fn
+
+
+@click.group()
+@click.option(
+    "--vault",
+    type=click.Path(file_okay=False),
+    envvar="CLAWQL_VAULT",
+    help="Vault folder (default: $CLAWQL_VAULT, else the current directory).",
+)
+@click.pass_context
+def sync(ctx: click.Context, vault: str | None) -> None:
+    """Durable copies of the vault as git bundles on S3/R2 or Arweave.
+
+    Credentials come from the environment (AWS variables and profiles, AWS_ENDPOINT_URL,
+    CLAWQL_ARWEAVE_WALLET, CLAWQL_SYNC_KEY); only where the remote is goes into the vault."""
+    ctx.obj = {"vault": vault}
+
+
+def _vault(ctx: click.Context) -> Vault:
+    from clawql_git.vault import Vault
+
+    return Vault.open(ctx.obj.get("vault"))
+
+
+def _service(ctx: click.Context, agent: str | None = None) -> tuple[SyncService, str]:
+    from clawql_git.sync.service import for_vault
+
+    service, config = for_vault(_vault(ctx), agent=agent)
+    return service, config.provider
+
+
+@sync.command()
+@click.option("--provider", type=PROVIDER, required=True, help="Where the bundles go.")
+@_remote_options
+@click.option("--public", is_flag=True, help="Arweave: upload unencrypted (public, permanent).")
+@json_option
+@click.pass_context
+def init(ctx: click.Context, /, provider: str, public: bool, as_json: bool, **kw: Any) -> None:
+    """Record the sync remote in .clawql/vault.toml (one vault commit; no secrets)."""
+    from clawql_git.sync.remotes import RemoteConfig, save_config
+
+    values = {k: v for k, v in kw.items() if v}
+    config = RemoteConfig(provider, public=public, **values)
+    result = save_config(_vault(ctx), config, None)
+    if as_json:
+        emit_json({"sync": config.to_toml(), "commit": result.sha})
+    else:
+        click.echo(f"sync remote: {provider} {config.bucket or config.gateway} ({config.prefix})")
+        click.echo(f"worm_ref: {result.worm_ref}")
+
+
+@sync.command()
+@click.option("--agent", envvar="CLAWQL_AGENT_ID", help="Agent id recorded on the push.")
+@json_option
+@click.pass_context
+def push(ctx: click.Context, agent: str | None, as_json: bool) -> None:
+    """Upload what the remote lacks: a full bundle first, then incremental ones."""
+    service, _ = _service(ctx, agent)
+    with progress("pushing", not as_json) as bar:
+        result = service.push(bar)
+    if as_json:
+        emit_json(result.to_record())
+    elif result.up_to_date:
+        click.echo(f"up to date with {result.remote} (seq {result.seq})")
+    else:
+        kind = "full" if result.full else "incremental"
+        click.echo(
+            f"pushed seq {result.seq} ({kind}, {result.bundle_size} bytes) to {result.remote}"
+        )
+        if result.pulled:
+            click.echo(f"  first applied {result.pulled} manifest(s) pushed by another clone")
+
+
+@sync.command()
+@json_option
+@click.pass_context
+def pull(ctx: click.Context, as_json: bool) -> None:
+    """Fetch, check and apply what the remote has that this clone has not."""
+    service, _ = _service(ctx)
+    with progress("pulling", not as_json) as bar:
+        result = service.pull(bar)
+    if as_json:
+        emit_json(result.to_record())
+    elif not result.applied:
+        click.echo(f"up to date with {result.remote} (seq {result.seq})")
+    else:
+        click.echo(f"applied seq {result.applied[0]}..{result.seq} from {result.remote}")
+        click.echo(f"  main: {result.main}; audit: {result.audit}")
+
+
+@sync.command()
+@click.argument("dest", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--from", "provider", type=PROVIDER, required=True, help="The remote's provider.")
+@_remote_options
+@click.option("--vault-id", help="Which vault (needed when the prefix holds several).")
+@click.option(
+    "--min-seq",
+    type=click.IntRange(min=0),
+    default=0,
+    help="Refuse a remote whose newest manifest is older than this seq (rollback).",
+)
+@json_option
+def restore(
+    dest: Path, provider: str, vault_id: str | None, min_seq: int, as_json: bool, **kw: Any
+) -> None:
+    """Rebuild a vault into DEST from the remote's bundles alone, checking every bundle's
+    sha256, the manifest chain, prerequisites and ancestry; then index it."""
+    from clawql_git.sync.remotes import RemoteConfig, make_backend
+    from clawql_git.sync.restore import restore as run_restore
+
+    values = {k: v for k, v in kw.items() if v}
+    config = RemoteConfig(provider, **values)
+    with progress("restoring", not as_json) as bar:
+        result = run_restore(make_backend(config), dest, config.prefix, vault_id, bar, min_seq)
+    if as_json:
+        emit_json(result.to_record())
+    else:
+        click.echo(
+            f"restored vault {result.vault_id} into {result.path}: seq {result.seq}, "
+            f"{result.bundles} bundles, {result.bytes} bytes, all checks passed"
+        )
+        for ref, sha in sorted(result.refs.items()):
+            click.echo(f"  {ref} {sha}")
+
+
+@sync.command()
+@json_option
+@click.pass_context
+def status(ctx: click.Context, as_json: bool) -> None:
+    """What is pushed, what is not, and where."""
+    service, provider = _service(ctx)
+    report = service.status(provider)
+    if as_json:
+        emit_json(report.to_record())
+        return
+    click.echo(f"remote: {report.remote} ({provider}), vault {report.vault_id}")
+    if report.remote_error:
+        click.echo(f"  remote: {report.remote_error}")
+    else:
+        click.echo(f"  remote seq {report.remote_seq}, this clone has seen seq {report.local_seq}")
+    click.echo(f"  commits on main not pushed: {report.commits_not_pushed}")
+    click.echo(f"  audit events not pushed: {report.audit_events_not_pushed}")
+    click.echo("  up to date" if report.up_to_date else "  run `clawql sync push` / `pull`")
