@@ -39,6 +39,11 @@ def _register() -> None:
     cli.add_command(mcp)
     cli.add_command(remote)
     cli.add_command(hooks)
+    from clawql_git.cli.review import review
+    from clawql_git.cli.workspace import workspace
+
+    cli.add_command(review)
+    cli.add_command(workspace)
 
 
 _register()
