@@ -114,10 +114,11 @@ class ProposalReport:
 
 
 def show(vault: Vault, branch: str, recall_impact: bool = True) -> ProposalReport:
-    """Review one proposal. Recall impact runs the pipeline twice per entry, on main and on the
-    proposal tip (``recall(at=tip)`` builds a throwaway index of the proposal's tree, vectors
-    from the content cache); neither recall is recorded on the audit chain: this is a preview
-    for a reviewer, not memory handed to an agent."""
+    """Review one proposal. Duplicates come from a recall on main for each entry's title;
+    recall impact (skipped with ``recall_impact=False``) adds one on the proposal tip
+    (``recall(at=tip)`` builds a throwaway index of the proposal's tree, vectors from the
+    content cache). Neither recall is recorded on the audit chain: this is a preview for a
+    reviewer, not memory handed to an agent."""
     store = vault.store
     proposal = get_proposal(store, branch)
     tip = store.resolve(proposal.tip)
@@ -150,10 +151,11 @@ def _review_entry(
     )
     dups: tuple[Duplicate, ...] = ()
     moved = None
-    if entry is not None and recall_impact:
+    if entry is not None:
         main_hits = _recall(vault, entry.title, None, report)
         dups = _duplicates(vault, entry, main_hits)
-        moved = _recall_change(vault, entry, main_hits, tip, report)
+        if recall_impact:
+            moved = _recall_change(vault, entry, main_hits, tip, report)
     fm = entry.to_record()["frontmatter"] if entry is not None else None
     return EntryReview(path, change, fm, _diff(path, old, new), problems, broken, dups, moved)
 
