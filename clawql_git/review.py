@@ -323,8 +323,8 @@ def _merge_files(
     left out: they are regenerated for the merged tree. A path both sides changed differently
     is a conflict, reported and never resolved silently."""
     base = store.tree_of(proposal.base)
-    theirs = [(p, new) for p, _, new in store.diff_paths(base, tip.tree) if not _generated(p)]
-    ours = {p: new for p, _, new in store.diff_paths(base, main.tree) if not _generated(p)}
+    theirs = [(p, new) for p, _, new in store.diff_paths(base, tip.tree) if not is_generated(p)]
+    ours = {p: new for p, _, new in store.diff_paths(base, main.tree) if not is_generated(p)}
     conflicts = sorted(p for p, new in theirs if p in ours and ours[p] != new)
     if conflicts:
         raise ReviewConflict(proposal.branch, conflicts)
@@ -435,7 +435,7 @@ def reject(vault: Vault, branch: str, reason: str, reviewer: str | None = None) 
 # ---------------------------------------------------------------- small helpers
 
 
-def _generated(path: str) -> bool:
+def is_generated(path: str) -> bool:
     """Catalog and log files: regenerated after a merge, never merged."""
     name = path.rsplit("/", 1)[-1]
     return name == "index.md" or path == "log.md" or path.startswith("log/")

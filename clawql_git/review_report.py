@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import pygit2
 
+from clawql_git.catalog import is_entry_path
 from clawql_git.entry import (
     Entry,
     check_secrets,
@@ -19,7 +20,7 @@ from clawql_git.entry import (
     validate_meta,
 )
 from clawql_git.errors import ClawqlError
-from clawql_git.review import Proposal, get_proposal
+from clawql_git.review import Proposal, get_proposal, is_generated
 
 if TYPE_CHECKING:
     from clawql_git.recall import RecallHit
@@ -103,12 +104,14 @@ class ProposalReport:
     proposal: Proposal
     entries: list[EntryReview] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    other_changes: list[str] = field(default_factory=list)  # settings, schemas: not entries
 
     def to_record(self) -> dict[str, Any]:
         return {
             **self.proposal.to_record(),
             "valid": all(e.valid for e in self.entries),
             "entries": [e.to_record() for e in self.entries],
+            "other_changes": self.other_changes,
             "notes": self.notes,
         }
 
@@ -124,6 +127,7 @@ def show(vault: Vault, branch: str, recall_impact: bool = True) -> ProposalRepor
     tip = store.resolve(proposal.tip)
     main = store.head_commit()
     report = ProposalReport(proposal)
+    report.other_changes.extend(_other_changes(vault, proposal, tip))
     graph = _link_graph(vault, proposal.tip, report)
     for path in proposal.entries:
         report.entries.append(_review_entry(vault, path, main, tip, graph, recall_impact, report))
@@ -158,6 +162,14 @@ def _review_entry(
             moved = _recall_change(vault, entry, main_hits, tip, report)
     fm = entry.to_record()["frontmatter"] if entry is not None else None
     return EntryReview(path, change, fm, _diff(path, old, new), problems, broken, dups, moved)
+
+
+def _other_changes(vault: Vault, proposal: Proposal, tip: pygit2.Commit) -> list[str]:
+    """Files the proposal changes that are neither entries nor generated catalogs (vault
+    settings, entity schemas): an engine write never makes these, so a reviewer must see them."""
+    base = vault.store.tree_of(proposal.base)
+    changed = vault.store.diff_paths(base, tip.tree)
+    return [p for p, _, _ in changed if not is_entry_path(p) and not is_generated(p)]
 
 
 def _validate(vault: Vault, path: str, data: bytes | None) -> tuple[Entry | None, tuple[str, ...]]:

@@ -169,6 +169,7 @@ def test_review_show_reports_everything(reviewed: Vault) -> None:
     assert r.exit_code == 0, r.output
     rec = json.loads(r.output)
     assert rec["valid"] is True and {e["path"] for e in rec["entries"]} == set(by_path)
+    assert rec["other_changes"] == []
     assert "recall" in rec["entries"][0] and "diff" in rec["entries"][0]
     text = cli_run(reviewed, "show", BRANCH, "--no-recall")
     assert "broken link: no-such-note" in text.output and "possible duplicate" in text.output
@@ -319,3 +320,17 @@ def test_policy_command(vault: Vault) -> None:
     assert vault.ingest(type="decision", title="Q", body="x", identity=BOT).branch == ""
     assert "MEMORY_POLICY" in git(vault.root, "log", "--format=%B").stdout
     assert vault.verify().ok, vault.verify().problems
+
+
+def test_show_flags_a_hand_made_change_to_vault_settings(reviewed: Vault) -> None:
+    reviewed.ingest(type="decision", title="Harmless", body="x", identity=BOT)
+    root = reviewed.root
+    git(root, "checkout", "-q", BRANCH)
+    settings = root / ".clawql/vault.toml"
+    settings.write_text(settings.read_text().replace('"required"', '"off"'))
+    git(root, "commit", "-qam", "turn review off")
+    git(root, "checkout", "-q", "main")
+    report = show(reviewed, BRANCH, recall_impact=False)
+    assert report.other_changes == [".clawql/vault.toml"]
+    r = cli_run(reviewed, "show", BRANCH, "--no-recall")
+    assert "also changes .clawql/vault.toml" in r.output

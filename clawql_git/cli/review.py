@@ -90,6 +90,8 @@ def _print_report(rec: dict[str, Any]) -> None:
                 after = f"#{moved['after']}" if moved["after"] else "out of the top"
                 click.echo(f"    displaces {moved['path']} (#{moved['before']} -> {after})")
         click.echo(e["diff"].rstrip())
+    for path in rec["other_changes"]:
+        click.echo(f"warning: also changes {path}, which is not an entry: review it in git")
     for note in rec["notes"]:
         click.echo(f"note: {note}")
 
