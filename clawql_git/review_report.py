@@ -4,6 +4,8 @@ validation, broken links, possible duplicates on main, and the recall answers it
 from __future__ import annotations
 
 import difflib
+import os
+import shutil
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -118,48 +120,91 @@ class ProposalReport:
 
 def show(vault: Vault, branch: str, recall_impact: bool = True) -> ProposalReport:
     """Review one proposal. Duplicates come from a recall on main for each entry's title;
-    recall impact (skipped with ``recall_impact=False``) adds one on the proposal tip
-    (``recall(at=tip)`` builds a throwaway index of the proposal's tree, vectors from the
-    content cache). Neither recall is recorded on the audit chain: this is a preview for a
-    reviewer, not memory handed to an agent."""
+    recall impact (skipped with ``recall_impact=False``) adds one on the proposal's tree
+    (``TipRecall``: a temporary copy of main's index caught up to the tip). Neither recall
+    is recorded on the audit chain: this is a preview for a reviewer, not memory handed to
+    an agent."""
     store = vault.store
     proposal = get_proposal(store, branch)
     tip = store.resolve(proposal.tip)
     main = store.head_commit()
     report = ProposalReport(proposal)
     report.other_changes.extend(_other_changes(vault, proposal, tip))
-    graph = _link_graph(vault, proposal.tip, report)
-    for path in proposal.entries:
-        report.entries.append(_review_entry(vault, path, main, tip, graph, recall_impact, report))
+    resolver = _resolver(vault, proposal, tip, report)
+    with TipRecall(vault, tip, report, enabled=recall_impact) as at_tip:
+        for path in proposal.entries:
+            report.entries.append(_review_entry(vault, path, main, at_tip, resolver, report))
     return report
+
+
+class TipRecall:
+    """Recall on the proposal's tree from a temporary index: a copy of main's index caught up
+    to the proposal tip incrementally (only the entries the proposal changes are re-indexed;
+    vectors come from the content cache), deleted when the review is done."""
+
+    def __init__(self, vault: Vault, tip: pygit2.Commit, report: ProposalReport, enabled: bool):
+        self.vault, self.tip, self.report, self.enabled = vault, tip, report, enabled
+        self.root = vault.store.state_dir / f"review-index-{os.getpid()}"
+        self.index: Any = None
+
+    def __enter__(self) -> TipRecall:
+        if not self.enabled:
+            return self
+        from clawql_git.index.store import SearchIndex
+
+        service = self.vault.recall_service()
+        shutil.rmtree(self.root, ignore_errors=True)
+        try:
+            with service.index.lock():
+                if service.index.root.is_dir():
+                    shutil.copytree(service.index.root, self.root)
+            self.index = SearchIndex(self.vault.store, service.embedder, self.root)
+            self.index.ensure(self.tip)
+        except (ClawqlError, OSError) as exc:
+            self.report.notes.append(f"recall impact not computed: {exc}")
+            self.index = None
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        shutil.rmtree(self.root, ignore_errors=True)
+
+    def hits(self, text: str) -> list[RecallHit] | None:
+        """The proposal tip's top hits for ``text``; None when impact is off or failed."""
+        from clawql_git.recall import Recaller, RecallQuery
+
+        if self.index is None:
+            return None
+        query = RecallQuery(text, limit=RECALL_DEPTH, use_cache=False)
+        try:
+            return Recaller(self.index).recall(query, str(self.tip.id)).hits
+        except ClawqlError as exc:
+            self.report.notes.append(f"recall impact not computed: {exc}")
+            self.index = None
+            return None
 
 
 def _review_entry(
     vault: Vault,
     path: str,
     main: pygit2.Commit | None,
-    tip: pygit2.Commit,
-    graph: Any,
-    recall_impact: bool,
+    at_tip: TipRecall,
+    resolver: Any,
     report: ProposalReport,
 ) -> EntryReview:
     store = vault.store
     old = store.blob_at(main.tree if main else None, path)
-    new = store.blob_at(tip.tree, path)
+    new = store.blob_at(at_tip.tip.tree, path)
     change = "deleted" if new is None else ("added" if old is None else "modified")
     entry, problems = _validate(vault, path, new)
-    broken = tuple(
-        f"{e.ref.target} (line {e.ref.line})"
-        for e in (graph.outgoing(path) if graph is not None and new is not None else [])
-        if e.target is None
-    )
+    broken = _broken(resolver, entry)
     dups: tuple[Duplicate, ...] = ()
     moved = None
     if entry is not None:
-        main_hits = _recall(vault, entry.title, None, report)
+        main_hits = _recall(vault, entry.title, report)
         dups = _duplicates(vault, entry, main_hits)
-        if recall_impact:
-            moved = _recall_change(vault, entry, main_hits, tip, report)
+        after = at_tip.hits(entry.title)
+        if after is not None:
+            moved = _recall_change(entry, main_hits, after)
     fm = entry.to_record()["frontmatter"] if entry is not None else None
     return EntryReview(path, change, fm, _diff(path, old, new), problems, broken, dups, moved)
 
@@ -202,37 +247,71 @@ def _diff(path: str, old: bytes | None, new: bytes | None) -> str:
     return "".join(difflib.unified_diff(a, b, before, after))
 
 
-def _link_graph(vault: Vault, tip: str, report: ProposalReport) -> Any:
+def _resolver(vault: Vault, proposal: Proposal, tip: pygit2.Commit, report: ProposalReport) -> Any:
+    """A link resolver for main as it would be after the merge: the notes of main's index (no
+    re-parse of every entry) with the proposal's entries laid over them. None when main's
+    index cannot be read (then links are not checked, and the report says so)."""
+    from clawql_git.links import LinkResolver, NoteInfo
+
     try:
-        return vault.link_graph(at=tip)
-    except ClawqlError as exc:  # a broken entry elsewhere must not hide the rest of the review
+        vault.update_index()
+        rows = vault.recall_service().index.loaded().entries
+    except ClawqlError as exc:  # a broken index must not hide the rest of the review
         report.notes.append(f"links not checked: {exc}")
+        return None
+    notes = {p: NoteInfo(p, str(r.get("title") or ""), _aliases(r)) for p, r in rows.items()}
+    for path in proposal.entries:
+        notes.pop(path, None)
+        entry = _parsed(vault, tip, path)
+        if entry is not None:
+            notes[path] = NoteInfo(path, entry.title, entry.aliases)
+    return LinkResolver(notes.values())
+
+
+def _aliases(row: dict[str, Any]) -> tuple[str, ...]:
+    import json
+
+    meta = json.loads(row.get("frontmatter") or "{}")
+    return tuple(str(a) for a in meta.get("aliases") or [])
+
+
+def _parsed(vault: Vault, tip: pygit2.Commit, path: str) -> Entry | None:
+    data = vault.store.blob_at(tip.tree, path)
+    try:
+        return Entry.parse(path, decode_text(data, path)) if data is not None else None
+    except ClawqlError:
         return None
 
 
-def _recall(vault: Vault, text: str, at: str | None, report: ProposalReport) -> list[RecallHit]:
-    """Recall without an audit record (no Reader), failing open: a review still shows the rest."""
+def _broken(resolver: Any, entry: Entry | None) -> tuple[str, ...]:
+    from clawql_git.links import extract_links
+
+    if resolver is None or entry is None:
+        return ()
+    refs = extract_links(entry.body)
+    return tuple(
+        f"{r.target} (line {r.line})" for r in refs if resolver.resolve(r, entry.path) is None
+    )
+
+
+def _recall(vault: Vault, text: str, report: ProposalReport) -> list[RecallHit]:
+    """Recall on main without an audit record (no Reader), failing open: a review still shows
+    the rest."""
     from clawql_git.recall import RecallQuery
 
     try:
         query = RecallQuery(text, limit=RECALL_DEPTH, use_cache=False)
-        return vault.recall_service().recall(query, at, None).hits
+        return vault.recall_service().recall(query, None, None).hits
     except ClawqlError as exc:
-        note = f"recall impact not computed: {exc}"
+        note = f"recall on main failed: {exc}"
         if note not in report.notes:
             report.notes.append(note)
         return []
 
 
-def _recall_change(
-    vault: Vault,
-    entry: Entry,
-    main_hits: list[RecallHit],
-    tip: pygit2.Commit,
-    report: ProposalReport,
-) -> RecallChange:
+def _recall_change(entry: Entry, main_hits: list[RecallHit], hits: list[RecallHit]) -> RecallChange:
     before = tuple(h.path for h in main_hits)
-    after = tuple(h.path for h in _recall(vault, entry.title, str(tip.id), report))
+    after = tuple(h.path for h in hits)
     ranks = {p: n for n, p in enumerate(after, 1)}
     displaced = tuple(
         (p, n, ranks.get(p)) for n, p in enumerate(before, 1) if ranks.get(p, len(after) + 1) > n

@@ -101,6 +101,9 @@ class Workspace:
     routes: dict[str, str] = field(default_factory=dict)  # entry type -> mount name
     default: str = ""
     env: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
+    # Vaults opened by this workspace object, kept so repeated recalls reuse their open
+    # indexes (a CLI call opens each once anyway); never shared between workspaces.
+    opened: dict[str, Vault] = field(default_factory=dict, repr=False, compare=False)
 
     # ------------------------------------------------------------ load / save
 
@@ -177,6 +180,7 @@ class Workspace:
         """Unmount (the vault and any cached clone are left on disk) and drop its routes."""
         mount = self.get(name)
         del self.mounts[name]
+        self.opened.pop(name, None)
         self.routes = {t: n for t, n in self.routes.items() if n != name}
         if self.default == name:
             self.default = ""

@@ -108,7 +108,7 @@ def recall_all(
     embedders: dict[str, Embedder | None] = {}
     pooled: list[tuple[float, int, int, int, WorkspaceHit]] = []
     for order, mount in enumerate(workspace.mounts.values()):
-        answer, result = _ask(mount, text, identity, options, embedders)
+        answer, result = _ask(workspace, mount, text, identity, options, embedders)
         out.vaults.append(answer)
         for rank, hit in enumerate(result.hits if result else [], 1):
             scope_rank = SCOPES.index(mount.scope) if mount.scope in SCOPES else len(SCOPES)
@@ -136,6 +136,7 @@ def _fit(out: WorkspaceRecall, ranked: list[WorkspaceHit], limit: int, budget: i
 
 
 def _ask(
+    workspace: Workspace,
     mount: Mount,
     text: str,
     identity: Identity | None,
@@ -145,7 +146,10 @@ def _ask(
     """One vault's recall; a missing, unreadable or broken vault becomes an unavailable answer
     (its error translated here, at the boundary), never an error of the whole recall."""
     try:
-        vault = open_mount(mount, _embedder(mount, embedders))
+        vault = workspace.opened.get(mount.name)
+        if vault is None:
+            vault = open_mount(mount, _embedder(mount, embedders))
+            workspace.opened[mount.name] = vault
         result = vault.recall(text, identity=identity, **options)
     except (ClawqlError, OSError, pygit2.GitError) as exc:
         return VaultAnswer(

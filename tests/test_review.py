@@ -147,6 +147,7 @@ def test_review_show_reports_everything(reviewed: Vault) -> None:
     audit_before = _audit_tip(reviewed)
     report = show(reviewed, BRANCH)
     assert _audit_tip(reviewed) == audit_before  # a preview for a reviewer, not a recall
+    assert not list(reviewed.store.state_dir.glob("review-index-*"))  # temporary index gone
     by_path = {e.path: e for e in report.entries}
     dup = by_path[jwt.path]
     assert dup.change == "added" and dup.valid
