@@ -343,7 +343,7 @@ def _merge_commit(
     who: str,
 ) -> str:
     """Write the two-parent merge commit and move main to it (writer lock held). Catalogs are
-    regenerated from a provisional commit with the same tree, parents and message, so the
+    computed from a provisional commit with the same tree, parents and message, so the
     merged history and the stored catalogs agree (``catalog_drift()`` is empty)."""
     store = vault.store
     written = sorted(p for p, d in files.items() if d is not None and is_entry_path(p))
@@ -358,9 +358,38 @@ def _merge_commit(
     draft = store.repo.create_commit(None, author, committer, message, draft_tree, parents)
     provisional = store.repo.get(draft)
     assert isinstance(provisional, pygit2.Commit)
-    catalogs = {p: want for p, (_, want) in vault.cataloger.drift(provisional).items()}
-    tree = store.build_tree(provisional.tree, catalogs)
+    tree = store.build_tree(provisional.tree, merged_catalogs(vault, main, provisional, files))
     return _commit_merge(store, ref, main, tree, message, author, committer, parents)
+
+
+def merged_catalogs(
+    vault: Vault,
+    main: pygit2.Commit,
+    merged: pygit2.Commit,
+    files: dict[str, bytes | None],
+) -> dict[str, bytes | None]:
+    """The catalogs of the merged tree without re-reading every entry: folder catalogs and the
+    root index incrementally along the proposal's entries (main's catalogs are consistent, so
+    only those folders change), and the log regenerated from the merged history (the
+    proposal's commits interleave with main's by time, which no prepend can reproduce)."""
+    from clawql_git import catalog
+    from clawql_git.entry import Entry, decode_text
+
+    changed: dict[str, Entry | None] = {}
+    for path in sorted(p for p in files if is_entry_path(p)):
+        data = files[path]
+        changed[path] = None if data is None else Entry.parse(path, decode_text(data, path))
+    out = vault.cataloger.incremental(main.tree, files, changed, main, [])
+    events = []
+    for commit in reversed(list(vault.store.walk(merged, first_parent=False))):
+        trailers = parse_trailers(commit.message).as_dict()
+        events += catalog.events_from_trailers(catalog.utc(commit.author.time), trailers)
+    logs = catalog.full_log(events, vault.settings.log_page_lines)
+    out.update({p: text.encode() for p, text in logs.items()})
+    old_pages = vault.store.subtree(main.tree, "log")
+    for item in old_pages or ():
+        out.setdefault(f"log/{item.name}", None)  # a page the regenerated log no longer has
+    return out
 
 
 def _commit_merge(

@@ -335,3 +335,34 @@ def test_show_flags_a_hand_made_change_to_vault_settings(reviewed: Vault) -> Non
     assert report.other_changes == [".clawql/vault.toml"]
     r = cli_run(reviewed, "show", BRANCH, "--no-recall")
     assert "also changes .clawql/vault.toml" in r.output
+
+
+def test_accepted_catalogs_equal_a_full_regeneration(tmp_path: Path) -> None:
+    """Interleaved main and proposal writes, an archive, an update, a small log page (so the
+    log rolls): the incrementally computed catalogs of the merge equal a full regeneration."""
+    v = Vault.init(tmp_path / "v", identity=HUMAN)
+    settings = v.root / ".clawql/vault.toml"
+    settings.write_text(
+        settings.read_text().replace("[settings]", "[settings]\nlog_page_lines = 2")
+        + '\n[policy]\nreview = "required"\nreview_exempt = ["alice"]\n'
+    )
+    git(v.root, "commit", "-qam", "policy and a short log page")
+    v = Vault.open(v.root)
+    seeds = [
+        v.ingest(type="decision", title=f"Seed {n}", body=f"s{n}", identity=HUMAN) for n in range(4)
+    ]
+    other = Identity(agent_id="cursor", session_id="s9")
+    for n in range(3):
+        v.ingest(type="decision", title=f"Agent {n}", body=f"a{n}", identity=BOT)
+        v.ingest(type="pattern", title=f"Human {n}", body=f"h{n}", identity=HUMAN)
+        v.ingest(type="context", title=f"Other {n}", body=f"o{n}", identity=other)
+    v.archive(seeds[0].path, identity=BOT)
+    v.update(seeds[1].path, body="agent rewrite", identity=BOT)
+    accept(v, BRANCH, "alice")
+    assert v.catalog_drift() == []
+    accept(v, "proposals/cursor/s9", "alice")
+    assert v.catalog_drift() == []
+    assert list((v.root / "log").glob("*.md"))  # the log rolled into pages
+    assert not (v.root / seeds[0].path).exists() and (v.root / "archive" / seeds[0].path).is_file()
+    assert v.verify().ok, v.verify().problems
+    fsck_ok(v.root)
