@@ -452,6 +452,11 @@ def reject(vault: Vault, branch: str, reason: str, reviewer: str | None = None) 
             ("Proposal-Agent", proposal.agent or "none"),
             ("Reason", " ".join(reason.split())[:500]),
         ] + [("Entry-Path", p) for p in proposal.entries]
+        # The rejected commits become unreachable; naming them lets verify tell a rejection
+        # from a rewrite when the same branch name is used again.
+        extra += [
+            ("Proposal-Commit", str(c.id)) for c in _own_commits(store, tip, _oid(proposal.base))
+        ]
         sha = AuditChain(store).record(
             REVIEW_EVENT, tip, who, proposal.session, query=f"reject {proposal.branch}", extra=extra
         )
@@ -461,7 +466,28 @@ def reject(vault: Vault, branch: str, reason: str, reviewer: str | None = None) 
     )
 
 
+def rejected_commits(store: GitStore) -> dict[str, set[str]]:
+    """Proposal ref -> the commits its rejections dropped (from the audit chain), so verify
+    excuses checkpoints of a rejected proposal when its branch name is used again."""
+    from clawql_git.audit import AUDIT_REF
+
+    out: dict[str, set[str]] = {}
+    for commit in store.walk(store.ref_commit(AUDIT_REF)):
+        trailers = parse_trailers(commit.message)
+        if trailers.get("Clawql-Event") != REVIEW_EVENT:
+            continue
+        if trailers.get("Review-Verdict") != "rejected":
+            continue
+        ref = f"refs/heads/{trailers.get('Proposal-Branch')}"
+        out.setdefault(ref, set()).update(trailers.get_all("Proposal-Commit"))
+    return out
+
+
 # ---------------------------------------------------------------- small helpers
+
+
+def _oid(sha: str) -> pygit2.Oid | None:
+    return pygit2.Oid(hex=sha) if sha else None
 
 
 def is_generated(path: str) -> bool:

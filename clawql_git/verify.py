@@ -146,6 +146,7 @@ def _checkpoints(store: GitStore, report: VerifyReport) -> None:
     by_ref: dict[str, list[str]] = {}
     for ref, sha in known:
         by_ref.setdefault(ref, []).append(sha)
+    excused = _rejected(store, by_ref)
     for ref, shas in sorted(by_ref.items()):
         tip = store.ref_commit(ref)
         if tip is None:
@@ -153,6 +154,7 @@ def _checkpoints(store: GitStore, report: VerifyReport) -> None:
                 report.problems.append(f"{ref} is gone but {len(shas)} checkpoints name it")
             continue
         reachable = {str(c.id) for c in store.walk(tip)}
+        reachable |= excused.get(ref, set())
         lost = [s for s in dict.fromkeys(shas) if s not in reachable]
         for sha in lost[:20]:
             report.problems.append(
@@ -162,3 +164,11 @@ def _checkpoints(store: GitStore, report: VerifyReport) -> None:
         if len(lost) > 20:
             report.problems.append(f"... and {len(lost) - 20} more lost checkpoints of {ref}")
     report.checks.append(f"checkpoints still ancestors: {len(known)} checked")
+
+
+def _rejected(store: GitStore, by_ref: dict[str, list[str]]) -> dict[str, set[str]]:
+    """Commits of rejected proposals (named by their MEMORY_REVIEW events): not a rewrite when
+    the same proposal branch name is used again."""
+    from clawql_git.review import PROPOSALS, rejected_commits
+
+    return rejected_commits(store) if any(r.startswith(PROPOSALS) for r in by_ref) else {}

@@ -366,3 +366,14 @@ def test_accepted_catalogs_equal_a_full_regeneration(tmp_path: Path) -> None:
     assert not (v.root / seeds[0].path).exists() and (v.root / "archive" / seeds[0].path).is_file()
     assert v.verify().ok, v.verify().problems
     fsck_ok(v.root)
+
+
+def test_a_session_name_reused_after_rejection_verifies(reviewed: Vault) -> None:
+    reviewed.ingest(type="decision", title="First try", body="x", identity=BOT)
+    reject(reviewed, BRANCH, "no", "alice")
+    again = reviewed.ingest(type="decision", title="Second try", body="y", identity=BOT)
+    assert again.branch == BRANCH
+    assert reviewed.verify().ok, reviewed.verify().problems
+    # a rewrite of an open proposal branch is still caught
+    git(reviewed.root, "branch", "-f", BRANCH, "main")
+    assert any("no longer an ancestor" in p for p in reviewed.verify().problems)
