@@ -483,6 +483,22 @@ def rejected_commits(store: GitStore) -> dict[str, set[str]]:
     return out
 
 
+def closed_proposal_commit(
+    store: GitStore, ref: str, sha: str, rejected: dict[str, set[str]]
+) -> bool:
+    """True when ``sha``, once on proposal ``ref``, left it by review rather than by a rewrite:
+    a rejection named it, or an accepted merge made it part of main's history."""
+    if sha in rejected.get(ref, set()):
+        return True
+    main = store.head_commit()
+    try:
+        return main is not None and (
+            str(main.id) == sha or store.repo.descendant_of(main.id, pygit2.Oid(hex=sha))
+        )
+    except (pygit2.GitError, ValueError, KeyError):
+        return False
+
+
 # ---------------------------------------------------------------- small helpers
 
 

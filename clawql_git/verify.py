@@ -146,7 +146,7 @@ def _checkpoints(store: GitStore, report: VerifyReport) -> None:
     by_ref: dict[str, list[str]] = {}
     for ref, sha in known:
         by_ref.setdefault(ref, []).append(sha)
-    excused = _rejected(store, by_ref)
+    rejected = _rejected(store, by_ref)
     for ref, shas in sorted(by_ref.items()):
         tip = store.ref_commit(ref)
         if tip is None:
@@ -154,8 +154,8 @@ def _checkpoints(store: GitStore, report: VerifyReport) -> None:
                 report.problems.append(f"{ref} is gone but {len(shas)} checkpoints name it")
             continue
         reachable = {str(c.id) for c in store.walk(tip)}
-        reachable |= excused.get(ref, set())
         lost = [s for s in dict.fromkeys(shas) if s not in reachable]
+        lost = [s for s in lost if not _reviewed(store, ref, s, rejected)]
         for sha in lost[:20]:
             report.problems.append(
                 f"checkpoint git:{sha} of {ref} is no longer an ancestor of its tip "
@@ -167,8 +167,15 @@ def _checkpoints(store: GitStore, report: VerifyReport) -> None:
 
 
 def _rejected(store: GitStore, by_ref: dict[str, list[str]]) -> dict[str, set[str]]:
-    """Commits of rejected proposals (named by their MEMORY_REVIEW events): not a rewrite when
-    the same proposal branch name is used again."""
+    """Commits of rejected proposals, by branch (named by their MEMORY_REVIEW events)."""
     from clawql_git.review import PROPOSALS, rejected_commits
 
     return rejected_commits(store) if any(r.startswith(PROPOSALS) for r in by_ref) else {}
+
+
+def _reviewed(store: GitStore, ref: str, sha: str, rejected: dict[str, set[str]]) -> bool:
+    """A proposal branch name used again after review: its earlier commits were accepted (now
+    in main's history) or rejected (named on the audit chain); neither is a rewrite."""
+    from clawql_git.review import PROPOSALS, closed_proposal_commit
+
+    return ref.startswith(PROPOSALS) and closed_proposal_commit(store, ref, sha, rejected)

@@ -377,3 +377,11 @@ def test_a_session_name_reused_after_rejection_verifies(reviewed: Vault) -> None
     # a rewrite of an open proposal branch is still caught
     git(reviewed.root, "branch", "-f", BRANCH, "main")
     assert any("no longer an ancestor" in p for p in reviewed.verify().problems)
+
+
+def test_a_session_name_reused_after_acceptance_verifies(reviewed: Vault) -> None:
+    reviewed.ingest(type="decision", title="First try", body="x", identity=BOT)
+    accept(reviewed, BRANCH, "alice")
+    again = reviewed.ingest(type="decision", title="Second try", body="y", identity=BOT)
+    assert again.branch == BRANCH
+    assert reviewed.verify().ok, reviewed.verify().problems
