@@ -69,9 +69,10 @@ def show(ctx: click.Context, branch: str, no_recall: bool, as_json: bool) -> Non
 
 def _print_report(rec: dict[str, Any]) -> None:
     click.echo(f"{rec['branch']}  by {rec['agent'] or '-'} (session {rec['session'] or '-'})")
+    count = len(rec["entries"])
     click.echo(
-        f"{len(rec['entries'])} entries, {rec['commits']} commits, {rec['age']} old, "
-        f"tip git:{rec['tip']}"
+        f"{count} entr{'y' if count == 1 else 'ies'}, {rec['commits']} commit(s), "
+        f"{rec['age']} old, tip git:{rec['tip']}"
     )
     for e in rec["entries"]:
         click.echo("")
