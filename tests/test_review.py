@@ -329,10 +329,16 @@ def test_show_flags_a_hand_made_change_to_vault_settings(reviewed: Vault) -> Non
     git(root, "checkout", "-q", BRANCH)
     settings = root / ".clawql/vault.toml"
     settings.write_text(settings.read_text().replace('"required"', '"off"'))
-    git(root, "commit", "-qam", "turn review off")
+    bad = root / "decisions" / "hand-made.md"
+    bad.write_text("---\ntitle: No type\n---\nA token ghp_" + "a1B2" * 9 + "\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "turn review off")
     git(root, "checkout", "-q", "main")
     report = show(reviewed, BRANCH, recall_impact=False)
     assert report.other_changes == [".clawql/vault.toml"]
+    invalid = next(e for e in report.entries if e.path == "decisions/hand-made.md")
+    assert not invalid.valid and "type" in invalid.problems[0]
+    assert not report.to_record()["valid"]
     r = cli_run(reviewed, "show", BRANCH, "--no-recall")
     assert "also changes .clawql/vault.toml" in r.output
 

@@ -258,3 +258,21 @@ def test_review_policy_of_a_team_vault_pushes_a_proposal(
     assert written.result.branch == "proposals/claude-code/s1" and written.pushed
     assert bare_log(vaults["team"]) == before  # main of the team vault untouched
     assert written.result.sha in bare_log(vaults["team"], "proposals/claude-code/s1")
+
+
+def test_pull_brings_a_url_mount_up_to_date(vaults: dict[str, Path]) -> None:
+    ws = mounted(vaults)
+    source = Vault.open(vaults["team_src"])
+    source.ingest(type="decision", title="Adopt Kafka", body="Event bus.", identity=HUMAN)
+    source.close()
+    git(source.root, "push", "--quiet", str(vaults["team"]), "main")
+    r = ws_cli("pull", "--json")
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.output) == {
+        "personal": "local folder: nothing to pull",
+        "team": "updated",
+        "org": "local folder: nothing to pull",
+    }
+    hits = ws.recall("Kafka event bus").hits
+    assert hits and hits[0].vault == "team" and hits[0].hit.title == "Adopt Kafka"
+    assert Vault.open(ws.get("team").path).catalog_drift() == []
