@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import time
 import tomllib
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import pygit2
@@ -16,10 +16,8 @@ from clawql_git.catalog import is_entry_path
 from clawql_git.config import VAULT_TOML
 from clawql_git.entry import slugify
 from clawql_git.errors import (
-    ConcurrentUpdate,
     InvalidInput,
     NotFound,
-    ReviewConflict,
     StorageError,
     VaultStateError,
 )
@@ -130,7 +128,7 @@ def set_review_policy(vault: Vault, required: bool, who: str) -> str:
             ("Review-Policy", data["policy"]["review"]),
         ]
         message = format_message(f"MEMORY_POLICY: review {data['policy']['review']}", pairs)
-        sha = store.commit(ref, parent, tree, message, _signature(store, who))
+        sha = store.commit(ref, parent, tree, message, person_signature(store, who))
         store.sync_checkout(update_index=True)
     return sha
 
@@ -181,14 +179,14 @@ def list_proposals(store: GitStore) -> list[Proposal]:
 
 def get_proposal(store: GitStore, branch: str) -> Proposal:
     """One proposal by branch name (``proposals/a/s`` or its full ref); NotFound otherwise."""
-    ref = _ref_of(branch)
+    ref = branch_ref(branch)
     proposal = _proposal(store, ref, store.ref_commit(main_ref_name(store)))
     if proposal is None:
         raise NotFound(f"no proposal branch {branch!r} (`clawql review list` shows the open ones)")
     return proposal
 
 
-def _ref_of(branch: str) -> str:
+def branch_ref(branch: str) -> str:
     name = branch.removeprefix("refs/heads/")
     if not name.startswith("proposals/") or not pygit2.reference_is_valid_name(
         f"refs/heads/{name}"
@@ -276,160 +274,10 @@ def reviewer_name(store: GitStore, reviewer: str | None) -> str:
 
 
 def accept(vault: Vault, branch: str, reviewer: str | None = None) -> ReviewOutcome:
-    """Merge a proposal into main as one merge commit (MEMORY_REVIEW, accepted) with catalogs
-    regenerated, update the work tree and index, and delete the branch (the merge keeps every
-    proposal commit reachable and names the tip). A conflict with main merges nothing."""
-    store = vault.store
-    who = reviewer_name(store, reviewer)
-    with store.lock():
-        store.sync_checkout(update_index=False)
-        main_ref = main_ref_name(store)
-        proposal = get_proposal(store, branch)
-        _refuse_self_review(proposal, who)
-        main = _must(store.ref_commit(main_ref))
-        tip = store.resolve(proposal.tip)
-        files = _merge_files(store, proposal, main, tip)
-        sha = _merge_commit(vault, main_ref, main, tip, files, proposal, who)
-        store.repo.references.delete(_ref_of(branch))
-        store.sync_checkout(update_index=True)
-    written = tuple(p for p, data in files.items() if data is not None and is_entry_path(p))
-    outcome = ReviewOutcome("accepted", proposal.branch, proposal.tip, who, sha, written)
-    return _with_index(vault, outcome)
+    """Merge a proposal into main (see ``review_merge.accept_proposal``)."""
+    from clawql_git.review_merge import accept_proposal
 
-
-def _with_index(vault: Vault, outcome: ReviewOutcome) -> ReviewOutcome:
-    """The merge is acknowledged whatever happens here: a failed index update is retried by the
-    next recall (the index notices its stamp is behind HEAD)."""
-    from clawql_git.errors import ClawqlError
-
-    try:
-        report = vault.update_index()
-    except ClawqlError as exc:
-        outcome.warnings.append(f"merged, but the index is not updated yet: {exc}")
-        return outcome
-    note = f"index {report.mode}: {report.changed} changed entries"
-    return replace(outcome, index_note=note)
-
-
-def _refuse_self_review(proposal: Proposal, who: str) -> None:
-    if who == proposal.agent:
-        raise VaultStateError(f"{who} wrote {proposal.branch}; a proposal needs another reviewer")
-
-
-def _merge_files(
-    store: GitStore, proposal: Proposal, main: pygit2.Commit, tip: pygit2.Commit
-) -> dict[str, bytes | None]:
-    """The proposal's own changes (since the merge base) laid over main. Generated catalogs are
-    left out: they are regenerated for the merged tree. A path both sides changed differently
-    is a conflict, reported and never resolved silently."""
-    base = store.tree_of(proposal.base)
-    theirs = [(p, new) for p, _, new in store.diff_paths(base, tip.tree) if not is_generated(p)]
-    ours = {p: new for p, _, new in store.diff_paths(base, main.tree) if not is_generated(p)}
-    conflicts = sorted(p for p, new in theirs if p in ours and ours[p] != new)
-    if conflicts:
-        raise ReviewConflict(proposal.branch, conflicts)
-    if not theirs:
-        raise VaultStateError(f"{proposal.branch} has nothing that main does not already hold")
-    return {p: (None if new is None else store.blob_at(tip.tree, p)) for p, new in theirs}
-
-
-def _merge_commit(
-    vault: Vault,
-    ref: str,
-    main: pygit2.Commit,
-    tip: pygit2.Commit,
-    files: dict[str, bytes | None],
-    proposal: Proposal,
-    who: str,
-) -> str:
-    """Write the two-parent merge commit and move main to it (writer lock held). Catalogs are
-    computed from a provisional commit with the same tree, parents and message, so the
-    merged history and the stored catalogs agree (``catalog_drift()`` is empty)."""
-    store = vault.store
-    written = sorted(p for p, d in files.items() if d is not None and is_entry_path(p))
-    message = format_message(
-        f"{REVIEW_EVENT}: accept {proposal.branch}",
-        _accept_trailers(store, proposal, who, written, tip),
-    )
-    author = _signature(store, who)
-    committer = pygit2.Signature("clawql-git", "engine@clawql.local", author.time, 0)
-    parents = [main.id, tip.id]
-    draft_tree = store.build_tree(main.tree, files)
-    draft = store.repo.create_commit(None, author, committer, message, draft_tree, parents)
-    provisional = store.repo.get(draft)
-    assert isinstance(provisional, pygit2.Commit)
-    tree = store.build_tree(provisional.tree, merged_catalogs(vault, main, provisional, files))
-    return _commit_merge(store, ref, main, tree, message, author, committer, parents)
-
-
-def merged_catalogs(
-    vault: Vault,
-    main: pygit2.Commit,
-    merged: pygit2.Commit,
-    files: dict[str, bytes | None],
-) -> dict[str, bytes | None]:
-    """The catalogs of the merged tree without re-reading every entry: folder catalogs and the
-    root index incrementally along the proposal's entries (main's catalogs are consistent, so
-    only those folders change), and the log regenerated from the merged history (the
-    proposal's commits interleave with main's by time, which no prepend can reproduce)."""
-    from clawql_git import catalog
-    from clawql_git.entry import Entry, decode_text
-
-    changed: dict[str, Entry | None] = {}
-    for path in sorted(p for p in files if is_entry_path(p)):
-        data = files[path]
-        changed[path] = None if data is None else Entry.parse(path, decode_text(data, path))
-    out = vault.cataloger.incremental(main.tree, files, changed, main, [])
-    events = []
-    for commit in reversed(list(vault.store.walk(merged, first_parent=False))):
-        trailers = parse_trailers(commit.message).as_dict()
-        events += catalog.events_from_trailers(catalog.utc(commit.author.time), trailers)
-    logs = catalog.full_log(events, vault.settings.log_page_lines)
-    out.update({p: text.encode() for p, text in logs.items()})
-    old_pages = vault.store.subtree(main.tree, "log")
-    for item in old_pages or ():
-        out.setdefault(f"log/{item.name}", None)  # a page the regenerated log no longer has
-    return out
-
-
-def _commit_merge(
-    store: GitStore,
-    ref: str,
-    main: pygit2.Commit,
-    tree: pygit2.Oid,
-    message: str,
-    author: pygit2.Signature,
-    committer: pygit2.Signature,
-    parents: list[pygit2.Oid],
-) -> str:
-    """GitStore.commit writes single-parent commits only; this is its merge twin (same ref check,
-    signing and checkpoint), kept here so the review feature stays in its own module."""
-    current = store.ref_commit(ref)
-    if current is None or current.id != main.id:
-        raise ConcurrentUpdate(f"{ref} moved while the merge was being prepared")
-    try:
-        oid = store._create_commit(author, committer, message, tree, parents)
-        store.repo.create_reference_direct(ref, oid, True, message=message.splitlines()[0])
-    except (pygit2.GitError, OSError) as exc:
-        raise StorageError(f"cannot write the merge commit on {ref}: {exc}") from exc
-    store._checkpoint(ref, str(oid))
-    return str(oid)
-
-
-def _accept_trailers(
-    store: GitStore, proposal: Proposal, who: str, written: list[str], tip: pygit2.Commit
-) -> list[tuple[str, str]]:
-    types = sorted({_entry_type(store, tip, p) for p in written}) or ["none"]
-    pairs = [("Clawql-Event", REVIEW_EVENT), ("Review-Verdict", "accepted"), ("Reviewer", who)]
-    pairs += [("Proposal-Branch", proposal.branch), ("Proposal-Tip", proposal.tip)]
-    pairs += [("Proposal-Agent", proposal.agent or "none")]
-    pairs += [("Entry-Path", p) for p in written]
-    pairs += [
-        ("Entry-Type", ",".join(types)),
-        ("Agent-Id", who),
-        ("Session-Id", proposal.session or "none"),
-    ]
-    return pairs
+    return accept_proposal(vault, branch, reviewer)
 
 
 def reject(vault: Vault, branch: str, reason: str, reviewer: str | None = None) -> ReviewOutcome:
@@ -460,7 +308,7 @@ def reject(vault: Vault, branch: str, reason: str, reviewer: str | None = None) 
         sha = AuditChain(store).record(
             REVIEW_EVENT, tip, who, proposal.session, query=f"reject {proposal.branch}", extra=extra
         )
-        store.repo.references.delete(_ref_of(branch))
+        store.repo.references.delete(branch_ref(branch))
     return ReviewOutcome(
         "rejected", proposal.branch, proposal.tip, who, sha, proposal.entries, reason
     )
@@ -512,17 +360,7 @@ def is_generated(path: str) -> bool:
     return name == "index.md" or path == "log.md" or path.startswith("log/")
 
 
-def _entry_type(store: GitStore, commit: pygit2.Commit, path: str) -> str:
-    from clawql_git.entry import Entry, decode_text
-
-    data = store.blob_at(commit.tree, path) or b""
-    try:
-        return Entry.parse(path, decode_text(data, path)).type or "none"
-    except (InvalidInput, ValueError):
-        return "none"
-
-
-def _signature(store: GitStore, who: str) -> pygit2.Signature:
+def person_signature(store: GitStore, who: str) -> pygit2.Signature:
     email = (
         _git_config(store, "user.email") or f"{slugify(who) or 'reviewer'}@{ENGINE_EMAIL_DOMAIN}"
     )
@@ -536,7 +374,7 @@ def _git_config(store: GitStore, key: str) -> str:
         return ""
 
 
-def _must(commit: pygit2.Commit | None) -> pygit2.Commit:
+def must_exist(commit: pygit2.Commit | None) -> pygit2.Commit:
     if commit is None:
         raise NotFound("main has no commits yet")
     return commit
