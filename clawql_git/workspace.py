@@ -113,11 +113,9 @@ class Workspace:
         env = dict(os.environ if env is None else env)
         where = path or workspace_path(env)
         data = read_toml(where)
-        mounts = {}
-        for name, table in (data.get("mounts") or {}).items():
-            mounts[name] = Mount(
-                name, str(table["source"]), str(table["scope"]), Path(str(table["path"]))
-            )
+        mounts = {
+            name: _mount(where, name, table) for name, table in (data.get("mounts") or {}).items()
+        }
         routing = data.get("routing") or {}
         routes = {str(k): str(v) for k, v in (routing.get("types") or {}).items()}
         return cls(where, mounts, routes, str(routing.get("default") or ""), env)
@@ -309,6 +307,13 @@ def _frontmatter_type(text: str | bytes) -> str:
     if not meta.get("type"):
         raise InvalidInput("the document has no type: give --type or a type in its frontmatter")
     return str(meta["type"])
+
+
+def _mount(where: Path, name: str, table: Any) -> Mount:
+    """One ``[mounts.NAME]`` table, checked (a hand-edited file gets a clear error)."""
+    if not isinstance(table, dict) or not all(k in table for k in ("source", "scope", "path")):
+        raise InvalidInput(f"{where}: [mounts.{name}] needs source, scope and path")
+    return Mount(name, str(table["source"]), str(table["scope"]), Path(str(table["path"])))
 
 
 def open_mount(mount: Mount, embedder: Embedder | None = None) -> Vault:

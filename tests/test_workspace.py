@@ -276,3 +276,11 @@ def test_pull_brings_a_url_mount_up_to_date(vaults: dict[str, Path]) -> None:
     hits = ws.recall("Kafka event bus").hits
     assert hits and hits[0].vault == "team" and hits[0].hit.title == "Adopt Kafka"
     assert Vault.open(ws.get("team").path).catalog_drift() == []
+
+
+def test_a_broken_workspace_file_is_a_clear_error(tmp_path: Path) -> None:
+    (tmp_path / "ws.toml").write_text('[mounts.team]\nsource = "x"\n')
+    with pytest.raises(InvalidInput, match=r"\[mounts.team\] needs source, scope and path"):
+        Workspace.load()
+    r = ws_cli("list", "--json")
+    assert r.exit_code == 2 and json.loads(r.stderr)["error"] == "InvalidInput"
