@@ -5,6 +5,7 @@ permissions are the access control."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import re
@@ -17,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import tomli_w
 
 from clawql_git.config import read_toml, user_config_path
-from clawql_git.errors import InvalidInput, NotAVault, NotFound, SyncError
+from clawql_git.errors import ClawqlError, InvalidInput, NotAVault, NotFound, SyncError
 
 if TYPE_CHECKING:
     from clawql_git.index.embedders import Embedder
@@ -172,6 +173,10 @@ class Workspace:
         from clawql_git.setup import install_hooks
 
         install_hooks(vault.store)  # the hooks and the catalog merge driver a vault needs
+        # Built now so the first recall does not pay for it; fail open: a failure here is
+        # retried (or reported) by the first recall.
+        with contextlib.suppress(ClawqlError):
+            vault.update_index()
         return target
 
     def remove(self, name: str) -> Mount:

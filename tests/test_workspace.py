@@ -90,6 +90,7 @@ def test_add_list_remove_through_the_cli(vaults: dict[str, Path], tmp_path: Path
     assert git(clone, "remote", "get-url", "origin").stdout.strip() == url
     assert git(clone, "config", "merge.clawql-catalog.driver").stdout.strip() == "true"
     assert (clone / ".git/hooks/post-merge").is_file()
+    assert Vault.open(clone).index_status()["current"] is True  # built at add time
     fsck_ok(clone)
     r = ws_cli("add", "personal", str(vaults["personal"]), "--json")
     assert r.exit_code == 0 and json.loads(r.output)["scope"] == "personal"
