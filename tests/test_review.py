@@ -391,3 +391,40 @@ def test_a_session_name_reused_after_acceptance_verifies(reviewed: Vault) -> Non
     again = reviewed.ingest(type="decision", title="Second try", body="y", identity=BOT)
     assert again.branch == BRANCH
     assert reviewed.verify().ok, reviewed.verify().problems
+
+
+def test_an_mcp_ingest_is_proposed_for_review(reviewed: Vault, tmp_path: Path) -> None:
+    """Agents write through MCP: under review their ingest lands on a proposal branch."""
+    import os
+    import sys
+
+    import anyio
+    from mcp.client.session import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    args = ["-m", "clawql_git", "mcp", "serve", "--vault", str(reviewed.root)]
+    params = StdioServerParameters(command=sys.executable, args=args, env=env)
+    main_before = head(reviewed)
+    answers: list[dict[str, object]] = []
+
+    async def talk() -> None:
+        with (tmp_path / "stderr.txt").open("w") as err:
+            async with (
+                stdio_client(params, errlog=err) as (read, write),
+                ClientSession(read, write) as session,
+            ):
+                await session.initialize()
+                result = await session.call_tool(
+                    "memory_ingest",
+                    {"type": "decision", "title": "Via MCP", "body": "x",
+                     "agent_id": "claude-code", "session_id": "s1"},
+                )  # fmt: skip
+                assert not result.is_error, result.content
+                assert result.structured_content is not None
+                answers.append(result.structured_content)
+
+    anyio.run(talk)
+    assert answers[0]["proposal"] == BRANCH
+    assert head(reviewed) == main_before
+    assert answers[0]["commit"] == git(reviewed.root, "rev-parse", BRANCH).stdout.strip()
