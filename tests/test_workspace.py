@@ -155,7 +155,7 @@ def test_recall_across_vaults_names_each_hit(vaults: dict[str, Path]) -> None:
     assert all(h["vault_rank"] >= 1 and h["worm_ref"].startswith("git:") for h in rec["hits"])
     # each vault recorded the read on its own audit chain
     assert git(vaults["personal"], "rev-parse", "refs/clawql/audit", check=False).returncode == 0
-    text = ws_cli("recall", "JWT auth tokens")
+    text = ws_cli("recall", "JWT auth tokens", "--no-cache", "--until", "2999-01-01")
     assert "[team] Use JWT for auth" in text.output and "from 3 of 3 vaults" in text.output
 
 

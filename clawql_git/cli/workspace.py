@@ -159,6 +159,9 @@ def pull(ctx: click.Context, names: tuple[str, ...], as_json: bool) -> None:
 @click.option("--tag", "tags", multiple=True, help="Only entries with this tag (repeatable).")
 @click.option("--project", help="Only this project.")
 @click.option("--since", help="Entries not older than: 90d, a date or a timestamp.")
+@click.option("--until", help="Entries not newer than: a date or a timestamp.")
+@click.option("--allow-pii", is_flag=True, help="Include PHI-classified entries.")
+@click.option("--no-cache", is_flag=True, help="Do not answer from the recall caches.")
 @click.option(
     "--backend",
     type=click.Choice(["auto", "hybrid", "fts", "vector", "page_index"]),
@@ -179,6 +182,9 @@ def recall(
     tags: tuple[str, ...],
     project: str | None,
     since: str | None,
+    until: str | None,
+    allow_pii: bool,
+    no_cache: bool,
     backend: str,
     reader: str | None,
     session: str | None,
@@ -197,6 +203,9 @@ def recall(
         tags=tags,
         project=project,
         since=parse_when(since),
+        until=parse_when(until),
+        allow_pii=allow_pii,
+        use_cache=not no_cache,
         backend=backend,
     )
     if as_json:
