@@ -144,3 +144,17 @@ class TamperDetected(CheckFailed):
 
     Exit 1; nothing was applied to the local vault.
     """
+
+
+class ReviewConflict(VaultStateError):
+    """A proposal changes entries that main changed too since the proposal branched; nothing was
+    merged. Exit 4."""
+
+    def __init__(self, branch: str, paths: list[str]) -> None:
+        super().__init__(
+            f"{branch} conflicts with main on {len(paths)} entr{'y' if len(paths) == 1 else 'ies'}"
+            f" ({', '.join(paths[:5])}); main is unchanged. Reject it, or have the agent redo "
+            "its change on top of the current main",
+        )
+        self.branch = branch
+        self.paths = paths

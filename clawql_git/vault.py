@@ -83,6 +83,7 @@ class WriteResult:
     noop: bool = False
     paths: tuple[str, ...] = ()
     warning: str = ""
+    branch: str = ""  # the proposal branch when the vault requires review, else ""
 
     @property
     def worm_ref(self) -> str:
@@ -97,6 +98,7 @@ class WriteResult:
             "worm_ref": self.worm_ref,
             "commit": self.sha,
             "noop": self.noop,
+            "proposal": self.branch or None,
             "frontmatter": self.entry.to_record()["frontmatter"] if self.entry else None,
         }
 
@@ -350,18 +352,22 @@ class Vault:
     def _write(
         self, prepare: Callable[[pygit2.Tree | None], _Pending], ident: Identity
     ) -> WriteResult:
+        from clawql_git.review import route_write
+
         with self.store.lock():
             self.store.sync_checkout(update_index=False)
-            ref = self.store.head_ref_name()
-            parent = self.store.ref_commit(ref)
+            route = route_write(self.store, ident)  # main, or a proposal branch under review
+            parent = route.parent
             old_tree = parent.tree if parent is not None else None
             pending = prepare(old_tree)
             if pending.event == "NOOP":
                 path = next(iter(pending.changes))
                 sha = last_change(self.store, parent, path) or str(parent.id if parent else "")
                 return WriteResult("NOOP", path, sha, pending.changes[path], noop=True)
-            sha = self._commit(ref, parent, pending, ident)
-            warning = self._sync_after_commit()
+            route.open(self.store)
+            sha = self._commit(route.ref, parent, pending, ident)
+            # A proposal leaves main, the work tree and main's index as they were.
+            warning = "" if route.proposal else self._sync_after_commit()
         written = [p for p, e in pending.changes.items() if e is not None]
         main = written[0] if written else next(iter(pending.changes), "")
         return WriteResult(
@@ -371,6 +377,7 @@ class Vault:
             pending.changes.get(main),
             paths=tuple(written),
             warning=warning,
+            branch=route.branch,
         )
 
     def _sync_after_commit(self) -> str:

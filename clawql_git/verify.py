@@ -146,6 +146,7 @@ def _checkpoints(store: GitStore, report: VerifyReport) -> None:
     by_ref: dict[str, list[str]] = {}
     for ref, sha in known:
         by_ref.setdefault(ref, []).append(sha)
+    rejected = _rejected(store, by_ref)
     for ref, shas in sorted(by_ref.items()):
         tip = store.ref_commit(ref)
         if tip is None:
@@ -154,6 +155,7 @@ def _checkpoints(store: GitStore, report: VerifyReport) -> None:
             continue
         reachable = {str(c.id) for c in store.walk(tip)}
         lost = [s for s in dict.fromkeys(shas) if s not in reachable]
+        lost = [s for s in lost if not _reviewed(store, ref, s, rejected)]
         for sha in lost[:20]:
             report.problems.append(
                 f"checkpoint git:{sha} of {ref} is no longer an ancestor of its tip "
@@ -162,3 +164,18 @@ def _checkpoints(store: GitStore, report: VerifyReport) -> None:
         if len(lost) > 20:
             report.problems.append(f"... and {len(lost) - 20} more lost checkpoints of {ref}")
     report.checks.append(f"checkpoints still ancestors: {len(known)} checked")
+
+
+def _rejected(store: GitStore, by_ref: dict[str, list[str]]) -> dict[str, set[str]]:
+    """Commits of rejected proposals, by branch (named by their MEMORY_REVIEW events)."""
+    from clawql_git.review import PROPOSALS, rejected_commits
+
+    return rejected_commits(store) if any(r.startswith(PROPOSALS) for r in by_ref) else {}
+
+
+def _reviewed(store: GitStore, ref: str, sha: str, rejected: dict[str, set[str]]) -> bool:
+    """A proposal branch name used again after review: its earlier commits were accepted (now
+    in main's history) or rejected (named on the audit chain); neither is a rewrite."""
+    from clawql_git.review import PROPOSALS, closed_proposal_commit
+
+    return ref.startswith(PROPOSALS) and closed_proposal_commit(store, ref, sha, rejected)

@@ -44,6 +44,11 @@ def _register() -> None:
     cli.add_command(hooks)
     cli.add_command(sync)
     index.add_command(publish)
+    from clawql_git.cli.review import review
+    from clawql_git.cli.workspace import workspace
+
+    cli.add_command(review)
+    cli.add_command(workspace)
 
 
 _register()

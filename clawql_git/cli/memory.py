@@ -62,6 +62,8 @@ def _print_write(result: WriteResult, as_json: bool) -> None:
     else:
         click.echo(f"{result.event} {result.path}")
         click.echo(f"worm_ref: {result.worm_ref}")
+    if result.branch and not as_json:
+        click.echo(f"proposed on {result.branch}: awaiting review, main is unchanged")
 
 
 @click.group()
