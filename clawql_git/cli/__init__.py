@@ -35,20 +35,19 @@ def _register() -> None:
     from clawql_git.cli.memory import memory
     from clawql_git.cli.recall import index
     from clawql_git.cli.remote import remote
+    from clawql_git.cli.review import review
     from clawql_git.cli.shared_index import publish
     from clawql_git.cli.sync import sync
+    from clawql_git.cli.workspace import workspace
 
     cli.add_command(memory)
     cli.add_command(mcp)
     cli.add_command(remote)
     cli.add_command(hooks)
     cli.add_command(sync)
-    index.add_command(publish)
-    from clawql_git.cli.review import review
-    from clawql_git.cli.workspace import workspace
-
     cli.add_command(review)
     cli.add_command(workspace)
+    index.add_command(publish)
 
 
 _register()
