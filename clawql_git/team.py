@@ -1,0 +1,361 @@
+"""Team memory over any git remote: clone, push and pull as library calls.
+
+Transport is the real ``git`` binary, so a path, ``file://``, HTTP(S) and SSH all work with the
+user's own credentials and config. A clone is configured like ``init`` (hooks, the catalog merge
+driver, ``clawql.command``) and its index is built before it is handed back. A pull is a fetch
+and a merge: entries are merged by git, the generated catalogs by the driver and then
+regenerated, and the index catches up. A push never forces: when the remote moved, it refuses
+and says to pull."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from clawql_git.config import VAULT_TOML
+from clawql_git.errors import (
+    MergeConflict,
+    NotAVault,
+    NotFound,
+    RemoteMoved,
+    SyncError,
+    VaultStateError,
+)
+
+if TYPE_CHECKING:
+    from clawql_git.vault import Identity, Vault
+
+Progress = Callable[[int, int, str], None]
+MERGE_IDENTITY = ("clawql-merge", "merge@agents.clawql")
+# The catalog driver is passed on every merge we run, so a clone whose config lost it still
+# merges catalogs by keeping one side (then regenerating them) instead of conflicting.
+DRIVER_CONFIG = (
+    "-c",
+    "merge.clawql-catalog.name=clawql-git generated catalog",
+    "-c",
+    "merge.clawql-catalog.driver=true",
+)
+# Our own post-merge work runs in this process (it needs the writer lock we hold during the
+# merge, and we want its result); the hook shim would only repeat it.
+NO_HOOKS = ("-c", "core.hooksPath=/dev/null")
+
+
+@dataclass(frozen=True)
+class PushResult:
+    """What a push did: the branch, the remote tip before and after, and whether it moved."""
+
+    remote: str
+    url: str
+    branch: str
+    old: str | None
+    new: str
+    pushed: bool
+
+    def to_record(self) -> dict[str, Any]:
+        """JSON-safe view."""
+        return {
+            "remote": self.remote,
+            "url": self.url,
+            "branch": self.branch,
+            "old": self.old,
+            "new": self.new,
+            "pushed": self.pushed,
+        }
+
+
+@dataclass(frozen=True)
+class PullResult:
+    """What a pull did: commits taken in, how they were joined, and the follow-up work."""
+
+    remote: str
+    url: str
+    branch: str
+    before: str | None
+    after: str
+    incoming: int
+    mode: str  # "up-to-date" | "fast-forward" | "merge"
+    catalog_fix: str | None  # the MEMORY_CATALOG_FIX commit made after the merge, if any
+    indexed: dict[str, Any]
+
+    def to_record(self) -> dict[str, Any]:
+        """JSON-safe view."""
+        return {
+            "remote": self.remote,
+            "url": self.url,
+            "branch": self.branch,
+            "before": self.before,
+            "after": self.after,
+            "incoming": self.incoming,
+            "mode": self.mode,
+            "catalog_fix": self.catalog_fix,
+            "index": self.indexed,
+        }
+
+
+# ---------------------------------------------------------------- running git
+
+
+def run_git(
+    cwd: Path, args: Sequence[str], stdin: str | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Run the real git binary (never prompting for credentials; messages in English)."""
+    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C", "LANGUAGE": "C"}
+    try:
+        return subprocess.run(
+            ["git", *args],
+            cwd=cwd,
+            input=stdin,
+            capture_output=True,
+            text=True,
+            check=False,
+            env=env,
+        )
+    except OSError as exc:
+        raise SyncError(f"cannot run git: {exc}") from exc
+
+
+def _message(result: subprocess.CompletedProcess[str]) -> str:
+    """Git's own words, without progress noise, on one line per message."""
+    lines = [x.strip() for x in (result.stderr + "\n" + result.stdout).splitlines()]
+    noise = ("hint:", "remote: Counting", "remote: Compress", "Done")
+    keep = [x for x in lines if x and not x.startswith(noise)]
+    return "; ".join(keep[-8:]) or f"git exited with status {result.returncode}"
+
+
+def remote_url(root: Path, remote: str) -> str:
+    """The URL of a configured remote (an unknown remote is a clear error)."""
+    result = run_git(root, ["remote", "get-url", remote])
+    if result.returncode != 0:
+        raise NotFound(f"{root} has no remote named {remote!r} (see `git remote -v`)")
+    return result.stdout.strip()
+
+
+def _branch(vault: Vault) -> str:
+    """The short name of the branch HEAD points at (refuses a detached HEAD)."""
+    return vault.store.head_ref_name().removeprefix("refs/heads/")
+
+
+def _rev(root: Path, ref: str) -> str | None:
+    result = run_git(root, ["rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"])
+    return result.stdout.strip() if result.returncode == 0 else None
+
+
+# ---------------------------------------------------------------- clone
+
+
+def default_clone_dir(url: str) -> Path:
+    """Where ``git clone URL`` would put the clone: the last path part without ``.git``."""
+    name = url.rstrip("/").replace(":", "/").split("/")[-1].removesuffix(".git")
+    if not name:
+        raise VaultStateError(f"cannot derive a folder name from {url!r}; give DIR")
+    return Path(name)
+
+
+def clone(
+    url: str,
+    dest: str | os.PathLike[str] | None = None,
+    *,
+    progress: Progress | None = None,
+    **flags: Any,
+) -> Vault:
+    """Clone the vault at ``url`` into ``dest``, set it up like ``init`` (hooks, merge driver,
+    clawql.command) and build its index, so recall works at once. Nothing is left behind when
+    the clone fails or ``url`` is not a vault."""
+    from clawql_git.gitstore import GitStore
+    from clawql_git.setup import install_hooks
+    from clawql_git.vault import Vault
+
+    target = Path(dest) if dest is not None else default_clone_dir(url)
+    target = target.resolve()
+    existed = target.exists()
+    target.parent.mkdir(parents=True, exist_ok=True)
+    result = run_git(target.parent, _clone_args(url, target))
+    if result.returncode != 0:
+        _remove_failed(target, existed)
+        raise SyncError(f"cannot clone {url}: {_message(result)}")
+    if not (target / VAULT_TOML).is_file():
+        _remove_failed(target, existed)
+        raise NotAVault(f"{url} is not a clawql vault (no {VAULT_TOML} on its default branch)")
+    install_hooks(GitStore.open(target))
+    vault = Vault.open(target, **flags)
+    with vault.store.lock():
+        vault.store.mark_synced()  # git's checkout is the baseline of the work-tree sync
+    vault.update_index(progress)
+    return vault
+
+
+def _clone_args(url: str, target: Path) -> list[str]:
+    return [*NO_HOOKS, "clone", "--quiet", "--origin", "origin", "--", url, str(target)]
+
+
+def _remove_failed(target: Path, existed: bool) -> None:
+    """Remove what a failed clone created (a folder that was there before is left as it was)."""
+    if not existed and target.exists():
+        shutil.rmtree(target, ignore_errors=True)
+    elif existed and (target / ".git").is_dir() and not (target / VAULT_TOML).is_file():
+        # git clone into an empty existing folder: take back only what it wrote
+        for child in target.iterdir():
+            if child.is_dir() and not child.is_symlink():
+                shutil.rmtree(child, ignore_errors=True)
+            else:
+                child.unlink(missing_ok=True)
+
+
+# ---------------------------------------------------------------- push
+
+
+def push(vault: Vault, remote: str = "origin") -> PushResult:
+    """Push the current branch to the same branch on ``remote``. Never forces: when the remote
+    has commits this clone lacks, raise RemoteMoved (pull, then push again)."""
+    root = vault.root
+    url = remote_url(root, remote)
+    branch = _branch(vault)
+    new = _rev(root, f"refs/heads/{branch}")
+    if new is None:
+        raise NotFound(f"branch {branch} has no commits to push")
+    refspec = f"refs/heads/{branch}:refs/heads/{branch}"
+    result = run_git(root, ["push", "--porcelain", remote, refspec])
+    status = _porcelain_status(result.stdout, f"refs/heads/{branch}")
+    if result.returncode != 0 or status.flag == "!":
+        raise _push_error(remote, url, branch, result, status)
+    old = _rev(root, status.old) if status.old else None
+    return PushResult(remote, url, branch, old or status.old, new, status.flag != "=")
+
+
+@dataclass(frozen=True)
+class _RefStatus:
+    flag: str  # git push --porcelain: " " fast-forward, "*" new, "=" up to date, "!" rejected
+    old: str | None
+    summary: str
+
+
+def _porcelain_status(stdout: str, ref: str) -> _RefStatus:
+    """The status line git push --porcelain printed for ``ref``."""
+    for line in stdout.splitlines():
+        parts = line.split("\t")
+        if len(parts) >= 3 and parts[1].endswith(f":{ref}"):
+            summary = parts[2]
+            old = summary.split("..")[0] if ".." in summary else None
+            return _RefStatus(parts[0][:1] or " ", old, summary)
+    return _RefStatus("!", None, "")
+
+
+def _push_error(
+    remote: str,
+    url: str,
+    branch: str,
+    result: subprocess.CompletedProcess[str],
+    status: _RefStatus,
+) -> Exception:
+    detail = _message(result)
+    if "fetch first" in status.summary or "non-fast-forward" in status.summary:
+        return RemoteMoved(
+            f"push to {remote} ({url}) refused: {remote}/{branch} has commits this clone does "
+            f"not have; run `clawql memory pull` and push again (nothing is ever forced). "
+            f"git said: {detail}"
+        )
+    return SyncError(f"push to {remote} ({url}) failed: {detail}")
+
+
+# ---------------------------------------------------------------- pull
+
+
+def pull(
+    vault: Vault,
+    remote: str = "origin",
+    *,
+    identity: Identity | None = None,
+    progress: Progress | None = None,
+) -> PullResult:
+    """Fetch ``remote`` and merge its copy of the current branch. Entries merge by git, the
+    catalogs by the driver and a regeneration commit, and the index catches up. Two sides that
+    changed the same entry raise MergeConflict naming the files; the merge is aborted, so the
+    clone is as it was before the pull."""
+    from clawql_git.vault import Identity
+
+    root = vault.root
+    url = remote_url(root, remote)
+    branch = _branch(vault)
+    with vault.store.lock():
+        _fetch(root, remote, url)
+        theirs = _rev(root, f"refs/remotes/{remote}/{branch}")
+        if theirs is None:
+            raise NotFound(f"{remote} ({url}) has no branch {branch}")
+        # Engine writes may leave the git index behind HEAD; git merge reads it.
+        vault.store.sync_checkout(update_index=True)
+        before = _rev(root, "HEAD")
+        incoming = _count(root, f"HEAD..{theirs}" if before else theirs)
+        mode = _merge(vault, remote, url, branch, theirs, before, incoming) if incoming else ""
+        vault.store.mark_synced()  # git moved the work tree and the index itself
+    fix = vault.catalog_fix(identity or Identity(agent_id=MERGE_IDENTITY[0])) if incoming else None
+    report = vault.update_index(progress)
+    after = _rev(root, "HEAD") or ""
+    return PullResult(
+        remote,
+        url,
+        branch,
+        before,
+        after,
+        incoming,
+        mode or "up-to-date",
+        fix.sha if fix else None,
+        asdict(report),
+    )
+
+
+def _fetch(root: Path, remote: str, url: str) -> None:
+    result = run_git(root, [*NO_HOOKS, "fetch", "--quiet", "--no-tags", remote])
+    if result.returncode != 0:
+        raise SyncError(f"cannot fetch from {remote} ({url}): {_message(result)}")
+
+
+def _count(root: Path, spec: str) -> int:
+    result = run_git(root, ["rev-list", "--count", spec])
+    return int(result.stdout.strip() or 0) if result.returncode == 0 else 0
+
+
+def _merge(
+    vault: Vault,
+    remote: str,
+    url: str,
+    branch: str,
+    theirs: str,
+    before: str | None,
+    incoming: int,
+) -> str:
+    """Merge ``theirs`` into HEAD with git (fast-forward when possible); returns the mode."""
+    root = vault.root
+    if before is not None and _count(root, f"{theirs}..HEAD") == 0:
+        mode, extra = "fast-forward", ["--ff-only"]
+    else:
+        mode, extra = "merge", []
+    message = f"Merge {remote}/{branch} ({incoming} incoming commits)"
+    args = [*NO_HOOKS, *DRIVER_CONFIG, *_committer(root), "merge", "--quiet", "--no-edit"]
+    result = run_git(root, [*args, *extra, "-m", message, theirs])
+    if result.returncode != 0:
+        _fail_merge(root, remote, url, branch, result)
+    return mode
+
+
+def _committer(root: Path) -> list[str]:
+    """A committer for the merge commit when git has none configured (CI, fresh machines)."""
+    if run_git(root, ["var", "GIT_COMMITTER_IDENT"]).returncode == 0:
+        return []
+    name, email = MERGE_IDENTITY
+    return ["-c", f"user.name={name}", "-c", f"user.email={email}"]
+
+
+def _fail_merge(
+    root: Path, remote: str, url: str, branch: str, result: subprocess.CompletedProcess[str]
+) -> None:
+    """Report a merge git could not finish; a conflicted merge is aborted (never resolved)."""
+    conflicted = run_git(root, ["diff", "--name-only", "--diff-filter=U"]).stdout.split()
+    if conflicted:
+        run_git(root, ["merge", "--abort"])
+        raise MergeConflict(remote, url, branch, conflicted, _message(result))
+    raise VaultStateError(f"cannot merge {remote}/{branch} ({url}): {_message(result)}")
