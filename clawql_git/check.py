@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 KINDS = ("entry", "secret", "link", "catalog")
 GENERATED_NAMES = ("index.md", "log.md")
-FIX_HINT = "run `clawql memory catalog --fix` (a merge made without the clawql merge driver?)"
+FIX_HINT = "catalogs are generated: run `clawql memory catalog --fix` and commit"
 
 
 @dataclass(frozen=True)
