@@ -87,9 +87,7 @@ def test_every_problem_is_listed_with_file_and_line(repo: Vault, tmp_path: Path)
     assert "- `context/2026-07/leak.md:7`: github-token: ghp_…(40 chars)" in text
     assert "- `notes.txt:1`: aws-access-key-id" in text and "- `notes.txt:2`: github" in text
     assert "- `patterns/2026-07/dangling.md:7`: broken wikilink to 'No such note'" in text
-    assert "- `index.md`: differs from a fresh regeneration; catalogs are generated" in (
-        text
-    )
+    assert "- `index.md`: differs from a fresh regeneration; catalogs are generated" in (text)
     line = (repo.root / "patterns/2026-07/dangling.md").read_text().splitlines()[6]
     assert "[[No such note]]" in line  # the reported line is the file's line
     r = run(repo.root, "--json")
@@ -180,3 +178,38 @@ def test_merge_button_without_the_driver_is_caught_and_fixed(
     titles = {e.title for e in Vault.open(site).entries()}
     assert {f"{s} pattern {n}" for s in ("Feature", "Main") for n in range(3)} <= titles
     fsck_ok(site)
+
+
+def test_the_workflow_command_runs_on_a_ci_style_checkout(
+    repo: Vault, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The committed GitHub Actions step, verbatim, on what actions/checkout leaves: a detached
+    pull request head and the base branch only as origin/main."""
+    import shlex
+
+    import yaml
+
+    workflow = yaml.safe_load(
+        (Path(__file__).parent.parent / ".github/workflows/clawql-check.yml").read_text()
+    )
+    step = next(s for s in workflow["jobs"]["check"]["steps"] if "memory check" in s.get("run", ""))
+    bare = tmp_path / "hosted.git"
+    git(tmp_path, "clone", "-q", "--bare", str(repo.root), str(bare))
+    git(repo.root, "checkout", "-q", "-b", "pr")
+    w = repo.ingest(
+        type="pattern", title="Good pattern", body="See [[Auth with JWT]].", identity=WHO
+    )
+    repo.close()
+    git(repo.root, "push", "-q", str(bare), "pr")
+    ci = tmp_path / "ci"
+    git(tmp_path, "clone", "-q", str(bare), str(ci))
+    git(ci, "checkout", "-q", "--detach", "origin/pr")
+    git(ci, "branch", "-q", "-D", "main")
+    monkeypatch.chdir(ci)
+    args = shlex.split(step["run"].replace('"$BASE"', "main"))
+    assert args[:3] == ["clawql", "memory", "check"]
+    r = CliRunner().invoke(cli, args[1:])
+    assert r.exit_code == 0, r.output
+    report = (ci / "clawql-check.md").read_text()
+    assert "clean" in report and "against `main`" in report and "1 changed file(s)" in report
+    assert w.path.startswith("patterns/")
