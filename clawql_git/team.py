@@ -172,7 +172,10 @@ def clone(
 
     target = Path(dest) if dest is not None else default_clone_dir(url)
     target = target.resolve()
+    # git refuses a non-empty folder before writing anything; only an empty one is ours to tidy
     existed = target.exists()
+    if existed and (not target.is_dir() or any(target.iterdir())):
+        raise VaultStateError(f"cannot clone {url} into {target}: it exists and is not empty")
     target.parent.mkdir(parents=True, exist_ok=True)
     result = run_git(target.parent, _clone_args(url, target))
     if result.returncode != 0:
@@ -194,16 +197,15 @@ def _clone_args(url: str, target: Path) -> list[str]:
 
 
 def _remove_failed(target: Path, existed: bool) -> None:
-    """Remove what a failed clone created (a folder that was there before is left as it was)."""
-    if not existed and target.exists():
+    """Remove what a failed clone wrote (an empty folder that was there before stays)."""
+    if not existed:
         shutil.rmtree(target, ignore_errors=True)
-    elif existed and (target / ".git").is_dir() and not (target / VAULT_TOML).is_file():
-        # git clone into an empty existing folder: take back only what it wrote
-        for child in target.iterdir():
-            if child.is_dir() and not child.is_symlink():
-                shutil.rmtree(child, ignore_errors=True)
-            else:
-                child.unlink(missing_ok=True)
+        return
+    for child in target.iterdir():  # it was empty: everything in it is the clone's
+        if child.is_dir() and not child.is_symlink():
+            shutil.rmtree(child, ignore_errors=True)
+        else:
+            child.unlink(missing_ok=True)
 
 
 # ---------------------------------------------------------------- push
@@ -281,8 +283,8 @@ def pull(
     root = vault.root
     url = remote_url(root, remote)
     branch = _branch(vault)
+    _fetch(root, remote, url)  # outside the writer lock: the network may be slow
     with vault.store.lock():
-        _fetch(root, remote, url)
         theirs = _rev(root, f"refs/remotes/{remote}/{branch}")
         if theirs is None:
             raise NotFound(f"{remote} ({url}) has no branch {branch}")

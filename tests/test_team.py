@@ -14,7 +14,7 @@ from click.testing import CliRunner, Result
 
 from clawql_git import Identity, Vault
 from clawql_git.cli import cli
-from clawql_git.errors import MergeConflict, NotAVault, RemoteMoved, SyncError
+from clawql_git.errors import MergeConflict, NotAVault, RemoteMoved, SyncError, VaultStateError
 from clawql_git.team import clone, pull, push
 
 from .conftest import fsck_ok, git
@@ -158,6 +158,15 @@ def test_errors_name_the_remote_and_leave_nothing(remotes: Path, tmp_path: Path)
     with pytest.raises(NotAVault, match=r"plain\.git is not a clawql vault"):
         clone(str(remotes / "plain.git"), tmp_path / "y")
     assert not (tmp_path / "y").exists()
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(NotAVault):
+        clone(str(remotes / "plain.git"), tmp_path / "empty")
+    assert list((tmp_path / "empty").iterdir()) == []  # an empty folder given stays, empty
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "keep.txt").write_text("mine")
+    with pytest.raises(VaultStateError, match="exists and is not empty"):
+        clone(str(remotes / "team.git"), tmp_path / "mine")
+    assert (tmp_path / "mine" / "keep.txt").read_text() == "mine"
     a = clone(str(remotes / "team.git"), tmp_path / "a")
     git(a.root, "remote", "set-url", "origin", missing)
     with pytest.raises(SyncError, match=r"cannot fetch from origin \(.*nowhere\.git\): "):
