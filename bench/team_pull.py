@@ -104,6 +104,7 @@ def main() -> int:
     parser.add_argument("--http", action="store_true", help="over git http-backend on 127.0.0.1")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
+    load_start = os.getloadavg()[0]
     os.environ.setdefault("CLAWQL_EMBEDDING_MODEL", args.embedder)
     if args.http:
         from tests.gitserver import GitHttpServer
@@ -119,12 +120,14 @@ def main() -> int:
                 report = measure(args.entries, args.embedder, url_of)
     else:
         report = measure(args.entries, args.embedder, str)
+    report["load_average"] = [round(load_start, 2), round(os.getloadavg()[0], 2)]
     if args.json:
         print(json.dumps(report, indent=2))
         return 0
     print(
         f"pull of {report['entries']} incoming entries ({report['transport']}, embedder "
-        f"{report['embedder']}); writer ingest {report['ingest_s']} s, push {report['push_s']} s"
+        f"{report['embedder']}); writer ingest {report['ingest_s']} s, push {report['push_s']} s; "
+        f"load average {report['load_average'][0]} -> {report['load_average'][1]}"
     )
     for name in ("merge", "fast_forward"):
         f = report[name]
