@@ -31,6 +31,8 @@ if TYPE_CHECKING:
     from clawql_git.vault import Identity, Vault
 
 Progress = Callable[[int, int, str], None]
+PUSH_EVENT = "MEMORY_SYNC_PUSH"  # the names the bundle remotes (sync/) use too
+PULL_EVENT = "MEMORY_SYNC_PULL"
 MERGE_IDENTITY = ("clawql-merge", "merge@agents.clawql")
 # The catalog driver is passed on every merge we run, so a clone whose config lost it still
 # merges catalogs by keeping one side (then regenerating them) instead of conflicting.
@@ -145,6 +147,30 @@ def _rev(root: Path, ref: str) -> str | None:
     return result.stdout.strip() if result.returncode == 0 else None
 
 
+def _record(
+    vault: Vault,
+    event: str,
+    identity: Identity | None,
+    url: str,
+    branch: str,
+    old: str | None,
+    new: str,
+) -> str:
+    """A push or pull that moved something, on the audit chain (what the vault read: the tip)."""
+    from clawql_git.audit import AuditChain
+
+    agent = (identity.agent_id if identity else "") or vault.settings.agent_id
+    extra = [
+        ("Sync-Remote", url),
+        ("Sync-Branch", branch),
+        ("Sync-From", old or "none"),
+        ("Sync-To", new),
+    ]
+    head = vault.store.resolve(new)
+    session = identity.session_id if identity else ""
+    return AuditChain(vault.store).record(event, head, agent, session, extra=extra)
+
+
 # ---------------------------------------------------------------- clone
 
 
@@ -211,9 +237,10 @@ def _remove_failed(target: Path, existed: bool) -> None:
 # ---------------------------------------------------------------- push
 
 
-def push(vault: Vault, remote: str = "origin") -> PushResult:
+def push(vault: Vault, remote: str = "origin", *, identity: Identity | None = None) -> PushResult:
     """Push the current branch to the same branch on ``remote``. Never forces: when the remote
-    has commits this clone lacks, raise RemoteMoved (pull, then push again)."""
+    has commits this clone lacks, raise RemoteMoved (pull, then push again). A push that moved
+    the remote is recorded as MEMORY_SYNC_PUSH on the audit chain."""
     root = vault.root
     url = remote_url(root, remote)
     branch = _branch(vault)
@@ -226,7 +253,10 @@ def push(vault: Vault, remote: str = "origin") -> PushResult:
     if result.returncode != 0 or status.flag == "!":
         raise _push_error(remote, url, branch, result, status)
     old = _rev(root, status.old) if status.old else None
-    return PushResult(remote, url, branch, old or status.old, new, status.flag != "=")
+    result = PushResult(remote, url, branch, old or status.old, new, status.flag != "=")
+    if result.pushed:
+        _record(vault, PUSH_EVENT, identity, url, branch, result.old, new)
+    return result
 
 
 @dataclass(frozen=True)
@@ -297,6 +327,8 @@ def pull(
     fix = vault.catalog_fix(identity or Identity(agent_id=MERGE_IDENTITY[0])) if incoming else None
     report = vault.update_index(progress)
     after = _rev(root, "HEAD") or ""
+    if incoming:
+        _record(vault, PULL_EVENT, identity, url, branch, before, after)
     return PullResult(
         remote,
         url,

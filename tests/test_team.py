@@ -91,8 +91,16 @@ def test_clone_push_pull_round_trip(
     assert merged.mode == "merge" and merged.incoming == 1 and merged.catalog_fix
     assert merged.indexed["commit"] == merged.after
     assert push(b).pushed
-    ff = pull(a)
+    ff = pull(a, identity=A)
     assert ff.mode == "fast-forward" and ff.catalog_fix is None
+    synced = [e for e in a.audit_events() if e.event.startswith("MEMORY_SYNC")]
+    assert [(e.event, e.agent, e.read_commit) for e in synced] == [
+        ("MEMORY_SYNC_PULL", "agent-a", ff.after),
+        ("MEMORY_SYNC_PUSH", a.settings.agent_id, wa.sha),
+    ]
+    trail = "%(trailers:key=Sync-Remote,valueonly)%(trailers:key=Sync-From,valueonly)"
+    shown = git(a.root, "log", "-1", f"--format={trail}", "refs/clawql/audit").stdout.split()
+    assert shown == [url, wa.sha]
     assert pull(a).mode == "up-to-date" and not push(a).pushed
     assert heads(a.root, b.root, remotes / "team.git") == {ff.after}
     for v in (a, b):
@@ -341,3 +349,24 @@ def test_recall_as_of_a_date_from_dated_commits(
     found = [h["path"] for h in json.loads(r.output)["hits"]]
     assert "decisions/2026-07/grpc-internal.md" in found
     assert "decisions/2026-07/rest-internal.md" not in found
+
+
+def test_ssh_urls_go_through_git_ssh_transport(
+    remotes: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """git's own SSH transport with scp-style URLs. There is no sshd here, so the ssh program
+    is a stand-in that runs the command git asks the far side to run (git-upload-pack,
+    git-receive-pack) on this machine; everything else is git's real SSH code path."""
+    fake_ssh = tmp_path / "ssh"
+    fake_ssh.write_text('#!/bin/sh\nfor last; do :; done\nexec sh -c "$last"\n')
+    fake_ssh.chmod(0o755)
+    monkeypatch.setenv("GIT_SSH_COMMAND", str(fake_ssh))
+    url = f"git@example.invalid:{remotes / 'team.git'}"
+    monkeypatch.chdir(tmp_path)
+    a = clone(url)  # the folder is named like git names it: team
+    assert a.root == tmp_path / "team"
+    a.ingest(type="context", title="Over ssh", identity=A)
+    assert push(a).url == url
+    b = clone(url, tmp_path / "b")
+    assert "Over ssh" in {e.title for e in b.entries()}
+    assert pull(a).mode == "up-to-date"

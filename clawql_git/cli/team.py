@@ -44,14 +44,15 @@ def clone(url: str, directory: str | None, as_json: bool) -> None:
 
 @memory.command()
 @remote_option
+@identity_options
 @json_option
 @click.pass_context
-def push(ctx: click.Context, remote: str, as_json: bool) -> None:
+def push(ctx: click.Context, /, remote: str, as_json: bool, **kw: Any) -> None:
     """Push the current branch to REMOTE. Never forces: when the remote moved, it refuses and
     tells you to pull first."""
     from clawql_git.team import push as push_vault
 
-    result = push_vault(_vault(ctx), remote)
+    result = push_vault(_vault(ctx), remote, identity=_identity(kw))
     if as_json:
         emit_json(result.to_record())
     elif result.pushed:
