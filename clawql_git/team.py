@@ -253,10 +253,10 @@ def push(vault: Vault, remote: str = "origin", *, identity: Identity | None = No
     if result.returncode != 0 or status.flag == "!":
         raise _push_error(remote, url, branch, result, status)
     old = _rev(root, status.old) if status.old else None
-    result = PushResult(remote, url, branch, old or status.old, new, status.flag != "=")
-    if result.pushed:
-        _record(vault, PUSH_EVENT, identity, url, branch, result.old, new)
-    return result
+    done = PushResult(remote, url, branch, old or status.old, new, status.flag != "=")
+    if done.pushed:
+        _record(vault, PUSH_EVENT, identity, url, branch, done.old, new)
+    return done
 
 
 @dataclass(frozen=True)
