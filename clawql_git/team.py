@@ -388,7 +388,8 @@ def _fail_merge(
     root: Path, remote: str, url: str, branch: str, result: subprocess.CompletedProcess[str]
 ) -> None:
     """Report a merge git could not finish; a conflicted merge is aborted (never resolved)."""
-    conflicted = run_git(root, ["diff", "--name-only", "--diff-filter=U"]).stdout.split()
+    listed = run_git(root, ["diff", "-z", "--name-only", "--diff-filter=U"]).stdout
+    conflicted = [p for p in listed.split("\0") if p]
     if conflicted:
         run_git(root, ["merge", "--abort"])
         raise MergeConflict(remote, url, branch, conflicted, _message(result))
