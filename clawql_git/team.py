@@ -17,6 +17,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import pygit2
+
 from clawql_git.config import VAULT_TOML
 from clawql_git.errors import (
     MergeConflict,
@@ -28,6 +30,7 @@ from clawql_git.errors import (
 )
 
 if TYPE_CHECKING:
+    from clawql_git.gitstore import GitStore
     from clawql_git.vault import Identity, Vault
 
 Progress = Callable[[int, int, str], None]
@@ -129,12 +132,18 @@ def _message(result: subprocess.CompletedProcess[str]) -> str:
     return "; ".join(keep[-8:]) or f"git exited with status {result.returncode}"
 
 
-def remote_url(root: Path, remote: str) -> str:
+# Local reads go through pygit2 (no process per question); only transport and merge run git.
+
+
+def remote_url(store: GitStore, remote: str) -> str:
     """The URL of a configured remote (an unknown remote is a clear error)."""
-    result = run_git(root, ["remote", "get-url", remote])
-    if result.returncode != 0:
-        raise NotFound(f"{root} has no remote named {remote!r} (see `git remote -v`)")
-    return result.stdout.strip()
+    try:
+        url = store.repo.remotes[remote].url
+    except (KeyError, ValueError, pygit2.GitError):
+        url = None
+    if not url:
+        raise NotFound(f"{store.workdir} has no remote named {remote!r} (see `git remote -v`)")
+    return str(url)
 
 
 def _branch(vault: Vault) -> str:
@@ -142,9 +151,20 @@ def _branch(vault: Vault) -> str:
     return vault.store.head_ref_name().removeprefix("refs/heads/")
 
 
-def _rev(root: Path, ref: str) -> str | None:
-    result = run_git(root, ["rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"])
-    return result.stdout.strip() if result.returncode == 0 else None
+def _rev(store: GitStore, ref: str) -> str | None:
+    """The commit sha ``ref`` names, or None."""
+    try:
+        return str(store.resolve(ref).id)
+    except NotFound:
+        return None
+
+
+def _ahead_behind(store: GitStore, ours: str | None, theirs: str) -> tuple[int, int]:
+    """(commits only we have, commits only they have)."""
+    if ours is None:
+        return 0, sum(1 for _ in store.repo.walk(theirs))
+    ahead, behind = store.repo.ahead_behind(ours, theirs)
+    return int(ahead), int(behind)
 
 
 def _record(
@@ -242,9 +262,9 @@ def push(vault: Vault, remote: str = "origin", *, identity: Identity | None = No
     has commits this clone lacks, raise RemoteMoved (pull, then push again). A push that moved
     the remote is recorded as MEMORY_SYNC_PUSH on the audit chain."""
     root = vault.root
-    url = remote_url(root, remote)
+    url = remote_url(vault.store, remote)
     branch = _branch(vault)
-    new = _rev(root, f"refs/heads/{branch}")
+    new = _rev(vault.store, f"refs/heads/{branch}")
     if new is None:
         raise NotFound(f"branch {branch} has no commits to push")
     refspec = f"refs/heads/{branch}:refs/heads/{branch}"
@@ -252,7 +272,7 @@ def push(vault: Vault, remote: str = "origin", *, identity: Identity | None = No
     status = _porcelain_status(result.stdout, f"refs/heads/{branch}")
     if result.returncode != 0 or status.flag == "!":
         raise _push_error(remote, url, branch, result, status)
-    old = _rev(root, status.old) if status.old else None
+    old = _rev(vault.store, status.old) if status.old else None
     done = PushResult(remote, url, branch, old or status.old, new, status.flag != "=")
     if done.pushed:
         _record(vault, PUSH_EVENT, identity, url, branch, done.old, new)
@@ -311,22 +331,26 @@ def pull(
     from clawql_git.vault import Identity
 
     root = vault.root
-    url = remote_url(root, remote)
+    store = vault.store
+    url = remote_url(store, remote)
     branch = _branch(vault)
     _fetch(root, remote, url)  # outside the writer lock: the network may be slow
-    with vault.store.lock():
-        theirs = _rev(root, f"refs/remotes/{remote}/{branch}")
+    with store.lock():
+        theirs = _rev(store, f"refs/remotes/{remote}/{branch}")
         if theirs is None:
             raise NotFound(f"{remote} ({url}) has no branch {branch}")
         # Engine writes may leave the git index behind HEAD; git merge reads it.
-        vault.store.sync_checkout(update_index=True)
-        before = _rev(root, "HEAD")
-        incoming = _count(root, f"HEAD..{theirs}" if before else theirs)
-        mode = _merge(vault, remote, url, branch, theirs, before, incoming) if incoming else ""
-        vault.store.mark_synced()  # git moved the work tree and the index itself
+        store.sync_checkout(update_index=True)
+        before = _rev(store, "HEAD")
+        ahead, incoming = _ahead_behind(store, before, theirs)
+        mode = ""
+        if incoming:
+            mode = "merge" if ahead else "fast-forward"
+            _merge(root, (remote, url, branch), theirs, incoming, mode)
+        store.mark_synced()  # git moved the work tree and the index itself
     fix = vault.catalog_fix(identity or Identity(agent_id=MERGE_IDENTITY[0])) if incoming else None
     report = vault.update_index(progress)
-    after = _rev(root, "HEAD") or ""
+    after = _rev(store, "HEAD") or ""
     if incoming:
         _record(vault, PULL_EVENT, identity, url, branch, before, after)
     return PullResult(
@@ -348,32 +372,18 @@ def _fetch(root: Path, remote: str, url: str) -> None:
         raise SyncError(f"cannot fetch from {remote} ({url}): {_message(result)}")
 
 
-def _count(root: Path, spec: str) -> int:
-    result = run_git(root, ["rev-list", "--count", spec])
-    return int(result.stdout.strip() or 0) if result.returncode == 0 else 0
-
-
-def _merge(
-    vault: Vault,
-    remote: str,
-    url: str,
-    branch: str,
-    theirs: str,
-    before: str | None,
-    incoming: int,
-) -> str:
-    """Merge ``theirs`` into HEAD with git (fast-forward when possible); returns the mode."""
-    root = vault.root
-    if before is not None and _count(root, f"{theirs}..HEAD") == 0:
-        mode, extra = "fast-forward", ["--ff-only"]
+def _merge(root: Path, where: tuple[str, str, str], theirs: str, incoming: int, mode: str) -> None:
+    """Merge ``theirs`` into HEAD with git: a fast-forward, or a merge commit."""
+    remote, url, branch = where
+    options = [*NO_HOOKS, *DRIVER_CONFIG]
+    if mode == "fast-forward":
+        how = ["--ff-only"]
     else:
-        mode, extra = "merge", []
-    message = f"Merge {remote}/{branch} ({incoming} incoming commits)"
-    args = [*NO_HOOKS, *DRIVER_CONFIG, *_committer(root), "merge", "--quiet", "--no-edit"]
-    result = run_git(root, [*args, *extra, "-m", message, theirs])
+        options += _committer(root)
+        how = ["-m", f"Merge {remote}/{branch} ({incoming} incoming commits)"]
+    result = run_git(root, [*options, "merge", "--quiet", "--no-edit", *how, theirs])
     if result.returncode != 0:
         _fail_merge(root, remote, url, branch, result)
-    return mode
 
 
 def _committer(root: Path) -> list[str]:
