@@ -158,3 +158,23 @@ class ReviewConflict(VaultStateError):
         )
         self.branch = branch
         self.paths = paths
+class RemoteMoved(VaultStateError):
+    """A push was refused because the remote branch has commits this clone lacks; pull first.
+    Nothing is ever force-pushed."""
+
+
+class MergeConflict(VaultStateError):
+    """Both sides of a pull changed the same entry; git could not merge it. The merge was
+    aborted: the clone is as it was before the pull."""
+
+    def __init__(self, remote: str, url: str, branch: str, paths: list[str], detail: str) -> None:
+        names = ", ".join(paths)
+        super().__init__(
+            f"pull from {remote} ({url}) stopped: {len(paths)} file(s) changed on both sides "
+            f"conflict: {names}. Nothing was merged. Resolve by hand with "
+            f"`git merge {remote}/{branch}`, edit the files, `git commit`, then push. "
+            f"git said: {detail}"
+        )
+        self.remote = remote
+        self.paths = paths
+        self.problems = [f"conflict: {p}" for p in paths]

@@ -153,7 +153,9 @@ def _checkpoints(store: GitStore, report: VerifyReport) -> None:
             if ref == AUDIT_REF or ref == store.head_ref_name():
                 report.problems.append(f"{ref} is gone but {len(shas)} checkpoints name it")
             continue
-        reachable = {str(c.id) for c in store.walk(tip)}
+        # Any ancestor counts: after a pull fast-forwards onto a teammate's merge, this clone's
+        # own commits are that merge's second parent, not on the first-parent chain.
+        reachable = {str(c.id) for c in store.walk(tip, first_parent=False)}
         lost = [s for s in dict.fromkeys(shas) if s not in reachable]
         lost = [s for s in lost if not _reviewed(store, ref, s, rejected)]
         for sha in lost[:20]:
