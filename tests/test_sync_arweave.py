@@ -417,3 +417,45 @@ def test_only_the_wallets_own_transactions_count_when_a_wallet_is_set(
     arlocal.mine()
     assert mine.get(key) == b"ours"
     assert backend(arlocal, None).get(key) == b"squatted"  # without a wallet: the earliest
+
+
+# --- the provider-independent push/restore through this backend -------------------------
+
+
+def test_push_then_restore_through_arweave(
+    arlocal: ArLocal, arweave_wallet: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Runs only once the sync service (branch sync-s3) is merged in."""
+    service = pytest.importorskip("clawql_git.sync.service")
+    remotes = pytest.importorskip("clawql_git.sync.remotes")
+    restore = pytest.importorskip("clawql_git.sync.restore").restore
+    from click.testing import CliRunner
+
+    from clawql_git import Identity, Vault
+    from clawql_git.cli import cli
+    from tests.conftest import fsck_ok, git
+
+    monkeypatch.setenv("CLAWQL_EMBEDDING_MODEL", "none")
+    monkeypatch.setenv("CLAWQL_ARWEAVE_WALLET", str(arweave_wallet))
+    monkeypatch.setenv("CLAWQL_SYNC_KEY", KEY.hex())
+    agent = Identity(agent_id="agent-a")
+    vault = Vault.init(tmp_path / "v", identity=agent)
+    remotes.save_config(vault, remotes.RemoteConfig("arweave", gateway=arlocal.url), agent)
+    for n in range(2):
+        vault.ingest(type="decision", title=f"Decision {n}", body=f"zebra {n}", identity=agent)
+        service.for_vault(Vault.open(vault.root), agent="agent-a")[0].push()
+        arlocal.mine()
+    dest = tmp_path / "fresh-machine" / "vault"
+    result = restore(ArweaveBackend(arlocal.url, None, key=KEY), dest, "clawql")
+    assert result.seq == 2
+    head = git(vault.root, "rev-parse", "HEAD").stdout
+    assert git(dest, "rev-parse", "HEAD").stdout == head
+    audit = "refs/clawql/audit"  # the last push's own event rides along with the next push
+    assert git(dest, "rev-parse", audit).stdout == git(vault.root, "rev-parse", f"{audit}~1").stdout
+    fsck_ok(dest)
+    verify = CliRunner().invoke(cli, ["memory", "--vault", str(dest), "verify", "--json"])
+    assert verify.exit_code == 0, verify.output
+    other = tmp_path / "other"
+    with pytest.raises(SyncError, match="another CLAWQL_SYNC_KEY"):
+        restore(ArweaveBackend(arlocal.url, None, key=b"x" * 32), other, "clawql")
+    assert not other.exists()
