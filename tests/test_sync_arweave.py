@@ -285,6 +285,21 @@ def test_flipped_byte_at_rest_is_refused(arlocal: ArLocal, arweave_wallet: Path)
             backend(arlocal, None, public).get(key)
 
 
+def test_the_writer_reads_its_own_pending_writes(arlocal: ArLocal, arweave_wallet: Path) -> None:
+    """Gateways answer "pending" for minutes after a post; the writing process still reads
+    back what it signed (the push service checks its manifest that way)."""
+    key = "clawql/vault-own-read/manifests/00000001.json"
+    writer = backend(arlocal, arweave_wallet)
+    obj = writer.put_once(key, b'{"seq": 1}', {"Seq": "1"})
+    (arlocal.db / f"data-{obj.locator}").write_text("")  # the gateway lost the data
+    root = json.loads(arlocal.call(f"/tx/{obj.locator}"))["data_root"]
+    with sqlite3.connect(arlocal.db / "db.sqlite") as db:
+        db.execute("delete from chunks where data_root = ?", (root,))
+    assert writer.get(key) == b'{"seq": 1}'
+    with pytest.raises(TamperDetected, match="incomplete"):
+        backend(arlocal, None).get(key)
+
+
 def test_chunks_that_do_not_match_the_data_root_are_refused(
     arlocal: ArLocal, arweave_wallet: Path
 ) -> None:

@@ -23,7 +23,9 @@ bundle must hash to its ``Bundle-SHA256`` tag. Any mismatch is :class:`TamperDet
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from clawql_git.errors import KeyExists, NotFound, SyncError, TamperDetected
@@ -43,6 +45,17 @@ from clawql_git.sync.backend import Progress, RemoteObject
 APP_NAME = "clawql-git"
 RESERVED = ("App-Name", "Key", "Vault-Id", "Encryption", "Encryption-Key-Id", "Content-Type")
 SEAL_OVERHEAD = len(MAGIC) + NONCE_SIZE + TAG_SIZE
+KEEP_OWN_BYTES = 1024 * 1024  # own writes up to this size are kept for read-your-writes
+
+
+@dataclass(frozen=True)
+class _Own:
+    """A transaction this process posted: gateways answer "pending" for minutes, but the
+    header (our own signature) and small data are known here, so reading back works."""
+
+    found: Found
+    header: Transaction
+    stored: bytes | None
 
 
 def vault_id_of(path: str) -> str | None:
@@ -72,7 +85,7 @@ class ArweaveBackend:
         self.public = public
         self._sealer = Sealer(key) if key is not None else None
         self._wallet = Wallet.load(wallet) if wallet is not None else None
-        self._posted: dict[str, Found] = {}  # this process's own, possibly unmined, writes
+        self._own: dict[str, _Own] = {}  # key -> this process's own, maybe unmined, write
 
     def describe(self) -> str:
         """Where this remote is, for status output."""
@@ -89,9 +102,9 @@ class ArweaveBackend:
         """Every transaction for ``key``, winner first (earliest block, then lowest id)."""
         tags = {"App-Name": APP_NAME, "Key": key}
         found = {f.id: f for f in self.gateway.find(tags, self._owners())}
-        own = self._posted.get(key)
+        own = self._own.get(key)
         if own is not None:
-            found.setdefault(own.id, own)
+            found.setdefault(own.found.id, own.found)
         return sorted(found.values(), key=lambda f: f.order)
 
     def list(self, prefix: str) -> Iterator[RemoteObject]:
@@ -101,7 +114,7 @@ class ArweaveBackend:
         if vault_id:
             tags["Vault-Id"] = vault_id
         found = list(self.gateway.find(tags, self._owners()))
-        found += [f for k, f in self._posted.items() if k.startswith(prefix)]
+        found += [o.found for k, o in self._own.items() if k.startswith(prefix)]
         winners: dict[str, Found] = {}
         for f in sorted(found, key=lambda f: f.order):
             key = f.tags.get("Key", "")
@@ -124,15 +137,31 @@ class ArweaveBackend:
 
     def read_tx(self, tx_id: str, key: str, progress: Progress | None = None) -> bytes:
         """Fetch, verify and open transaction ``tx_id`` holding object ``key``."""
+        own = self._own.get(key)
+        if own is not None and own.header.id == tx_id and own.stored is not None:
+            return self._open(own.header, key, own.stored)
         header = self._header(tx_id, key)
         stored = self._download(header, progress)
         return self._open(header, key, stored)
 
     def _header(self, tx_id: str, key: str) -> Transaction:
-        body = self.gateway.json("GET", f"/tx/{tx_id}")
+        """The transaction's header, its signature checked (our own writes: as we signed)."""
+        own = self._own.get(key)
+        if own is not None and own.header.id == tx_id:
+            return own.header
+        status, reply = self.gateway.request("GET", f"/tx/{tx_id}")
+        if status == 202:
+            raise SyncError(
+                f"{key}: transaction {tx_id} is still pending on {self.gateway.url}; "
+                "try again once it is mined"
+            )
+        if status == 404:
+            raise NotFound(f"{key}: transaction {tx_id} not found on {self.gateway.url}")
+        if status != 200:
+            raise SyncError(f"{key}: {self.gateway.url} answered HTTP {status} for {tx_id}")
         try:
-            header = Transaction.from_json(body)
-        except (KeyError, ValueError, TypeError) as exc:
+            header = Transaction.from_json(json.loads(reply))
+        except (KeyError, ValueError, TypeError, AttributeError) as exc:
             raise TamperDetected(f"{key}: transaction {tx_id} has a malformed header") from exc
         if header.id != tx_id or not header.verify():
             raise TamperDetected(
@@ -187,8 +216,6 @@ class ArweaveBackend:
         if status != 200:
             return b""
         try:
-            import json
-
             where = json.loads(body)
             start = int(where["offset"]) - int(where["size"]) + 1
         except (ValueError, KeyError, TypeError):
@@ -250,7 +277,8 @@ class ArweaveBackend:
         tx = self._sign(wallet, all_tags, stored, chunked)
         inline = len(stored) <= MAX_CHUNK_SIZE
         self.gateway.ok("POST", "/tx", tx.to_json(stored if inline else b""))
-        self._posted[key] = Found(tx.id, wallet.address, len(stored), dict(all_tags), None)
+        found = Found(tx.id, wallet.address, len(stored), dict(all_tags), None)
+        self._own[key] = _Own(found, tx, stored if len(stored) <= KEEP_OWN_BYTES else None)
         if not inline:
             self._upload_chunks(chunked, stored, progress)
         elif progress:
@@ -343,8 +371,6 @@ def _root(data: bytes) -> bytes:
 
 
 def _chunk_bytes(body: bytes) -> bytes:
-    import json
-
     try:
         return unb64url(str(json.loads(body)["chunk"]))
     except (ValueError, KeyError, TypeError):
