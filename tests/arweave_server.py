@@ -162,3 +162,22 @@ def arweave_wallet(tmp_path_factory: pytest.TempPathFactory, arlocal: ArLocal) -
     path = make_wallet(tmp_path_factory.mktemp("wallet") / "wallet.json")
     arlocal.mint(wallet_address(path))
     return path
+
+
+@pytest.fixture(scope="module")
+def arlocal_automine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ArLocal]:
+    """An arlocal that mines a block after every transaction (as if the network were fast):
+    for code that waits for its transactions to be mined."""
+    reason = node_ready()
+    if reason:
+        pytest.skip(reason)
+    server = ArLocal(tmp_path_factory.mktemp("arlocal-auto-db") / "db", automine=True)
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def automine_wallet(tmp_path_factory: pytest.TempPathFactory, arlocal_automine: ArLocal) -> Path:
+    path = make_wallet(tmp_path_factory.mktemp("wallet") / "wallet.json")
+    arlocal_automine.mint(wallet_address(path))
+    return path

@@ -28,7 +28,9 @@ from clawql_git.sync.arweave_tx import (
 from tests.arweave_server import (
     ArLocal,
     arlocal,
+    arlocal_automine,
     arweave_wallet,
+    automine_wallet,
     make_wallet,
     node_ready,
     pattern,
@@ -36,7 +38,12 @@ from tests.arweave_server import (
     wallet_address,
 )
 
-__all__ = ["arlocal", "arweave_wallet"]  # fixtures, re-exported for pytest
+__all__ = [
+    "arlocal",
+    "arlocal_automine",
+    "arweave_wallet",
+    "automine_wallet",
+]  # fixtures, re-exported for pytest
 
 KEY = bytes(range(32))
 KIB = 1024
@@ -47,7 +54,9 @@ needs_node = pytest.mark.skipif(node_ready() is not None, reason=str(node_ready(
 def backend(
     server: ArLocal, wallet: Path | None, public: bool = False, key: bytes | None = KEY
 ) -> ArweaveBackend:
-    return ArweaveBackend(server.url, wallet, public=public, key=None if public else key)
+    """A backend that does not wait for blocks: these tests mine by hand."""
+    key = None if public else key
+    return ArweaveBackend(server.url, wallet, public=public, key=key, confirm_timeout=0)
 
 
 def bundle_tags(data: bytes, seq: int = 1, vault: str = "vault-a") -> dict[str, str]:
@@ -263,6 +272,28 @@ def _flip(b64: str, at: int) -> str:
     return b64url(bytes(raw))
 
 
+def test_a_manifest_put_returns_once_mined(
+    arlocal: ArLocal,
+    arweave_wallet: Path,
+    arlocal_automine: ArLocal,
+    automine_wallet: Path,
+) -> None:
+    """Why: a read-back is final only once the transaction is in a block (module docstring
+    of clawql_git.sync.arweave)."""
+    key = "clawql/vault-wait/manifests/00000001.json"
+    fast = ArweaveBackend(arlocal_automine.url, automine_wallet, key=KEY)
+    obj = fast.put_once(key, b"{}", {"Kind": "manifest"})
+    assert b"block_height" in arlocal_automine.call(f"/tx/{obj.locator}/status")
+    stuck = ArweaveBackend(
+        arlocal.url, arweave_wallet, key=KEY, confirm_timeout=0.3, poll_seconds=0.1
+    )
+    with pytest.raises(SyncError, match=r"was not mined within 0\.3s"):
+        stuck.put_once(key, b"{}", {"Kind": "manifest"})
+    bundle = stuck.put_once("clawql/vault-wait/bundles/1-x.bundle", b"b", {"Kind": "bundle"})
+    assert arlocal.call(f"/tx/{bundle.locator}/status") == b"Pending"  # bundles do not wait
+    arlocal.mine()
+
+
 def test_flipped_byte_at_rest_is_refused(arlocal: ArLocal, arweave_wallet: Path) -> None:
     """arlocal keeps inline data twice (a data file and chunk rows): a flip in one copy is
     caught and the other, verified, copy is served; a flip in both is refused."""
@@ -438,7 +469,10 @@ def test_only_the_wallets_own_transactions_count_when_a_wallet_is_set(
 
 
 def test_push_then_restore_through_arweave(
-    arlocal: ArLocal, arweave_wallet: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    arlocal_automine: ArLocal,
+    automine_wallet: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Runs only once the sync service (branch sync-s3) is merged in."""
     service = pytest.importorskip("clawql_git.sync.service")
@@ -451,17 +485,16 @@ def test_push_then_restore_through_arweave(
     from tests.conftest import fsck_ok, git
 
     monkeypatch.setenv("CLAWQL_EMBEDDING_MODEL", "none")
-    monkeypatch.setenv("CLAWQL_ARWEAVE_WALLET", str(arweave_wallet))
+    monkeypatch.setenv("CLAWQL_ARWEAVE_WALLET", str(automine_wallet))
     monkeypatch.setenv("CLAWQL_SYNC_KEY", KEY.hex())
     agent = Identity(agent_id="agent-a")
     vault = Vault.init(tmp_path / "v", identity=agent)
-    remotes.save_config(vault, remotes.RemoteConfig("arweave", gateway=arlocal.url), agent)
+    remotes.save_config(vault, remotes.RemoteConfig("arweave", gateway=arlocal_automine.url), agent)
     for n in range(2):
         vault.ingest(type="decision", title=f"Decision {n}", body=f"zebra {n}", identity=agent)
         service.for_vault(Vault.open(vault.root), agent="agent-a")[0].push()
-        arlocal.mine()
     dest = tmp_path / "fresh-machine" / "vault"
-    result = restore(ArweaveBackend(arlocal.url, None, key=KEY), dest, "clawql")
+    result = restore(ArweaveBackend(arlocal_automine.url, None, key=KEY), dest, "clawql")
     assert result.seq == 2
     head = git(vault.root, "rev-parse", "HEAD").stdout
     assert git(dest, "rev-parse", "HEAD").stdout == head
@@ -472,5 +505,60 @@ def test_push_then_restore_through_arweave(
     assert verify.exit_code == 0, verify.output
     other = tmp_path / "other"
     with pytest.raises(SyncError, match="another CLAWQL_SYNC_KEY"):
-        restore(ArweaveBackend(arlocal.url, None, key=b"x" * 32), other, "clawql")
+        restore(ArweaveBackend(arlocal_automine.url, None, key=b"x" * 32), other, "clawql")
     assert not other.exists()
+
+
+def test_two_clones_pushing_at_once_through_arweave(
+    arlocal_automine: ArLocal,
+    automine_wallet: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """One wallet, two machines: each seq has one winner, the loser pulls and goes on top."""
+    service = pytest.importorskip("clawql_git.sync.service")
+    remotes = pytest.importorskip("clawql_git.sync.remotes")
+    restore = pytest.importorskip("clawql_git.sync.restore").restore
+    import threading
+
+    from clawql_git import Identity, Vault
+
+    monkeypatch.setenv("CLAWQL_EMBEDDING_MODEL", "none")
+    monkeypatch.setenv("CLAWQL_ARWEAVE_WALLET", str(automine_wallet))
+    monkeypatch.setenv("CLAWQL_SYNC_KEY", KEY.hex())
+    agent = Identity(agent_id="agent-a")
+    origin = Vault.init(tmp_path / "origin", identity=agent)
+    config = remotes.RemoteConfig("arweave", gateway=arlocal_automine.url, prefix="race")
+    remotes.save_config(origin, config, agent)
+    origin.ingest(type="decision", title="Seed", body="seed", identity=agent)
+    service.for_vault(Vault.open(origin.root))[0].push()
+    reader = ArweaveBackend(arlocal_automine.url, None, key=KEY)
+    clone = tmp_path / "clone"
+    restore(reader, clone, "race")
+    Vault.open(origin.root).ingest(type="pattern", title="From origin", identity=agent)
+    Vault.open(clone).ingest(type="context", title="From clone", identity=Identity("b"))
+    barrier = threading.Barrier(2)
+    results: dict[str, object] = {}
+
+    def run(name: str, root: Path) -> None:
+        push = service.for_vault(Vault.open(root))[0]
+        barrier.wait()
+        try:
+            results[name] = push.push()
+        except Exception as exc:  # reported below with the other thread's result
+            results[name] = exc
+
+    threads = [
+        threading.Thread(target=run, args=(n, r))
+        for n, r in (("origin", origin.root), ("clone", clone))
+    ]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(300)
+    assert sorted(getattr(r, "seq", -1) for r in results.values()) == [2, 3], results
+    final = tmp_path / "final"
+    restore(reader, final, "race")
+    titles = sorted(e.title for e in Vault.open(final).entries())
+    assert titles == ["From clone", "From origin", "Seed"]
+    assert Vault.open(final).verify().ok

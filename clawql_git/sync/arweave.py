@@ -8,12 +8,15 @@ chunks with merkle proofs after the header. Arweave is public and permanent, so 
 encrypted (``arweave_crypt``) unless the remote is ``public``.
 
 Write-once on a chain nobody can lock. ``put_once`` refuses a key that GraphQL already
-shows, but two writers that post the same key within the same few blocks cannot see each
-other: both transactions land. So every read resolves a key the same way: among the
-transactions carrying it (only the wallet's own, when a wallet is configured), the one in the
-earliest block wins, then the lowest id; pending ones come last. Every reader, on every
-machine, picks the same winner, and a writer that reads back a different winner than the
-bytes it wrote knows it lost (the push service then retries on top of the winner).
+shows, but two writers that post the same key before either is visible both land. So every
+read resolves a key the same way: among the transactions carrying it (only the wallet's own,
+when a wallet is configured), the one in the earliest block wins, then the lowest id; pending
+ones come last. Every reader, on every machine, picks the same winner. For that answer to be
+final when the writer reads it back, ``put_once`` of a key that is not content-addressed (a
+manifest; not a ``.bundle``, whose key names its sha256, so any winner holds the same bytes)
+returns only once its transaction is in a block: a later transaction can only land in a later
+block, or in the same block with the id order deciding, so a writer that reads back a
+different winner knows it lost (the push service then retries on top of the winner).
 
 Nothing is trusted from the gateway: each header's signature and id are checked, the data
 must match the signed ``data_root`` and ``data_size``, the AES-GCM tag must verify, and a
@@ -24,6 +27,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -73,8 +77,17 @@ class ArweaveBackend:
     name = "arweave"
 
     def __init__(
-        self, gateway: str, wallet: Path | None, public: bool = False, key: bytes | None = None
+        self,
+        gateway: str,
+        wallet: Path | None,
+        public: bool = False,
+        key: bytes | None = None,
+        *,
+        confirm_timeout: float = 1800.0,
+        poll_seconds: float = 5.0,
     ) -> None:
+        """``confirm_timeout``: how long ``put_once`` of a manifest waits for its block
+        (0: do not wait, and accept that a racing writer may still win the key)."""
         if not public and key is None:
             raise SyncError(
                 "the Arweave remote encrypts bundles before upload (Arweave is public and "
@@ -86,6 +99,8 @@ class ArweaveBackend:
         self._sealer = Sealer(key) if key is not None else None
         self._wallet = Wallet.load(wallet) if wallet is not None else None
         self._own: dict[str, _Own] = {}  # key -> this process's own, maybe unmined, write
+        self.confirm_timeout = confirm_timeout
+        self.poll_seconds = poll_seconds
 
     def describe(self) -> str:
         """Where this remote is, for status output."""
@@ -283,7 +298,25 @@ class ArweaveBackend:
             self._upload_chunks(chunked, stored, progress)
         elif progress:
             progress(len(data), len(data))
+        if not _content_addressed(key, tags):
+            self._await_block(key, tx.id)
         return RemoteObject(key, len(data), dict(tags), tx.id)
+
+    def _await_block(self, key: str, tx_id: str) -> None:
+        """Wait until ``tx_id`` is in a block (see the module docstring for why)."""
+        if self.confirm_timeout <= 0:
+            return
+        deadline = time.monotonic() + self.confirm_timeout
+        while True:
+            status, body = self.gateway.request("GET", f"/tx/{tx_id}/status")
+            if status == 200 and b"block_height" in body:
+                return
+            if time.monotonic() >= deadline:
+                raise SyncError(
+                    f"{key}: transaction {tx_id} was not mined within {self.confirm_timeout:g}s "
+                    f"on {self.gateway.url}; it may still be; push again later"
+                )
+            time.sleep(min(self.poll_seconds, max(deadline - time.monotonic(), 0)))
 
     def _require_wallet(self) -> Wallet:
         if self._wallet is None:
@@ -364,6 +397,11 @@ class ArweaveBackend:
             self._upload_chunks(chunked, stored, progress)  # same bytes: finish the upload
             return RemoteObject(key, len(data), _caller_tags(dict(header.tags)), header.id)
         raise KeyExists(key)
+
+
+def _content_addressed(key: str, tags: Mapping[str, str]) -> bool:
+    """A bundle's key names its sha256: two transactions for it hold the same bytes."""
+    return tags.get("Kind", "bundle" if key.endswith(".bundle") else "") == "bundle"
 
 
 def _root(data: bytes) -> bytes:
