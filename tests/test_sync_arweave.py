@@ -407,6 +407,29 @@ def test_truncated_chunked_upload_is_refused_then_resumed(
         backend(arlocal, arweave_wallet).put_once(key, data, tags)
 
 
+def test_a_put_killed_mid_upload_is_resumed_by_the_next_process(
+    arlocal: ArLocal, arweave_wallet: Path
+) -> None:
+    key = "clawql/vault-kill/bundles/1-abc.bundle"
+    data = pattern(2 * KIB * KIB)
+    tags = bundle_tags(data, vault="vault-kill")
+
+    class Killed(Exception):
+        pass
+
+    def die(done: int, total: int) -> None:
+        if done > 3 * MAX_CHUNK_SIZE:
+            raise Killed  # the process dies after a few chunks
+
+    with pytest.raises(Killed):
+        backend(arlocal, arweave_wallet).put_once(key, data, tags, die)
+    arlocal.mine()
+    with pytest.raises(TamperDetected, match="incomplete"):
+        backend(arlocal, None).get(key)
+    backend(arlocal, arweave_wallet).put_once(key, data, tags)  # the next push
+    assert backend(arlocal, None).get(key) == data
+
+
 def test_unreachable_gateway_names_it(tmp_path: Path) -> None:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
