@@ -497,10 +497,9 @@ def test_push_then_restore_through_arweave(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Runs only once the sync service (branch sync-s3) is merged in."""
-    service = pytest.importorskip("clawql_git.sync.service")
-    remotes = pytest.importorskip("clawql_git.sync.remotes")
-    restore = pytest.importorskip("clawql_git.sync.restore").restore
+    """The CLI end to end, credentials from the environment. Runs only once the sync service
+    (branch sync-s3) is merged in."""
+    pytest.importorskip("clawql_git.sync.service")
     from click.testing import CliRunner
 
     from clawql_git import Identity, Vault
@@ -512,24 +511,40 @@ def test_push_then_restore_through_arweave(
     monkeypatch.setenv("CLAWQL_SYNC_KEY", KEY.hex())
     agent = Identity(agent_id="agent-a")
     vault = Vault.init(tmp_path / "v", identity=agent)
-    remotes.save_config(vault, remotes.RemoteConfig("arweave", gateway=arlocal_automine.url), agent)
+    runner = CliRunner()
+    where = ["--gateway", arlocal_automine.url]
+    sync = ["sync", "--vault", str(vault.root)]
+    done = runner.invoke(cli, [*sync, "init", "--provider", "arweave", *where])
+    assert done.exit_code == 0, done.output
     for n in range(2):
-        vault.ingest(type="decision", title=f"Decision {n}", body=f"zebra {n}", identity=agent)
-        service.for_vault(Vault.open(vault.root), agent="agent-a")[0].push()
+        Vault.open(vault.root).ingest(
+            type="decision", title=f"Decision {n}", body=f"zebra {n}", identity=agent
+        )
+        done = runner.invoke(cli, [*sync, "push", "--agent", "agent-a", "--json"])
+        assert done.exit_code == 0, done.output
+    assert _secret_free(vault.root / ".clawql" / "vault.toml")
     dest = tmp_path / "fresh-machine" / "vault"
-    result = restore(ArweaveBackend(arlocal_automine.url, None, key=KEY), dest, "clawql")
-    assert result.seq == 2
-    head = git(vault.root, "rev-parse", "HEAD").stdout
-    assert git(dest, "rev-parse", "HEAD").stdout == head
+    restore = ["sync", "restore", "--from", "arweave", *where]
+    done = runner.invoke(cli, [*restore, str(dest), "--json"])
+    assert done.exit_code == 0, done.output
+    assert json.loads(done.output)["seq"] == 2
+    assert git(dest, "rev-parse", "HEAD").stdout == git(vault.root, "rev-parse", "HEAD").stdout
     audit = "refs/clawql/audit"  # the last push's own event rides along with the next push
     assert git(dest, "rev-parse", audit).stdout == git(vault.root, "rev-parse", f"{audit}~1").stdout
     fsck_ok(dest)
-    verify = CliRunner().invoke(cli, ["memory", "--vault", str(dest), "verify", "--json"])
+    verify = runner.invoke(cli, ["memory", "--vault", str(dest), "verify", "--json"])
     assert verify.exit_code == 0, verify.output
     other = tmp_path / "other"
-    with pytest.raises(SyncError, match="another CLAWQL_SYNC_KEY"):
-        restore(ArweaveBackend(arlocal_automine.url, None, key=b"x" * 32), other, "clawql")
+    monkeypatch.setenv("CLAWQL_SYNC_KEY", (b"x" * 32).hex())
+    done = runner.invoke(cli, [*restore, str(other)])
+    assert done.exit_code != 0 and "another CLAWQL_SYNC_KEY" in done.output
     assert not other.exists()
+
+
+def _secret_free(toml: Path) -> bool:
+    """Nothing secret went into the vault: no key, no wallet path."""
+    text = toml.read_text()
+    return KEY.hex() not in text and "wallet" not in text
 
 
 def test_two_clones_pushing_at_once_through_arweave(
