@@ -9,6 +9,8 @@ needed to repeat one). The only thing it reveals is that two uploads of one key 
 
 The object key is the associated data: a ciphertext moved under another key (another
 sequence number, another vault) fails to open. Sealed layout: ``CLQ1 || nonce || ct+tag``.
+``key_id`` (the ``Encryption-Key-Id`` tag) is a one-way fingerprint of the sync key, so a
+reader holding the wrong key is told so instead of being told the data was tampered with.
 """
 
 from __future__ import annotations

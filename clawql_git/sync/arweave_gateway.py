@@ -80,6 +80,7 @@ class Gateway:
         return reply
 
     def json(self, method: str, path: str, body: Any = None) -> Any:
+        """A 2xx JSON answer, parsed."""
         reply = self.ok(method, path, body)
         try:
             return json.loads(reply)
@@ -87,6 +88,7 @@ class Gateway:
             raise SyncError(f"Arweave gateway {self.url}: {path} is not JSON") from exc
 
     def text(self, path: str) -> str:
+        """A 2xx plain-text answer (``/price``, ``/tx_anchor``)."""
         return self.ok("GET", path).decode().strip()
 
     def find(self, tags: Mapping[str, str], owners: Sequence[str] = ()) -> Iterator[Found]:

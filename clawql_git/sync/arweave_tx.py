@@ -198,8 +198,10 @@ class Wallet:
             jwk = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
             raise SyncError(f"cannot read the Arweave wallet {path}: {exc}") from exc
+        if not isinstance(jwk, dict):
+            raise SyncError(f"{path} is not an Arweave JWK wallet (not a JSON object)")
         missing = [k for k in ("kty", "n", "e", "d", "p", "q", "dp", "dq", "qi") if k not in jwk]
-        if not isinstance(jwk, dict) or jwk.get("kty") != "RSA" or missing:
+        if jwk.get("kty") != "RSA" or missing:
             raise SyncError(f"{path} is not an Arweave RSA JWK wallet (missing {missing})")
         return cls({k: str(v) for k, v in jwk.items()})
 
