@@ -280,7 +280,7 @@ def test_a_manifest_put_returns_once_mined(
 ) -> None:
     """Why: a read-back is final only once the transaction is in a block (module docstring
     of clawql_git.sync.arweave)."""
-    key = "clawql/vault-wait/manifests/00000001.json"
+    key = "wait-test/vault-wait/manifests/00000001.json"
     fast = ArweaveBackend(arlocal_automine.url, automine_wallet, key=KEY)
     obj = fast.put_once(key, b"{}", {"Kind": "manifest"})
     assert b"block_height" in arlocal_automine.call(f"/tx/{obj.locator}/status")
@@ -289,7 +289,7 @@ def test_a_manifest_put_returns_once_mined(
     )
     with pytest.raises(SyncError, match=r"was not mined within 0\.3s"):
         stuck.put_once(key, b"{}", {"Kind": "manifest"})
-    bundle = stuck.put_once("clawql/vault-wait/bundles/1-x.bundle", b"b", {"Kind": "bundle"})
+    bundle = stuck.put_once("wait-test/vault-wait/bundles/1-x.bundle", b"b", {"Kind": "bundle"})
     assert arlocal.call(f"/tx/{bundle.locator}/status") == b"Pending"  # bundles do not wait
     arlocal.mine()
 
