@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from clawql_git.errors import KeyExists, NotFound, SyncError, TamperDetected
-from clawql_git.sync.arweave import APP_NAME, ArweaveBackend
+from clawql_git.sync.arweave import APP_NAME, ArweaveBackend, vault_id_of
 from clawql_git.sync.arweave_crypt import CIPHER, Sealer
 from clawql_git.sync.arweave_tx import (
     MAX_CHUNK_SIZE,
@@ -106,7 +106,7 @@ def post_tx(
 
 
 def our_tags(key: str, extra: dict[str, str], encrypted: bool = True) -> list[tuple[str, str]]:
-    tags = [("App-Name", APP_NAME), ("Key", key), ("Vault-Id", extra.get("Vault-Id", "v"))]
+    tags = [("App-Name", APP_NAME), ("Key", key), ("Vault-Id", vault_id_of(key) or "v")]
     tags += (
         [("Encryption", CIPHER), ("Encryption-Key-Id", Sealer(KEY).key_id)]
         if encrypted

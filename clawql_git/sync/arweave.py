@@ -116,6 +116,9 @@ class ArweaveBackend:
     def _candidates(self, key: str) -> Sequence[Found]:
         """Every transaction for ``key``, winner first (earliest block, then lowest id)."""
         tags = {"App-Name": APP_NAME, "Key": key}
+        vault_id = vault_id_of(key)
+        if vault_id:
+            tags["Vault-Id"] = vault_id
         found = {f.id: f for f in self.gateway.find(tags, self._owners())}
         own = self._own.get(key)
         if own is not None:
