@@ -10,8 +10,11 @@ ClawqlError                      exit 1
 ├── NotFound                     exit 3   an entry, revision or vault that is not there
 │   └── NotAVault
 ├── VaultStateError              exit 4   the vault refuses the operation in its current state
-│   └── ConcurrentUpdate         the branch moved under us
-│   └── KeyExists                a write-once remote object already exists
+│   ├── ConcurrentUpdate         the branch moved under us
+│   ├── KeyExists                a write-once remote object already exists
+│   ├── ReviewConflict           a proposal conflicts with later changes on main
+│   ├── RemoteMoved              a push refused because the remote has commits we lack
+│   └── MergeConflict            a pull met the same entry changed on both sides
 ├── CheckFailed                  exit 1   a check found problems (drift, broken links)
 │   └── TamperDetected           a bundle/manifest does not match its hash, chain, prerequisites
 └── StorageError                 exit 5   git or the filesystem failed underneath us

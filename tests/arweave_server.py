@@ -145,12 +145,20 @@ def run_node(*args: str, stdin: str | None = None) -> dict[str, object]:
     return result
 
 
+def _require_node() -> None:
+    """Skip without node/arlocal on a developer's machine; fail under CI (`CLAWQL_CI=1`), where
+    `.ci/run` installs them, so a broken install can never pass as skipped tests."""
+    reason = node_ready()
+    if reason and os.environ.get("CLAWQL_CI"):
+        pytest.fail(f"CI: {reason}")
+    if reason:
+        pytest.skip(reason)
+
+
 @pytest.fixture(scope="module")
 def arlocal(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ArLocal]:
     """A fresh arlocal for the test module (mine with ``arlocal.mine()``)."""
-    reason = node_ready()
-    if reason:
-        pytest.skip(reason)
+    _require_node()
     server = ArLocal(tmp_path_factory.mktemp("arlocal-db") / "db")
     yield server
     server.stop()
@@ -168,9 +176,7 @@ def arweave_wallet(tmp_path_factory: pytest.TempPathFactory, arlocal: ArLocal) -
 def arlocal_automine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ArLocal]:
     """An arlocal that mines a block after every transaction (as if the network were fast):
     for code that waits for its transactions to be mined."""
-    reason = node_ready()
-    if reason:
-        pytest.skip(reason)
+    _require_node()
     server = ArLocal(tmp_path_factory.mktemp("arlocal-auto-db") / "db", automine=True)
     yield server
     server.stop()
