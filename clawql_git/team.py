@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import pygit2
 
+from clawql_git.audit import AUDIT_REF
 from clawql_git.config import VAULT_TOML
 from clawql_git.errors import (
     MergeConflict,
@@ -48,6 +49,7 @@ DRIVER_CONFIG = (
 # Our own post-merge work runs in this process (it needs the writer lock we hold during the
 # merge, and we want its result); the hook shim would only repeat it.
 NO_HOOKS = ("-c", "core.hooksPath=/dev/null")
+AUDITS_PREFIX = "refs/clawql/audits/"  # every clone's audit chain on a team remote
 
 
 @dataclass(frozen=True)
@@ -268,7 +270,8 @@ def push(vault: Vault, remote: str = "origin", *, identity: Identity | None = No
     if new is None:
         raise NotFound(f"branch {branch} has no commits to push")
     refspec = f"refs/heads/{branch}:refs/heads/{branch}"
-    result = run_git(root, ["push", "--porcelain", remote, refspec])
+    refspecs = [refspec, *_audit_refspec(vault.store)]
+    result = run_git(root, ["push", "--porcelain", "--atomic", remote, *refspecs])
     status = _porcelain_status(result.stdout, f"refs/heads/{branch}")
     if result.returncode != 0 or status.flag == "!":
         raise _push_error(remote, url, branch, result, status)
@@ -277,6 +280,27 @@ def push(vault: Vault, remote: str = "origin", *, identity: Identity | None = No
     if done.pushed:
         _record(vault, PUSH_EVENT, identity, url, branch, done.old, new)
     return done
+
+
+def clone_id(store: GitStore) -> str:
+    """This clone's name among the team's audit chains (``git config clawql.cloneId``)."""
+    try:
+        return str(store.repo.config["clawql.cloneId"])
+    except KeyError:
+        import uuid
+
+        value = uuid.uuid4().hex[:12]
+        store.config_set("clawql.cloneId", value)
+        return value
+
+
+def _audit_refspec(store: GitStore) -> list[str]:
+    """Each clone keeps its own linear audit chain; push publishes it (never forced) as
+    ``refs/clawql/audits/<clone id>`` so an auditor who fetches the team remote sees every
+    clone's reads. An event recorded by this push travels with the next one."""
+    if _rev(store, AUDIT_REF) is None:
+        return []
+    return [f"{AUDIT_REF}:{AUDITS_PREFIX}{clone_id(store)}"]
 
 
 @dataclass(frozen=True)
@@ -367,7 +391,19 @@ def pull(
 
 
 def _fetch(root: Path, remote: str, url: str) -> None:
-    result = run_git(root, [*NO_HOOKS, "fetch", "--quiet", "--no-tags", remote])
+    audits = f"{AUDITS_PREFIX}*:refs/clawql/remotes/{remote}/audits/*"  # never forced
+    result = run_git(
+        root,
+        [
+            *NO_HOOKS,
+            "fetch",
+            "--quiet",
+            "--no-tags",
+            remote,
+            f"+refs/heads/*:refs/remotes/{remote}/*",
+            audits,
+        ],
+    )
     if result.returncode != 0:
         raise SyncError(f"cannot fetch from {remote} ({url}): {_message(result)}")
 

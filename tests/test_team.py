@@ -370,3 +370,31 @@ def test_ssh_urls_go_through_git_ssh_transport(
     b = clone(url, tmp_path / "b")
     assert "Over ssh" in {e.title for e in b.entries()}
     assert pull(a).mode == "up-to-date"
+
+
+def test_every_clones_audit_chain_travels_with_push(remotes: Path, tmp_path: Path) -> None:
+    url = str(remotes / "team.git")
+    a = clone(url, tmp_path / "a", eager_index=False)
+    b = clone(url, tmp_path / "b", eager_index=False)
+    a.ingest(type="pattern", title="Retry with jitter", body="Backoff with jitter.", identity=A)
+    a.recall("retry backoff", limit=1)  # a MEMORY_RECALL event on A's chain
+    a_tip = git(a.root, "rev-parse", "refs/clawql/audit").stdout.strip()
+    assert push(a).pushed
+    a_id = git(a.root, "config", "clawql.cloneId").stdout.strip()
+    on_remote = git(remotes / "team.git", "rev-parse", f"refs/clawql/audits/{a_id}")
+    assert on_remote.stdout.strip() == a_tip
+    pull(b, identity=B)
+    fetched = git(b.root, "rev-parse", f"refs/clawql/remotes/origin/audits/{a_id}").stdout.strip()
+    assert fetched == a_tip
+    events = git(b.root, "log", "--format=%(trailers:key=Clawql-Event,valueonly)", fetched)
+    assert "MEMORY_RECALL" in events.stdout.split()
+    b.ingest(type="context", title="Ledger owner", body="The ledger team owns it.", identity=B)
+    assert push(b).pushed
+    b_id = git(b.root, "config", "clawql.cloneId").stdout.strip()
+    assert a_id != b_id
+    listed = git(remotes / "team.git", "for-each-ref", "--format=%(refname)", "refs/clawql/audits")
+    assert set(listed.stdout.split()) == {
+        f"refs/clawql/audits/{a_id}",
+        f"refs/clawql/audits/{b_id}",
+    }
+    fsck_ok(remotes / "team.git")
