@@ -600,3 +600,39 @@ def test_two_clones_pushing_at_once_through_arweave(
     titles = sorted(e.title for e in Vault.open(final).entries())
     assert titles == ["From clone", "From origin", "Seed"]
     assert Vault.open(final).verify().ok
+
+
+def test_a_public_vault_restores_without_a_key(
+    arlocal_automine: ArLocal,
+    automine_wallet: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`sync init --public` pushes in the clear; `sync restore --public` needs no key."""
+    from click.testing import CliRunner
+
+    from clawql_git import Identity, Vault
+    from clawql_git.cli import cli
+    from tests.conftest import git
+
+    monkeypatch.setenv("CLAWQL_EMBEDDING_MODEL", "none")
+    monkeypatch.setenv("CLAWQL_ARWEAVE_WALLET", str(automine_wallet))
+    monkeypatch.delenv("CLAWQL_SYNC_KEY", raising=False)
+    agent = Identity(agent_id="agent-p")
+    vault = Vault.init(tmp_path / "v", identity=agent)
+    vault.ingest(type="decision", title="Public decision", body="open data", identity=agent)
+    runner = CliRunner()
+    where = ["--gateway", arlocal_automine.url, "--prefix", "public-vaults"]
+    sync = ["sync", "--vault", str(vault.root)]
+    done = runner.invoke(cli, [*sync, "init", "--provider", "arweave", "--public", *where])
+    assert done.exit_code == 0, done.output
+    done = runner.invoke(cli, [*sync, "push", "--json"])
+    assert done.exit_code == 0, done.output
+    dest = tmp_path / "fresh" / "vault"
+    args = ["sync", "restore", "--from", "arweave", *where, "--vault-id", vault.vault_id]
+    refused = runner.invoke(cli, [*args, str(dest)])  # without --public a key is expected
+    assert refused.exit_code != 0 and "CLAWQL_SYNC_KEY" in refused.output
+    assert not dest.exists()
+    done = runner.invoke(cli, [*args, "--public", str(dest), "--json"])
+    assert done.exit_code == 0, done.output
+    assert git(dest, "rev-parse", "HEAD").stdout == git(vault.root, "rev-parse", "HEAD").stdout

@@ -129,9 +129,16 @@ def pull(ctx: click.Context, as_json: bool) -> None:
     default=0,
     help="Refuse a remote whose newest manifest is older than this seq (rollback).",
 )
+@click.option("--public", is_flag=True, help="Arweave: the bundles were pushed unencrypted.")
 @json_option
 def restore(
-    dest: Path, provider: str, vault_id: str | None, min_seq: int, as_json: bool, **kw: Any
+    dest: Path,
+    provider: str,
+    vault_id: str | None,
+    min_seq: int,
+    public: bool,
+    as_json: bool,
+    **kw: Any,
 ) -> None:
     """Rebuild a vault into DEST from the remote's bundles alone, checking every bundle's
     sha256, the manifest chain, prerequisites and ancestry; then index it."""
@@ -139,7 +146,7 @@ def restore(
     from clawql_git.sync.restore import restore as run_restore
 
     values = {k: v for k, v in kw.items() if v}
-    config = RemoteConfig(provider, **values)
+    config = RemoteConfig(provider, public=public, **values)
     with progress("restoring", not as_json) as bar:
         result = run_restore(make_backend(config), dest, config.prefix, vault_id, bar, min_seq)
     if as_json:
