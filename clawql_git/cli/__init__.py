@@ -30,6 +30,7 @@ def cli() -> None:
 
 def _register() -> None:
     from clawql_git.cli import audit, recall  # noqa: F401 - register their commands
+    from clawql_git.cli.code import code
     from clawql_git.cli.hooks import hooks
     from clawql_git.cli.mcp import mcp
     from clawql_git.cli.memory import memory
@@ -39,6 +40,7 @@ def _register() -> None:
     cli.add_command(mcp)
     cli.add_command(remote)
     cli.add_command(hooks)
+    cli.add_command(code)
 
 
 _register()
