@@ -78,6 +78,18 @@ class Indexer:
         self.suffixes = suffix_map(extractors)
         self.facts: dict[str, FileFacts] | None = None
         self.modules: dict[str, str] = {}
+        self._check_stamp()
+
+    def _check_stamp(self) -> None:
+        """Facts parsed by another version of an extractor are parsed again (the stamp is
+        each language's extractor ``version``)."""
+        stamp = ",".join(
+            f"{lang}:{getattr(ex, 'version', '0')}" for lang, ex in sorted(self.extractors.items())
+        )
+        if self.store.get_meta("extractors") != stamp:
+            with self.store.transaction() as db:
+                db.execute("DELETE FROM files")
+                db.execute("INSERT OR REPLACE INTO meta VALUES ('extractors', ?)", (stamp,))
 
     def full(self, progress: Progress | None = None) -> IndexReport:
         """Index every file: parse the changed ones, drop the vanished ones, relink all."""

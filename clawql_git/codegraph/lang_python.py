@@ -20,7 +20,7 @@ from clawql_git.codegraph.py_routes import RouteCollector
 if TYPE_CHECKING:
     from tree_sitter import Node, Parser
 
-SKIP = frozenset({"string", "comment", "integer", "float", "true", "false", "none"})
+SKIP = frozenset({"comment", "integer", "float", "true", "false", "none"})
 COMPOUND = frozenset(
     {
         "for_statement",
@@ -351,6 +351,9 @@ class _Walker:
             kind = cur.type
             if kind in SKIP:
                 continue
+            if kind == "string":  # only f-string interpolations hold calls
+                stack.extend(c for c in cur.named_children if c.type == "interpolation")
+                continue
             if kind == "call":
                 fn = cur.child_by_field_name("function")
                 if fn is not None:
@@ -422,6 +425,7 @@ class PythonExtractor:
     """Python through ``tree_sitter_python``."""
 
     suffixes: ClassVar[dict[str, str]] = {".py": "python", ".pyi": "python"}
+    version = "2"  # bump when the facts change: stored facts of another version are re-parsed
 
     def __init__(self) -> None:
         self._parser: Parser | None = None
@@ -495,11 +499,17 @@ def module_name(path: str, files: frozenset[str]) -> str:
     depth = 0
     while depth < len(dirs):
         pkg = "/".join(dirs[: len(dirs) - depth])
-        if pkg + "/__init__.py" not in files and pkg + "/__init__.pyi" not in files:
+        up = "/".join(dirs[: len(dirs) - depth - 1])
+        # a directory without __init__ inside a package is a namespace subpackage
+        if not _is_package(pkg, files) and not (up and _is_package(up, files)):
             break
         depth += 1
     keep = depth + (0 if path.endswith(("__init__.py", "__init__.pyi")) else 1)
     return ".".join(parts[len(parts) - keep :]) if keep else ""
+
+
+def _is_package(folder: str, files: frozenset[str]) -> bool:
+    return folder + "/__init__.py" in files or folder + "/__init__.pyi" in files
 
 
 def module_map(repo: RepoView) -> dict[str, list[str]]:

@@ -417,8 +417,10 @@ class Resolver:
         """Go methods may sit in any file of the package (the directory)."""
         folder = posixpath.dirname(path)
         for other, idx in self.index.items():
-            if other != path and posixpath.dirname(other) == folder and (
-                f"{klass}.{name}" in idx.defs
+            if (
+                other != path
+                and posixpath.dirname(other) == folder
+                and (f"{klass}.{name}" in idx.defs)
             ):
                 return ("def", other, f"{klass}.{name}")
         return UNK
