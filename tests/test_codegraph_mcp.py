@@ -83,7 +83,7 @@ async def ok(session: ClientSession, tool: str, **args: Any) -> dict[str, Any]:
 def test_cg_tools_listed_read_only(repo: Path, tmp_path: Path) -> None:
     async def body(session: ClientSession) -> None:
         tools = {t.name: t for t in (await session.list_tools()).tools}
-        assert CG_TOOLS <= set(tools)
+        assert set(tools) >= CG_TOOLS
         for name in CG_TOOLS:
             tool = tools[name]
             assert tool.description and len(tool.description) > 80

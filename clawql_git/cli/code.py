@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -11,6 +13,8 @@ from clawql_git.cli.output import emit_json, progress
 
 if TYPE_CHECKING:
     from clawql_git.codegraph.graph import Answer, CodeGraph
+    from clawql_git.codegraph.indexer import IndexReport
+    from clawql_git.vault import Vault
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -74,14 +78,25 @@ def _render(answer: Answer, as_json: bool, line: Callable[[dict[str, Any]], str]
 @code.command()
 @click.argument("path", default=".", type=click.Path(file_okay=False, exists=True))
 @click.option("--no-history", is_flag=True, help="Do not read git history (change index).")
+@click.option(
+    "--vault",
+    envvar="CLAWQL_VAULT",
+    type=click.Path(file_okay=False),
+    help="Record the update as CODEGRAPH_INDEX_UPDATE on this vault's audit chain ($CLAWQL_VAULT).",
+)
+@click.option("--agent", envvar="CLAWQL_AGENT_ID", default="", help="Agent id for the audit.")
 @json_flag
-def index(path: str, no_history: bool, as_json: bool) -> None:
+def index(path: str, no_history: bool, vault: str | None, agent: str, as_json: bool) -> None:
     """Index the repository at PATH (unchanged files, by content hash, are not re-parsed)."""
+    from clawql_git.codegraph.changes import record_index_update
+
     graph = _open(path)
+    audit = _vault_or_none(vault)
     with progress("indexing code", not as_json) as bar:
         report = graph.index(bar, history=not no_history)
+    event = record_index_update(audit, graph.root, report, agent) if audit else None
     if as_json:
-        emit_json({**report.to_record(), "graph": str(graph.db_path)})
+        emit_json({**report.to_record(), "graph": str(graph.db_path), "audit_event": event})
         return
     click.echo(
         f"{report.files} files ({report.parsed} parsed, {report.unchanged} unchanged, "
@@ -223,3 +238,99 @@ def find_route(
             + (f" middleware: {', '.join(r['middleware'])}" if r["middleware"] else "")
         ),
     )
+
+
+def _vault_or_none(path: str | None) -> Vault | None:
+    if not path:
+        return None
+    from clawql_git.vault import Vault
+
+    return Vault.open(path)
+
+
+@code.command()
+@click.argument("path", default=".", type=click.Path(file_okay=False, exists=True))
+@click.option(
+    "--vault",
+    envvar="CLAWQL_VAULT",
+    type=click.Path(file_okay=False),
+    help="Record each update as CODEGRAPH_INDEX_UPDATE on this vault's audit chain "
+    "($CLAWQL_VAULT).",
+)
+@click.option("--agent", envvar="CLAWQL_AGENT_ID", default="", help="Agent id for the audit.")
+@click.option(
+    "--debounce",
+    type=click.IntRange(min=1),
+    default=50,
+    show_default=True,
+    help="Milliseconds of quiet before a batch of changes is applied.",
+)
+@json_flag
+def watch(path: str, vault: str | None, agent: str, debounce: int, as_json: bool) -> None:
+    """Index PATH, then keep the graph current from filesystem events until interrupted."""
+    from clawql_git.codegraph.changes import record_index_update
+
+    graph = _open(path)
+    audit = _vault_or_none(vault)
+    with progress("indexing code", not as_json) as bar:
+        first = graph.index(bar)
+    click.echo(f"watching {graph.root} ({first.files} files indexed)", err=True)
+
+    def on_update(report: IndexReport) -> None:
+        event = record_index_update(audit, graph.root, report, agent) if audit else None
+        if as_json:
+            click.echo(json.dumps({**report.to_record(), "audit_event": event}))
+        else:
+            click.echo(f"updated {', '.join(report.changed)} in {report.seconds * 1000:.0f} ms")
+
+    with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C is how a watch ends
+        graph.watch(on_update, debounce_ms=debounce)
+
+
+@code.command("record-change")
+@click.option("--from", "from_rev", required=True, help="The revision before the change.")
+@click.option("--to", "to_rev", default="HEAD", show_default=True, help="The revision after.")
+@repo_option
+@click.option(
+    "--vault",
+    envvar="CLAWQL_VAULT",
+    type=click.Path(file_okay=False),
+    help="The vault to write to ($CLAWQL_VAULT, else the current directory).",
+)
+@click.option("--agent", envvar="CLAWQL_AGENT_ID", default="", help="Who records it.")
+@click.option("--session", envvar="CLAWQL_SESSION_ID", default="", help="Session id.")
+@json_flag
+def record_change(
+    from_rev: str,
+    to_rev: str,
+    repo: str,
+    vault: str | None,
+    agent: str,
+    session: str,
+    as_json: bool,
+) -> None:
+    """Write a code_change entry for FROM..TO into the vault: affected symbols and files,
+    breaking or not, a summary."""
+    from clawql_git.codegraph.changes import record_change as record
+    from clawql_git.codegraph.graph import locate
+    from clawql_git.vault import Identity, Vault
+
+    root, _ = locate(repo)
+    change, result = record(
+        Vault.open(vault), root, from_rev, to_rev, Identity(agent_id=agent, session_id=session)
+    )
+    if as_json:
+        emit_json(
+            {
+                **result.to_record(),
+                "breaking": change.breaking,
+                "summary": change.summary(),
+                "affected_files": list(change.files),
+                "affected_symbols": [f"{s.file}:{s.qualname}" for s in change.symbols],
+            }
+        )
+        return
+    click.echo(
+        f"{result.to_record().get('path')} ({'breaking' if change.breaking else 'compatible'})"
+    )
+    click.echo(change.summary())

@@ -6,7 +6,9 @@ from __future__ import annotations
 import difflib
 import json
 import subprocess
+import threading
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -113,6 +115,17 @@ class CodeGraph:
     def update(self, paths: list[str]) -> IndexReport:
         """Re-read some files (work-tree relative) and relink what can see them."""
         return self.indexer.update(paths)
+
+    def watch(
+        self,
+        on_update: Callable[[IndexReport], None] | None = None,
+        stop: threading.Event | None = None,
+        debounce_ms: int = 50,
+    ) -> None:
+        """Keep the graph current from filesystem events until ``stop`` is set."""
+        from clawql_git.codegraph.watch import watch
+
+        watch(self, on_update, stop, debounce_ms)
 
     def status(self) -> dict[str, Any]:
         """What is indexed: files by language, symbols, calls (resolved share), routes."""
