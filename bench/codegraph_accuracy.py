@@ -312,22 +312,41 @@ class Truth:
     def _self_site(
         self, info: ModuleInfo, key: Site, klass: str, name: str, table: symtable.SymbolTable
     ) -> None:
-        node = info.classes.get(klass)
-        if node is None:  # nested class: not a module-level class, skip
-            return
-        defs = [
-            n
-            for n in node.body
-            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name
-        ]
-        assigned = any(
-            isinstance(t, ast.Attribute) and t.attr == name
-            for n in ast.walk(node)
-            if isinstance(n, ast.Assign)
-            for t in n.targets
-        )
-        if len(defs) == 1 and not assigned:
-            self.sites[key] = (info.path, f"{klass}.{name}")
+        """``self.name()``: the def in the class body, else up a chain of single repository
+        bases (where the method resolution order is that chain)."""
+        path, node = info.path, info.classes.get(klass)
+        seen = 0
+        while node is not None and seen < 10:
+            seen += 1
+            defs = [
+                n
+                for n in node.body
+                if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name
+            ]
+            assigned = any(
+                isinstance(t, ast.Attribute) and t.attr == name
+                for n in ast.walk(node)
+                if isinstance(n, (ast.Assign, ast.AnnAssign))
+                for t in (n.targets if isinstance(n, ast.Assign) else [n.target])
+            )
+            if assigned or len(defs) > 1:
+                return
+            if defs:
+                self.sites[key] = (path, f"{node.name}.{name}")
+                return
+            if len(node.bases) != 1 or node.keywords:
+                return
+            base = _dotted(node.bases[0])
+            if base is None:
+                return
+            head, *rest = base.split(".")
+            entity = self.lookup(path, head)
+            for part in rest:
+                entity = self.attr(entity, part) if entity is not None else None
+            if entity is None or entity[0] != "def":
+                return
+            path, qual = entity[1]  # type: ignore[misc]
+            node = self.info[path].classes.get(qual)
 
 
 def _table(
@@ -385,7 +404,7 @@ def _assigned(node: ast.stmt) -> list[str]:
     targets: list[ast.expr] = []
     if isinstance(node, ast.Assign):
         targets = list(node.targets)
-    elif isinstance(node, (ast.AnnAssign, ast.AugAssign)) or isinstance(node, (ast.For, ast.AsyncFor)):
+    elif isinstance(node, (ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor)):
         targets = [node.target]
     names: list[str] = []
     for t in targets:
@@ -434,7 +453,70 @@ def ours(root: Path) -> tuple[set[Target], dict[Site, tuple[str, str, str]], flo
     return defs, edges, seconds
 
 
-def measure(root: Path) -> dict[str, float]:
+CODEGRAPH_BIN = Path("/work/bench-tools/node_modules/.bin/codegraph")
+
+
+def theirs(root: Path, truth: Truth) -> dict[str, float] | str:
+    """The same figures for @colbymchenry/codegraph, from its SQLite index of a shared clone
+    (its call edges matched to ground-truth sites by file, line and callee name)."""
+    import os
+    import shutil
+    import sqlite3
+    import tempfile
+
+    if not CODEGRAPH_BIN.exists():
+        return f"codegraph not installed at {CODEGRAPH_BIN}"
+    work = Path(tempfile.mkdtemp(prefix="cg-acc-")) / root.name
+    try:
+        subprocess.run(["git", "clone", "-q", "--shared", str(root), str(work)], check=True)
+        env = {**os.environ, "CODEGRAPH_TELEMETRY": "0"}
+        done = subprocess.run(
+            [str(CODEGRAPH_BIN), "init", "-y", str(work)],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=600,
+        )
+        db_path = work / ".codegraph" / "codegraph.db"
+        if done.returncode != 0 or not db_path.exists():
+            return f"codegraph init failed: {done.stderr.strip()[-200:]}"
+        db = sqlite3.connect(db_path)
+        defs = {
+            (f, q.replace("::", "."))
+            for f, q in db.execute(
+                "SELECT file_path, qualified_name FROM nodes WHERE kind IN "
+                "('function','method','class')"
+            )
+        }
+        calls: dict[tuple[str, int, str], set[tuple[str, str]]] = {}
+        for sf, line, name, tq, tf in db.execute(
+            "SELECT s.file_path, e.line, t.name, t.qualified_name, t.file_path FROM edges e "
+            "JOIN nodes s ON s.id=e.source JOIN nodes t ON t.id=e.target "
+            "WHERE e.kind IN ('calls','instantiates')"
+        ):
+            calls.setdefault((sf, line, name), set()).add((tf, tq.replace("::", ".")))
+        db.close()
+    finally:
+        shutil.rmtree(work.parent, ignore_errors=True)
+
+    def at(site: Site) -> set[tuple[str, str]]:
+        return calls.get((site[0], site[1], site[3].rsplit(".", 1)[-1]), set())
+
+    def same(a: tuple[str, str], b: Target) -> bool:
+        return a[0] == b[0] and (a[1] == b[1] or b[1].endswith("." + a[1]))
+
+    resolved = {s: at(s) for s in truth.sites if at(s)}
+    right = sum(1 for s, ts in resolved.items() if any(same(t, truth.sites[s]) for t in ts))
+    return {
+        "definitions_found_pct": 100 * len(truth.defs & defs) / max(1, len(truth.defs)),
+        "right_pct": 100 * right / max(1, len(resolved)),
+        "found_pct": 100 * len(resolved) / max(1, len(truth.sites)),
+        "edges_into_external": sum(1 for s in truth.external if at(s)),
+    }
+
+
+def measure(root: Path, compare: bool = False) -> dict[str, float]:
     truth = Truth(root)
     defs, edges, seconds = ours(root)
     found_defs = len(truth.defs & defs) / max(1, len(truth.defs))
@@ -462,26 +544,37 @@ def measure(root: Path) -> dict[str, float]:
             :15
         ],  # type: ignore[dict-item]
         "_external": into_repo[:10],  # type: ignore[dict-item]
+        "_codegraph": theirs(root, truth) if compare else None,  # type: ignore[dict-item]
     }
+
+
+def _row(name: str, m: dict[str, float], sites: str, ext: str, tool: str) -> str:
+    return (
+        f"{name:10} {m['definitions_found_pct']:9.2f}% {m['right_pct']:7.2f}% "
+        f"{m['found_pct']:7.2f}% {int(m['edges_into_external']):9d} {sites:>9} {ext:>7}  {tool}"
+    )
 
 
 def main(argv: list[str]) -> None:
     verbose = "-v" in argv
-    repos = [Path(a) for a in argv if a != "-v"] or [
+    compare = "--no-codegraph" not in argv
+    repos = [Path(a) for a in argv if not a.startswith("-")] or [
         Path("/work/bench-repos/flask"),
         Path("/work/bench-repos/fastapi"),
     ]
     print(
         f"{'repo':10} {'defs found':>10} {'right':>8} {'found':>8} {'external':>9} "
-        f"{'GT sites':>9} {'GT ext':>7}"
+        f"{'GT sites':>9} {'GT ext':>7}  tool"
     )
     for root in repos:
-        m = measure(root)
-        print(
-            f"{root.name:10} {m['definitions_found_pct']:9.2f}% {m['right_pct']:7.2f}% "
-            f"{m['found_pct']:7.2f}% {int(m['edges_into_external']):9d} "
-            f"{int(m['resolvable_sites']):9d} {int(m['external_sites']):7d}"
-        )
+        m = measure(root, compare)
+        sites, ext = str(int(m["resolvable_sites"])), str(int(m["external_sites"]))
+        print(_row(root.name, m, sites, ext, "clawql"))
+        other = m["_codegraph"]
+        if isinstance(other, dict):
+            print(_row("", other, "", "", "codegraph 1.6.1"))
+        elif other:
+            print(f"{'':10} codegraph: {other}")
         if verbose:
             for key in ("_wrong", "_missed", "_external"):
                 print(key)
