@@ -97,27 +97,27 @@ class Indexer:
         sources = list(discover(self.root, self.suffixes))
         self.modules = {s.path: s.module for s in sources}
         known = self.store.hashes()
-        facts = self.store.facts() if self.facts is None else dict(self.facts)
+        parsed: dict[str, FileFacts] = {}
         rows: list[tuple[FileFacts, str, str, int]] = []
         unchanged = 0
         for i, src in enumerate(sources):
             if progress is not None:
                 progress(i, len(sources), src.path)
-            row = self._parse(src, known.get(src.path), facts)
+            row = self._parse(src, known.get(src.path), parsed)
             if row is None:
                 unchanged += 1
             else:
                 rows.append(row)
         gone = [p for p in known if p not in self.modules]
-        for path in gone:
-            facts.pop(path, None)
-        facts = {p: f for p, f in facts.items() if p in self.modules}
-        self.facts = facts
         changed = tuple(r[0].path for r in rows) + tuple(gone)
         if changed or self.store.get_meta("indexed_at") is None:
+            # stored facts are read only when something changed: they are relinked with it
+            facts = self.store.facts() if self.facts is None else dict(self.facts)
+            facts.update(parsed)
+            self.facts = {p: f for p, f in facts.items() if p in self.modules}
             report = self._write(rows, gone, None, start, changed)
         else:
-            report = self._report(0, 0, len(facts), start, ())
+            report = self._report(0, 0, unchanged, start, ())
         if progress is not None:
             progress(len(sources), len(sources), "")
         return report
@@ -130,7 +130,7 @@ class Indexer:
         except OSError:
             return None
         code = digest(data)
-        if known == code and src.path in facts:
+        if known == code:
             return None
         language = language_of(src.path, self.suffixes)
         found = self.extractors[language].extract(src.path, data, language)
@@ -253,11 +253,12 @@ class Indexer:
             "SELECT (SELECT count(*) FROM symbols), (SELECT count(*) FROM calls),"
             " (SELECT count(*) FROM calls WHERE target_path != ''), (SELECT count(*) FROM routes)"
         )[0]
-        languages: dict[str, int] = {}
-        for f in (self.facts or {}).values():
-            languages[f.language] = languages.get(f.language, 0) + 1
+        languages = {
+            str(r[0]): int(r[1])
+            for r in self.store.query("SELECT language, count(*) FROM files GROUP BY language")
+        }
         return IndexReport(
-            files=len(self.facts or {}),
+            files=sum(languages.values()),
             parsed=parsed,
             unchanged=unchanged,
             removed=removed,

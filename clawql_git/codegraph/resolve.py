@@ -26,6 +26,7 @@ BUILTINS = frozenset(dir(builtins))
 MAX_DEPTH = 14
 DOTTED = re.compile(r"^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*$")
 CONSTRUCTED = re.compile(r"^([A-Za-z_$][\w$.]*)\(\)\.([A-Za-z_$][\w$]*)$")
+IMPLICIT_THIS = frozenset({"java", "kotlin", "csharp", "cpp"})  # bare names may be members
 SELF_NAMES = ("self", "cls", "this")
 
 # Entities: what a name denotes. ("mod", paths) | ("ns", dotted, importer) |
@@ -225,7 +226,7 @@ class Resolver:
             found = self._in_scope(path, cur, name, ctx, depth)
             if found is not None:
                 return found
-        if not python:
+        if idx.facts.language in IMPLICIT_THIS:
             member = self._implicit_member(path, scope, name, ctx, depth)
             if member is not None:
                 return member
@@ -284,6 +285,10 @@ class Resolver:
         if not imp.name:
             module = imp.module if imp.alias or not python else imp.module.split(".")[0]
             files = self.module_files(path, module)
+            named = binding(imp, python)
+            for f in files if not python else ():  # Java: `import com.acme.Foo` names a class
+                if named in self.index[f].defs:
+                    return ("def", f, named)
             if files:
                 return ("mod", *files)
             if python and not imp.alias and self.module_files(path, imp.module):

@@ -14,6 +14,7 @@ from clawql_git.codegraph.resolve import DOTTED, Resolver, _Ctx
 
 Node = tuple[str, str]  # (file, variable) of a router/app object
 MAX_MOUNT_DEPTH = 8
+MAX_PREFIXES = 16
 
 
 @dataclass(frozen=True)
@@ -51,6 +52,7 @@ class _Joiner:
         self.resolver = resolver
         self.defs: dict[Node, RouterDef] = {}
         self.mounts: dict[Node, list[tuple[Node, Mount]]] = {}
+        self._prefixes: dict[Node, list[tuple[str, tuple[str, ...]]]] = {}
         for path, idx in resolver.index.items():
             for rd in idx.facts.routers:
                 self.defs.setdefault((path, rd.name), rd)
@@ -84,6 +86,9 @@ class _Joiner:
             for f in files:
                 if (f, imp.name) in self.defs or ("", imp.name) in self.resolver.index[f].imports:
                     return self.locate(f, imp.name + ("." + rest if rest else ""), depth + 1)
+                routers = self.resolver.index[f].facts.routers
+                if imp.name == "default" and len(routers) == 1:  # export default router
+                    return (f, routers[0].name)
             if sub and rest:
                 return self.locate(sub[0], rest, depth + 1)
             return (files[0], imp.name) if files else (path, dotted)
@@ -92,19 +97,29 @@ class _Joiner:
             return self.locate(files[0], rest, depth + 1)
         return (path, dotted)
 
-    def prefixes(self, node: Node, depth: int = 0) -> list[tuple[str, tuple[str, ...]]]:
-        """Every full prefix of a router (one per chain of mounts up to a root)."""
+    def prefixes(
+        self, node: Node, path: frozenset[Node] = frozenset()
+    ) -> list[tuple[str, tuple[str, ...]]]:
+        """Every full prefix of a router (one per chain of mounts up to a root), without
+        cycles, at most MAX_PREFIXES of them (test suites mount one router in many ways)."""
+        if not path and node in self._prefixes:
+            return self._prefixes[node]
         rd = self.defs.get(node)
         own = rd.prefix if rd is not None else ""
-        mounted = self.mounts.get(node, [])
-        if not mounted or depth > MAX_MOUNT_DEPTH:
+        mounted = [(p, m) for p, m in self.mounts.get(node, []) if p not in path and p != node]
+        if not mounted or len(path) > MAX_MOUNT_DEPTH:
             return [(own, ())]
-        out = []
+        out: dict[tuple[str, tuple[str, ...]], None] = {}
         for parent, m in mounted:
             here = m.prefix if (m.framework == "flask" and m.prefix) else join(m.prefix, own)
-            for pre, mids in self.prefixes(parent, depth + 1):
-                out.append((join(pre, here), mids + m.middleware))
-        return out
+            for pre, mids in self.prefixes(parent, path | {node}):
+                out[(join(pre, here), mids + m.middleware)] = None
+                if len(out) >= MAX_PREFIXES:
+                    break
+        result = list(out)[:MAX_PREFIXES]
+        if not path:
+            self._prefixes[node] = result
+        return result
 
 
 def _join(module: str, name: str) -> str:
@@ -148,7 +163,7 @@ def join_routes(resolver: Resolver) -> list[RouteRow]:
             hpath, hqual = _handler(resolver, path, route.handler)
             for prefix, mids in joiner.prefixes(node):
                 pattern = join(prefix, route.path)
-                if framework == "django" and not pattern.startswith(("re:", "/")):
+                if not pattern.startswith(("re:", "/")):
                     pattern = "/" + pattern
                 out.append(
                     RouteRow(

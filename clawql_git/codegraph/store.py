@@ -9,7 +9,6 @@ import sqlite3
 import zlib
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +24,7 @@ from clawql_git.codegraph.model import (
 )
 from clawql_git.errors import StorageError
 
-SCHEMA_VERSION = "3"
+SCHEMA_VERSION = "4"
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS files (
@@ -73,16 +72,19 @@ _TYPES: dict[str, Any] = {
 
 
 def pack(facts: FileFacts) -> bytes:
-    """FileFacts as compressed JSON (kept so unchanged files need no re-parse)."""
-    return zlib.compress(json.dumps(asdict(facts), separators=(",", ":")).encode(), 3)
+    """FileFacts as compressed JSON, each fact a positional list (kept so unchanged files
+    need no re-parse; the schema version covers the field order)."""
+    data = dict(vars(facts))
+    for key in _TYPES:
+        data[key] = [list(vars(item).values()) for item in data[key]]
+    return zlib.compress(json.dumps(data, separators=(",", ":")).encode(), 3)
 
 
 def unpack(blob: bytes) -> FileFacts:
     data = json.loads(zlib.decompress(blob))
     for key, cls in _TYPES.items():
         data[key] = [
-            cls(**{k: tuple(v) if isinstance(v, list) else v for k, v in item.items()})
-            for item in data[key]
+            cls(*(tuple(v) if isinstance(v, list) else v for v in item)) for item in data[key]
         ]
     return FileFacts(**data)
 
