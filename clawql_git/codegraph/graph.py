@@ -93,6 +93,7 @@ class CodeGraph:
         self.db_path = db_path
         self.store = Store(db_path)
         self.indexer = Indexer(root, self.store, load_extractors())
+        self._routes_cache: tuple[str | None, list[Any]] | None = None
 
     @classmethod
     def open(cls, path: str | Path = ".") -> CodeGraph:
@@ -288,7 +289,7 @@ class CodeGraph:
         imports, what imports it, and its recent changes (scored by recency)."""
         self._require_index()
         path = self.module_path(name)
-        facts = self.store.facts([path])[path]
+        row = self.store.query("SELECT language, doc, imports FROM files WHERE path=?", (path,))[0]
         symbols = [
             _symbol(r)
             for r in self.store.query(
@@ -310,7 +311,7 @@ class CodeGraph:
             )
         ]
         external = sorted(
-            {i.module for i in facts.imports}
+            set(json.loads(row["imports"]))
             - {r[0] for r in self.store.query("SELECT module FROM deps WHERE path=?", (path,))}
         )
         commits = [
@@ -322,10 +323,10 @@ class CodeGraph:
             )
         ]
         change = self.store.query("SELECT score, commits, last FROM changes WHERE path=?", (path,))
-        summary = facts.module_doc.strip().split("\n\n")[0].strip()
+        summary = str(row["doc"]).strip().split("\n\n")[0].strip()
         extra = {
             "path": path,
-            "language": facts.language,
+            "language": row["language"],
             "summary": summary,
             "dependencies": deps[:limit],
             "external_dependencies": external[:limit],
@@ -373,7 +374,16 @@ class CodeGraph:
     # ------------------------------------------------------------ routes
 
     def routes(self) -> list[dict[str, Any]]:
-        return [_route(r) for r in self.store.query("SELECT * FROM routes ORDER BY pattern")]
+        """Every route of the graph, its prefixes joined."""
+        return [_route(r) for r in self._route_rows()]
+
+    def _route_rows(self) -> list[Any]:
+        """The route rows, kept until the graph is written again (find-route runs often)."""
+        stamp = self.store.get_meta("indexed_at")
+        if self._routes_cache is None or self._routes_cache[0] != stamp:
+            rows = self.store.query("SELECT * FROM routes ORDER BY pattern")
+            self._routes_cache = (stamp, rows)
+        return self._routes_cache[1]
 
     def find_route(
         self,
@@ -385,15 +395,15 @@ class CodeGraph:
         """Routes whose pattern matches a concrete request path (most specific first); a
         pattern given as written (``/users/{id}``) matches itself too."""
         self._require_index()
-        wanted = method.upper() if method else None
+        wanted = {method.upper(), "ANY"} if method else None
         items = []
-        for route in self.routes():
-            params = match(route["pattern"], path)
-            if params is None and route["pattern"] != path:
+        for row in self._route_rows():
+            params = match(row["pattern"], path)
+            if params is None and row["pattern"] != path:
                 continue
-            if wanted and not ({wanted, "ANY"} & set(route["methods"])):
+            if wanted and not (wanted & set(row["methods"].split(","))):
                 continue
-            items.append({**route, "params": params or {}})
+            items.append({**_route(row), "params": params or {}})
         items.sort(key=lambda r: -specificity(r["pattern"]))
         return bounded(path, items, limit, max_chars)
 

@@ -191,7 +191,7 @@ class Indexer:
                 [r.to_row() for r in join_routes(resolver)],
             )
             db.execute(
-                "INSERT OR REPLACE INTO meta VALUES ('indexed_at', ?)", (str(int(time.time())),)
+                "INSERT OR REPLACE INTO meta VALUES ('indexed_at', ?)", (f"{time.time():.6f}",)
             )
         self.store.checkpoint()
         return self._report(len(rows), len(gone), len(self.facts) - len(rows), start, changed)

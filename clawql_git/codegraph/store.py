@@ -24,12 +24,12 @@ from clawql_git.codegraph.model import (
 )
 from clawql_git.errors import StorageError
 
-SCHEMA_VERSION = "4"
+SCHEMA_VERSION = "6"
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS files (
     path TEXT PRIMARY KEY, hash TEXT NOT NULL, language TEXT NOT NULL, module TEXT NOT NULL,
-    lines INTEGER NOT NULL, facts BLOB NOT NULL);
+    lines INTEGER NOT NULL, doc TEXT NOT NULL, imports TEXT NOT NULL, facts BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS symbols (
     path TEXT NOT NULL, name TEXT NOT NULL, qualname TEXT NOT NULL, kind TEXT NOT NULL,
     line INTEGER NOT NULL, end_line INTEGER NOT NULL, signature TEXT NOT NULL,
@@ -42,7 +42,7 @@ CREATE TABLE IF NOT EXISTS calls (
     target_qualname TEXT NOT NULL, confidence REAL NOT NULL, resolution TEXT NOT NULL,
     tail TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS calls_target ON calls (target_path, target_qualname);
-CREATE INDEX IF NOT EXISTS calls_caller ON calls (path, caller);
+CREATE INDEX IF NOT EXISTS calls_path ON calls (path);
 CREATE INDEX IF NOT EXISTS calls_tail ON calls (tail);
 CREATE TABLE IF NOT EXISTS deps (
     path TEXT NOT NULL, target TEXT NOT NULL, module TEXT NOT NULL, line INTEGER NOT NULL);
@@ -77,6 +77,8 @@ def pack(facts: FileFacts) -> bytes:
     data = dict(vars(facts))
     for key in _TYPES:
         data[key] = [list(vars(item).values()) for item in data[key]]
+    for row in data["symbols"]:  # signatures and docstrings live in the symbols table
+        row[5] = row[6] = ""
     return zlib.compress(json.dumps(data, separators=(",", ":")).encode(), 3)
 
 
@@ -101,6 +103,7 @@ class Store:
             self.db.execute("PRAGMA synchronous=NORMAL")
             if self._version() not in (None, SCHEMA_VERSION):
                 self._drop()
+                self.db.execute("VACUUM")  # derived data of another schema: start empty
             self.db.executescript(SCHEMA)
             self.db.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
             self.db.commit()
@@ -124,6 +127,10 @@ class Store:
     def checkpoint(self) -> None:
         """Fold the write-ahead log into the file (so its size is the graph's size)."""
         with contextlib.suppress(sqlite3.Error):  # a reader holds the log: the next write folds it
+            free = self.db.execute("PRAGMA freelist_count").fetchone()[0]
+            pages = self.db.execute("PRAGMA page_count").fetchone()[0]
+            if free * 4 > pages:  # a quarter of the file is free pages: give them back
+                self.db.execute("VACUUM")
             self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
     def close(self) -> None:
@@ -173,8 +180,17 @@ def write_file(
     """Replace one file's row and symbols."""
     db.execute("DELETE FROM symbols WHERE path=?", (facts.path,))
     db.execute(
-        "INSERT OR REPLACE INTO files VALUES (?,?,?,?,?,?)",
-        (facts.path, digest, facts.language, module, lines, pack(facts)),
+        "INSERT OR REPLACE INTO files VALUES (?,?,?,?,?,?,?,?)",
+        (
+            facts.path,
+            digest,
+            facts.language,
+            module,
+            lines,
+            facts.module_doc[:2000],
+            json.dumps(sorted({i.module for i in facts.imports})),
+            pack(facts),
+        ),
     )
     db.executemany(
         "INSERT INTO symbols VALUES (?,?,?,?,?,?,?,?,?)",
@@ -187,7 +203,7 @@ def write_file(
                 s.line,
                 s.end_line,
                 s.signature,
-                s.docstring[:2000],
+                s.docstring[:1000],
                 int(s.exported),
             )
             for s in facts.symbols
