@@ -26,6 +26,7 @@ EXPECTED = {
     (("DELETE",), "/admin/users/<user_id>"): ("flask_app/admin.py", "delete_user", "flask"),
     (("GET", "HEAD"), "/health"): ("flask_app/__init__.py", "health", "flask"),
     (("GET",), "/ping"): ("flask_app/__init__.py", "create_app.ping", "flask"),
+    (("GET",), "/late"): (None, None, "flask"),  # an endpoint name, no view_func
     (("GET",), "/api/users/{user_id}"): ("api/users.py", "read_user", "fastapi"),
     (("PATCH",), "/api/users/{user_id}"): ("api/users.py", "update_user", "fastapi"),
     (("OPTIONS",), "/api/users/"): ("api/users.py", "user_options", "fastapi"),

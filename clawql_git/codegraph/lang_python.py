@@ -425,7 +425,7 @@ class PythonExtractor:
     """Python through ``tree_sitter_python``."""
 
     suffixes: ClassVar[dict[str, str]] = {".py": "python", ".pyi": "python"}
-    version = "2"  # bump when the facts change: stored facts of another version are re-parsed
+    version = "3"  # bump when the facts change: stored facts of another version are re-parsed
 
     def __init__(self) -> None:
         self._parser: Parser | None = None

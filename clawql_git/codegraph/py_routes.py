@@ -135,9 +135,12 @@ class RouteCollector:
         if method == "add_url_rule":
             path = _route_path(keywords.get("rule") or (positional[0] if positional else None))
             view = keywords.get("view_func") or (positional[2] if len(positional) > 2 else None)
-            if path is not None and view is not None:
+            endpoint = keywords.get("endpoint") or (positional[1] if len(positional) > 1 else None)
+            # without a view_func the rule names an endpoint bound elsewhere (@app.endpoint)
+            handler = _text(view) if view is not None else _literal(endpoint)
+            if path is not None and handler:
                 methods = _strings(keywords.get("methods")) or ("GET",)
-                self._route(path, methods, _text(view), owner, line, "flask")
+                self._route(path, methods, handler, owner, line, "flask")
         elif method in (
             "add_api_route",
             "add_route",
