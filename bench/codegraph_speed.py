@@ -272,6 +272,10 @@ def main(argv: list[str]) -> None:
         finally:
             shutil.rmtree(work, ignore_errors=True)
     print(
+        f"\nload average at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores "
+        "(wall times stretch with it; CPU s is the steadier figure)"
+    )
+    print(
         "\ngoals: flask <= 3 s, fastapi <= 10 s, RSS <= 150 MB, <= 10 MB/100k lines, "
         "queries < 20 ms"
     )

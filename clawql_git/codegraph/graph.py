@@ -94,6 +94,7 @@ class CodeGraph:
         self.store = Store(db_path)
         self.indexer = Indexer(root, self.store, load_extractors())
         self._routes_cache: tuple[str | None, list[Any]] | None = None
+        self._deps_cache: tuple[str | None, dict[str, list[str]]] | None = None
 
     @classmethod
     def open(cls, path: str | Path = ".") -> CodeGraph:
@@ -343,14 +344,12 @@ class CodeGraph:
         """The shortest import chain from one module to another (empty when none)."""
         self._require_index()
         start, goal = self.module_path(source), self.module_path(target)
-        edges: dict[str, list[str]] = {}
-        for row in self.store.query("SELECT DISTINCT path, target FROM deps"):
-            edges.setdefault(row[0], []).append(row[1])
+        edges = self._import_graph()
         before: dict[str, str | None] = {start: None}
         queue = deque([start])
         while queue and goal not in before:
             cur = queue.popleft()
-            for nxt in sorted(edges.get(cur, ())):
+            for nxt in edges.get(cur, ()):
                 if nxt not in before:
                     before[nxt] = cur
                     queue.append(nxt)
@@ -376,6 +375,16 @@ class CodeGraph:
     def routes(self) -> list[dict[str, Any]]:
         """Every route of the graph, its prefixes joined."""
         return [_route(r) for r in self._route_rows()]
+
+    def _import_graph(self) -> dict[str, list[str]]:
+        """File -> the files it imports (sorted), kept until the graph is written again."""
+        stamp = self.store.get_meta("indexed_at")
+        if self._deps_cache is None or self._deps_cache[0] != stamp:
+            edges: dict[str, list[str]] = {}
+            for row in self.store.query("SELECT DISTINCT path, target FROM deps ORDER BY 1, 2"):
+                edges.setdefault(row[0], []).append(row[1])
+            self._deps_cache = (stamp, edges)
+        return self._deps_cache[1]
 
     def _route_rows(self) -> list[Any]:
         """The route rows, kept until the graph is written again (find-route runs often)."""

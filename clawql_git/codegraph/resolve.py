@@ -330,9 +330,25 @@ class Resolver:
             return UNK
         target = self._resolve_in(path, scope, value, ctx, depth)
         ctx.inferred = True
+        if target[0] == "def":
+            sym = self.index[target[1]].defs[target[2]]
+            if sym.kind in CLASSLIKE:
+                return ("inst", target[1], target[2])
+            if not asg.annotation:
+                return self._returns(target[1], sym, ctx, depth + 1)
+        return ("ext", value) if target[0] == "ext" else UNK
+
+    def _returns(self, path: str, sym: Symbol, ctx: _Ctx, depth: int) -> Entity:
+        """What calling a function gives, when its return annotation names a class."""
+        if self.index[path].facts.language != "python" or "->" not in sym.signature:
+            return UNK
+        named = annotation_type(sym.signature.rsplit("->", 1)[1])
+        if not named:
+            return UNK
+        target = self._resolve_in(path, parent(sym.qualname), named, ctx, depth)
         if target[0] == "def" and self.index[target[1]].defs[target[2]].kind in CLASSLIKE:
             return ("inst", target[1], target[2])
-        return ("ext", value) if target[0] == "ext" else UNK
+        return ("ext", named) if target[0] == "ext" else UNK
 
     def _resolve_in(self, path: str, scope: str, dotted: str, ctx: _Ctx, depth: int) -> Entity:
         head, *rest = dotted.split(".")

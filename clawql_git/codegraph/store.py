@@ -24,7 +24,7 @@ from clawql_git.codegraph.model import (
 )
 from clawql_git.errors import StorageError
 
-SCHEMA_VERSION = "6"
+SCHEMA_VERSION = "7"
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS files (
@@ -77,8 +77,8 @@ def pack(facts: FileFacts) -> bytes:
     data = dict(vars(facts))
     for key in _TYPES:
         data[key] = [list(vars(item).values()) for item in data[key]]
-    for row in data["symbols"]:  # signatures and docstrings live in the symbols table
-        row[5] = row[6] = ""
+    for row in data["symbols"]:  # docstrings live in the symbols table
+        row[6] = ""
     return zlib.compress(json.dumps(data, separators=(",", ":")).encode(), 3)
 
 
