@@ -78,6 +78,7 @@ class Indexer:
         self.suffixes = suffix_map(extractors)
         self.facts: dict[str, FileFacts] | None = None
         self.modules: dict[str, str] = {}
+        self._resolver: Resolver | None = None
         self._check_stamp()
 
     def _check_stamp(self) -> None:
@@ -137,6 +138,11 @@ class Indexer:
         facts[src.path] = found
         return found, code, src.module, data.count(b"\n") + 1
 
+    def load(self) -> None:
+        """Read every file's facts from the store (a watcher does it once, up front)."""
+        if self.facts is None:
+            self.facts = self.store.facts()
+
     def update(self, paths: Iterable[str]) -> IndexReport:
         """Re-read the given files (changed, added or deleted) and relink the files that can
         see them: themselves and every file importing them."""
@@ -175,8 +181,13 @@ class Indexer:
         changed: tuple[str, ...],
     ) -> IndexReport:
         assert self.facts is not None
-        repo = WorkTree(self.root, frozenset(self.facts))
-        resolver = Resolver(self.facts, self.extractors, repo)
+        if touched is None or self._resolver is None:
+            repo = WorkTree(self.root, frozenset(self.facts))
+            self._resolver = Resolver(self.facts, self.extractors, repo)
+        else:  # same files: only the edited ones' lookups change
+            for found, *_ in rows:
+                self._resolver.replace(found)
+        resolver = self._resolver
         relink = set(self.facts) if touched is None else self._affected(resolver, touched)
         with self.store.transaction() as db:
             for path in gone:

@@ -123,6 +123,11 @@ class Resolver:
         self.index = {path: FileIndex.build(f) for path, f in files.items()}
         self._modules: dict[tuple[str, str], tuple[str, ...]] = {}
 
+    def replace(self, facts: FileFacts) -> None:
+        """Take the new facts of a file already known (the set of files is unchanged, so
+        module resolution stays valid)."""
+        self.index[facts.path] = FileIndex.build(facts)
+
     # ------------------------------------------------------------ modules
 
     def module_files(self, importer: str, module: str) -> tuple[str, ...]:

@@ -61,6 +61,7 @@ def watch(
     from watchfiles import watch as watch_files
 
     suffixes = graph.indexer.suffixes
+    graph.indexer.load()  # so the first edit costs one file, not reading them all
     for batch in watch_files(
         graph.root,
         stop_event=stop,
