@@ -93,7 +93,9 @@ class CodeGraph:
         self.db_path = db_path
         self.store = Store(db_path)
         self.indexer = Indexer(root, self.store, load_extractors())
-        self._routes_cache: tuple[str | None, list[Any]] | None = None
+        self._routes_cache: (
+            tuple[str | None, tuple[list[Any], dict[str, list[Any]], list[Any]]] | None
+        ) = None
         self._deps_cache: tuple[str | None, dict[str, list[str]]] | None = None
 
     @classmethod
@@ -388,10 +390,20 @@ class CodeGraph:
 
     def _route_rows(self) -> list[Any]:
         """The route rows, kept until the graph is written again (find-route runs often)."""
+        return self._route_index()[0]
+
+    def _route_index(self) -> tuple[list[Any], dict[str, list[Any]], list[Any]]:
+        """(all rows, rows by their literal first segment, rows starting with a parameter or
+        a regex): a request path is only matched against the rows that can match it."""
         stamp = self.store.get_meta("indexed_at")
         if self._routes_cache is None or self._routes_cache[0] != stamp:
             rows = self.store.query("SELECT * FROM routes ORDER BY pattern")
-            self._routes_cache = (stamp, rows)
+            by_head: dict[str, list[Any]] = {}
+            other: list[Any] = []
+            for row in rows:
+                head = _head(row["pattern"])
+                (other if head is None else by_head.setdefault(head, [])).append(row)
+            self._routes_cache = (stamp, (rows, by_head, other))
         return self._routes_cache[1]
 
     def find_route(
@@ -405,8 +417,10 @@ class CodeGraph:
         pattern given as written (``/users/{id}``) matches itself too."""
         self._require_index()
         wanted = {method.upper(), "ANY"} if method else None
+        _, by_head, other = self._route_index()
+        head = path.strip("/").split("/", 1)[0]
         items = []
-        for row in self._route_rows():
+        for row in [*by_head.get(head, []), *other]:
             params = match(row["pattern"], path)
             if params is None and row["pattern"] != path:
                 continue
@@ -415,6 +429,14 @@ class CodeGraph:
             items.append({**_route(row), "params": params or {}})
         items.sort(key=lambda r: -specificity(r["pattern"]))
         return bounded(path, items, limit, max_chars)
+
+
+def _head(pattern: str) -> str | None:
+    """A pattern's first path segment when it is literal (None: a parameter, a regex)."""
+    if pattern.startswith("re:"):
+        return None
+    head = pattern.strip("/").split("/", 1)[0]
+    return None if any(c in head for c in "<{:*") else head
 
 
 def _symbol(r: Any) -> dict[str, Any]:
