@@ -186,3 +186,26 @@ def test_cli_watch_process_with_a_vault(tmp_path: Path, vault: Vault) -> None:
         proc.wait(timeout=TIMEOUT)
     events = [e for e in AuditChain(vault.store).events() if e.event == "CODEGRAPH_INDEX_UPDATE"]
     assert {e.agent for e in events} == {"cli-watcher"}
+
+
+def test_cli_index_with_a_vault_records_the_update(tmp_path: Path, vault: Vault) -> None:
+    from click.testing import CliRunner
+
+    from clawql_git.cli import cli
+
+    root = make_repo(tmp_path)
+    done = CliRunner().invoke(
+        cli,
+        ["code", "index", str(root), "--vault", str(vault.root), "--agent", "indexer", "--json"],
+    )
+    assert done.exit_code == 0, done.output
+    record = json.loads(done.output)
+    assert record["audit_event"]
+    events = [e for e in AuditChain(vault.store).events() if e.event == "CODEGRAPH_INDEX_UPDATE"]
+    assert [e.sha for e in events] == [record["audit_event"]] and events[0].agent == "indexer"
+    trailers = git(vault.root, "log", "-1", "--format=%(trailers)", "refs/clawql/audit").stdout
+    assert "Codegraph-Files: 6" in trailers
+    done = CliRunner().invoke(
+        cli, ["code", "index", str(root), "--vault", str(tmp_path / "not-a-vault")]
+    )
+    assert done.exit_code == 3 and "not a clawql vault" in done.output
