@@ -24,7 +24,7 @@ from clawql_git.codegraph.model import (
 )
 from clawql_git.errors import StorageError
 
-SCHEMA_VERSION = "7"
+SCHEMA_VERSION = "8"
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS files (
@@ -77,7 +77,9 @@ def pack(facts: FileFacts) -> bytes:
     data = dict(vars(facts))
     for key in _TYPES:
         data[key] = [list(vars(item).values()) for item in data[key]]
-    for row in data["symbols"]:  # docstrings live in the symbols table
+    for row in data["symbols"]:  # signatures and docstrings live in the symbols table;
+        sig = str(row[5])  # resolution needs only a signature's return annotation
+        row[5] = "->" + sig.rsplit("->", 1)[1] if "->" in sig else ""
         row[6] = ""
     return zlib.compress(json.dumps(data, separators=(",", ":")).encode(), 3)
 
