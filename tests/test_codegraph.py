@@ -226,3 +226,18 @@ def test_cli(repo: Path) -> None:
     assert done.output.strip() == "app/api.py -> app/core.py -> app/db.py"
     done = runner.invoke(cli, ["code", "status", "-C", str(repo), "--json"])
     assert json.loads(done.output)["languages"] == {"python": 6}
+
+
+def test_a_graph_of_another_schema_or_extractor_version_is_rebuilt(repo: Path) -> None:
+    first = CodeGraph.open(repo)
+    first.index()
+    with first.store.transaction() as db:
+        db.execute("UPDATE meta SET value='0' WHERE key='schema'")
+    first.close()
+    again = CodeGraph.open(repo)
+    assert again.store.hashes() == {}  # derived data of another schema is dropped
+    assert again.index().parsed == 6
+    with again.store.transaction() as db:
+        db.execute("UPDATE meta SET value='python:0' WHERE key='extractors'")
+    again.close()
+    assert CodeGraph.open(repo).index().parsed == 6  # facts of another extractor: re-parsed
