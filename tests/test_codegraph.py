@@ -241,3 +241,10 @@ def test_a_graph_of_another_schema_or_extractor_version_is_rebuilt(repo: Path) -
         db.execute("UPDATE meta SET value='python:0' WHERE key='extractors'")
     again.close()
     assert CodeGraph.open(repo).index().parsed == 6  # facts of another extractor: re-parsed
+
+
+def test_index_reports_progress(repo: Path) -> None:
+    seen: list[tuple[int, int, str]] = []
+    CodeGraph.open(repo).index(lambda done, total, item: seen.append((done, total, item)))
+    assert seen[0] == (0, 6, "app/__init__.py") and seen[-1] == (6, 6, "")
+    assert [s[0] for s in seen] == list(range(7))
