@@ -459,6 +459,9 @@ def build_server(tools: MemoryTools) -> MCPServer[Any]:
     for name, hints in TOOLS.items():
         method = getattr(tools, name)
         server.add_tool(method, name=name, description=inspect.getdoc(method), annotations=hints)
+    from clawql_git.mcp_codegraph import register as register_codegraph
+
+    register_codegraph(server)  # the cg_* code graph tools, over the server's working directory
     return server
 
 

@@ -30,6 +30,8 @@ def cli() -> None:
 
 def _register() -> None:
     from clawql_git.cli import audit, recall, team  # noqa: F401 - register their commands
+    from clawql_git.cli import audit, recall  # noqa: F401 - register their commands
+    from clawql_git.cli.code import code
     from clawql_git.cli.hooks import hooks
     from clawql_git.cli.mcp import mcp
     from clawql_git.cli.memory import memory
@@ -48,6 +50,7 @@ def _register() -> None:
     cli.add_command(review)
     cli.add_command(workspace)
     index.add_command(publish)
+    cli.add_command(code)
 
 
 _register()

@@ -1,0 +1,336 @@
+"""``clawql code ...``: the code graph of a repository (thin adapters over ``CodeGraph``)."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import click
+
+from clawql_git.cli.output import emit_json, progress
+
+if TYPE_CHECKING:
+    from clawql_git.codegraph.graph import Answer, CodeGraph
+    from clawql_git.codegraph.indexer import IndexReport
+    from clawql_git.vault import Vault
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def json_flag(fn: F) -> F:
+    return click.option("--json", "as_json", is_flag=True, help="Print JSON.")(fn)
+
+
+def bounds(fn: F) -> F:
+    """``--limit`` and ``--max-chars``: every query answer is bounded and says its total."""
+    fn = click.option(
+        "--max-chars",
+        type=click.IntRange(min=1),
+        default=20_000,
+        show_default=True,
+        help="At most this many characters of items.",
+    )(fn)
+    fn = click.option(
+        "--limit",
+        type=click.IntRange(min=1),
+        default=50,
+        show_default=True,
+        help="At most this many items.",
+    )(fn)
+    return fn
+
+
+def repo_option(fn: F) -> F:
+    return click.option(
+        "--repo",
+        "-C",
+        "repo",
+        default=".",
+        show_default=True,
+        type=click.Path(file_okay=False),
+        help="The repository (any directory inside it).",
+    )(fn)
+
+
+@click.group()
+def code() -> None:
+    """The code graph: symbols, imports, calls and routes of a repository, for agents."""
+
+
+def _open(repo: str) -> CodeGraph:
+    from clawql_git.codegraph.graph import CodeGraph
+
+    return CodeGraph.open(repo)
+
+
+def _render(answer: Answer, as_json: bool, line: Callable[[dict[str, Any]], str]) -> None:
+    if as_json:
+        emit_json(answer.to_record())
+        return
+    for item in answer.items:
+        click.echo(line(item))
+    more = f", {answer.total - len(answer.items)} left out" if answer.truncated else ""
+    click.echo(f"({len(answer.items)} of {answer.total}{more})", err=True)
+
+
+@code.command()
+@click.argument("path", default=".", type=click.Path(file_okay=False, exists=True))
+@click.option("--no-history", is_flag=True, help="Do not read git history (change index).")
+@click.option(
+    "--vault",
+    envvar="CLAWQL_VAULT",
+    type=click.Path(file_okay=False),
+    help="Record the update as CODEGRAPH_INDEX_UPDATE on this vault's audit chain ($CLAWQL_VAULT).",
+)
+@click.option("--agent", envvar="CLAWQL_AGENT_ID", default="", help="Agent id for the audit.")
+@json_flag
+def index(path: str, no_history: bool, vault: str | None, agent: str, as_json: bool) -> None:
+    """Index the repository at PATH (unchanged files, by content hash, are not re-parsed)."""
+    from clawql_git.codegraph.changes import record_index_update
+
+    graph = _open(path)
+    audit = _vault_or_none(vault)
+    with progress("indexing code", not as_json) as bar:
+        report = graph.index(bar, history=not no_history)
+    event = record_index_update(audit, graph.root, report, agent) if audit else None
+    if as_json:
+        emit_json({**report.to_record(), "graph": str(graph.db_path), "audit_event": event})
+        return
+    click.echo(
+        f"{report.files} files ({report.parsed} parsed, {report.unchanged} unchanged, "
+        f"{report.removed} removed), {report.symbols} symbols, {report.calls} calls "
+        f"({report.resolved} resolved), {report.routes} routes in {report.seconds:.2f}s"
+    )
+
+
+@code.command()
+@repo_option
+@json_flag
+def status(repo: str, as_json: bool) -> None:
+    """What the graph holds: files by language, symbols, calls, imports, routes."""
+    info = _open(repo).status()
+    if as_json:
+        emit_json(info)
+        return
+    for key, value in info.items():
+        click.echo(f"{key}: {value}")
+
+
+def _symbol_line(s: dict[str, Any]) -> str:
+    doc = s["docstring"].split("\n")[0][:80]
+    return f"{s['file']}:{s['line']}  {s['kind']} {s['qualname']}  {s['signature']}" + (
+        f"  # {doc}" if doc else ""
+    )
+
+
+def _call_line(c: dict[str, Any]) -> str:
+    target = c["target"] or c["resolution"]
+    return (
+        f"{c['file']}:{c['line']}  {c['caller'] or '<module>'} -> {c['callee']}  "
+        f"[{target}, {c['confidence']}]"
+    )
+
+
+@code.command("find-symbol")
+@click.argument("name")
+@click.option("--kind", help="Only this kind (function, class, method, ...).")
+@repo_option
+@bounds
+@json_flag
+def find_symbol(
+    name: str, kind: str | None, repo: str, limit: int, max_chars: int, as_json: bool
+) -> None:
+    """Definitions named NAME (or Class.method, or file.py:qualname); fuzzy when none is exact."""
+    _render(_open(repo).find_symbol(name, limit, max_chars, kind), as_json, _symbol_line)
+
+
+@code.command()
+@click.argument("name")
+@click.option("--file", "file", help="The definition's file, when the name is ambiguous.")
+@repo_option
+@bounds
+@json_flag
+def callers(
+    name: str, file: str | None, repo: str, limit: int, max_chars: int, as_json: bool
+) -> None:
+    """Every call site of NAME: file, line, calling function, resolution confidence."""
+    _render(_open(repo).callers(name, file, limit, max_chars), as_json, _call_line)
+
+
+@code.command()
+@click.argument("name")
+@click.option("--file", "file", help="The definition's file, when the name is ambiguous.")
+@repo_option
+@bounds
+@json_flag
+def callees(
+    name: str, file: str | None, repo: str, limit: int, max_chars: int, as_json: bool
+) -> None:
+    """Every call made inside NAME, with what it resolved to."""
+    _render(_open(repo).callees(name, file, limit, max_chars), as_json, _call_line)
+
+
+@code.command("explain-module")
+@click.argument("module")
+@repo_option
+@bounds
+@json_flag
+def explain_module(module: str, repo: str, limit: int, max_chars: int, as_json: bool) -> None:
+    """MODULE (a path or dotted name) at a glance: summary, exports, dependencies, dependants,
+    recent changes."""
+    answer = _open(repo).explain_module(module, limit, max_chars)
+    if as_json:
+        emit_json(answer.to_record())
+        return
+    x = answer.extra
+    click.echo(f"{x['path']} ({x['language']}): {x['summary'] or '(no docstring)'}")
+    click.echo(f"exports ({answer.total}):")
+    for s in answer.items:
+        click.echo("  " + _symbol_line(s))
+    click.echo("imports: " + ", ".join(x["dependencies"] + x["external_dependencies"]))
+    click.echo(f"imported by ({x['dependants_total']}): " + ", ".join(x["dependants"]))
+    for c in x["recent_changes"]:
+        click.echo(f"  {c['sha'][:10]} {c['subject']}")
+
+
+@code.command("dependency-path")
+@click.argument("source")
+@click.argument("target")
+@repo_option
+@click.option(
+    "--max-chars",
+    type=click.IntRange(min=1),
+    default=20_000,
+    show_default=True,
+    help="At most this many characters of items.",
+)
+@json_flag
+def dependency_path(source: str, target: str, repo: str, max_chars: int, as_json: bool) -> None:
+    """The import chain from SOURCE to TARGET (paths or dotted module names)."""
+    answer = _open(repo).dependency_path(source, target, max_chars)
+    if as_json:
+        emit_json(answer.to_record())
+    elif not answer.items:
+        click.echo(f"no import path from {source} to {target}")
+    else:
+        click.echo(" -> ".join(i["file"] for i in answer.items))
+
+
+@code.command("find-route")
+@click.argument("path")
+@click.option("--method", help="Only routes answering this HTTP method.")
+@repo_option
+@bounds
+@json_flag
+def find_route(
+    path: str, method: str | None, repo: str, limit: int, max_chars: int, as_json: bool
+) -> None:
+    """Routes matching a concrete request PATH (e.g. /v1/chat/42): handler, file, methods."""
+    answer = _open(repo).find_route(path, method, limit, max_chars)
+    _render(
+        answer,
+        as_json,
+        lambda r: (
+            f"{','.join(r['methods'])} {r['pattern']}  -> {r['handler']} "
+            f"({r['handler_file'] or r['file']}:{r['line']}) [{r['framework']}]"
+            + (f" middleware: {', '.join(r['middleware'])}" if r["middleware"] else "")
+        ),
+    )
+
+
+def _vault_or_none(path: str | None) -> Vault | None:
+    if not path:
+        return None
+    from clawql_git.vault import Vault
+
+    return Vault.open(path)
+
+
+@code.command()
+@click.argument("path", default=".", type=click.Path(file_okay=False, exists=True))
+@click.option(
+    "--vault",
+    envvar="CLAWQL_VAULT",
+    type=click.Path(file_okay=False),
+    help="Record each update as CODEGRAPH_INDEX_UPDATE on this vault's audit chain "
+    "($CLAWQL_VAULT).",
+)
+@click.option("--agent", envvar="CLAWQL_AGENT_ID", default="", help="Agent id for the audit.")
+@click.option(
+    "--debounce",
+    type=click.IntRange(min=1),
+    default=50,
+    show_default=True,
+    help="Milliseconds of quiet before a batch of changes is applied.",
+)
+@json_flag
+def watch(path: str, vault: str | None, agent: str, debounce: int, as_json: bool) -> None:
+    """Index PATH, then keep the graph current from filesystem events until interrupted."""
+    from clawql_git.codegraph.changes import record_index_update
+
+    graph = _open(path)
+    audit = _vault_or_none(vault)
+    with progress("indexing code", not as_json) as bar:
+        first = graph.index(bar)
+    click.echo(f"watching {graph.root} ({first.files} files indexed)", err=True)
+
+    def on_update(report: IndexReport) -> None:
+        event = record_index_update(audit, graph.root, report, agent) if audit else None
+        if as_json:
+            click.echo(json.dumps({**report.to_record(), "audit_event": event}))
+        else:
+            click.echo(f"updated {', '.join(report.changed)} in {report.seconds * 1000:.0f} ms")
+
+    with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C is how a watch ends
+        graph.watch(on_update, debounce_ms=debounce)
+
+
+@code.command("record-change")
+@click.option("--from", "from_rev", required=True, help="The revision before the change.")
+@click.option("--to", "to_rev", default="HEAD", show_default=True, help="The revision after.")
+@repo_option
+@click.option(
+    "--vault",
+    envvar="CLAWQL_VAULT",
+    type=click.Path(file_okay=False),
+    help="The vault to write to ($CLAWQL_VAULT, else the current directory).",
+)
+@click.option("--agent", envvar="CLAWQL_AGENT_ID", default="", help="Who records it.")
+@click.option("--session", envvar="CLAWQL_SESSION_ID", default="", help="Session id.")
+@json_flag
+def record_change(
+    from_rev: str,
+    to_rev: str,
+    repo: str,
+    vault: str | None,
+    agent: str,
+    session: str,
+    as_json: bool,
+) -> None:
+    """Write a code_change entry for FROM..TO into the vault: affected symbols and files,
+    breaking or not, a summary."""
+    from clawql_git.codegraph.changes import record_change as record
+    from clawql_git.codegraph.graph import locate
+    from clawql_git.vault import Identity, Vault
+
+    root, _ = locate(repo)
+    change, result = record(
+        Vault.open(vault), root, from_rev, to_rev, Identity(agent_id=agent, session_id=session)
+    )
+    if as_json:
+        emit_json(
+            {
+                **result.to_record(),
+                "breaking": change.breaking,
+                "summary": change.summary(),
+                "affected_files": list(change.files),
+                "affected_symbols": [f"{s.file}:{s.qualname}" for s in change.symbols],
+            }
+        )
+        return
+    click.echo(
+        f"{result.to_record().get('path')} ({'breaking' if change.breaking else 'compatible'})"
+    )
+    click.echo(change.summary())

@@ -1,0 +1,127 @@
+"""Which files of a work tree the code graph reads: git's view (tracked plus untracked, minus
+ignored) in a repository, a plain walk elsewhere; vendored trees left out; nested repositories
+listed with their own module root."""
+
+from __future__ import annotations
+
+import importlib
+import os
+import subprocess
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from clawql_git.codegraph.model import Extractor
+
+EXCLUDED_DIRS = frozenset(
+    {
+        "vendor",
+        "node_modules",
+        "__pycache__",
+        ".git",
+        ".venv",
+        "venv",
+        ".tox",
+        ".mypy_cache",
+        ".ruff_cache",
+        ".pytest_cache",
+        ".clawql-codegraph",
+    }
+)
+LANGUAGE_MODULES = ("lang_python", "lang_js", "lang_go", "lang_rust", "lang_java")
+MAX_FILE_BYTES = 2_000_000
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    """A file to index: repository-relative path and the nested repository it belongs to."""
+
+    path: str
+    module: str  # '' for the top repository, else the nested repository's directory
+
+
+def load_extractors() -> dict[str, Extractor]:
+    """Language name -> extractor, from each ``codegraph.lang_*`` module that is present."""
+    out: dict[str, Extractor] = {}
+    for name in LANGUAGE_MODULES:
+        try:
+            module = importlib.import_module(f"clawql_git.codegraph.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name and exc.name.endswith(name):
+                continue
+            raise
+        extractor: Extractor = module.EXTRACTOR
+        for language in extractor.suffixes.values():
+            out.setdefault(language, extractor)
+    return out
+
+
+def suffix_map(extractors: dict[str, Extractor]) -> dict[str, str]:
+    """File suffix -> language."""
+    out: dict[str, str] = {}
+    for extractor in extractors.values():
+        out.update(extractor.suffixes)
+    return out
+
+
+def is_git_worktree(root: Path) -> bool:
+    return (root / ".git").exists()
+
+
+def _git_files(root: Path) -> list[str]:
+    done = subprocess.run(
+        ["git", "-c", "core.quotepath=off", "ls-files", "-co", "--exclude-standard", "-z"],
+        cwd=root,
+        capture_output=True,
+        check=False,
+    )
+    if done.returncode != 0:
+        return []
+    return [p for p in done.stdout.decode("utf-8", "replace").split("\0") if p]
+
+
+def _excluded(path: str) -> bool:
+    return any(part in EXCLUDED_DIRS for part in path.split("/")[:-1])
+
+
+def discover(root: Path, suffixes: dict[str, str], module: str = "") -> Iterator[SourceFile]:
+    """Every indexable file under ``root`` (repository-relative to the top ``root``)."""
+    prefix = f"{module}/" if module else ""
+    if is_git_worktree(root):
+        for rel in _git_files(root):
+            full = root / rel
+            if rel.endswith("/") or (full.is_dir() and (full / ".git").exists()):
+                nested = rel.rstrip("/")
+                if not _excluded(nested + "/x") and (full / ".git").exists():
+                    yield from discover(full, suffixes, prefix + nested)
+                continue
+            if _wanted(rel, suffixes) and not _excluded(rel):
+                yield SourceFile(prefix + rel, module)
+        return
+    yield from _walk(root, suffixes, module, prefix)
+
+
+def _walk(root: Path, suffixes: dict[str, str], module: str, prefix: str) -> Iterator[SourceFile]:
+    for folder, dirs, names in os.walk(root):
+        rel_dir = Path(folder).relative_to(root).as_posix()
+        here = "" if rel_dir == "." else rel_dir + "/"
+        keep = []
+        for d in sorted(dirs):
+            if d in EXCLUDED_DIRS or d.startswith("."):
+                continue
+            if (Path(folder) / d / ".git").exists():
+                yield from discover(Path(folder) / d, suffixes, prefix + here + d)
+                continue
+            keep.append(d)
+        dirs[:] = keep
+        for name in sorted(names):
+            if _wanted(name, suffixes):
+                yield SourceFile(prefix + here + name, module)
+
+
+def _wanted(path: str, suffixes: dict[str, str]) -> bool:
+    return os.path.splitext(path)[1] in suffixes
+
+
+def language_of(path: str, suffixes: dict[str, str]) -> str:
+    return suffixes.get(os.path.splitext(path)[1], "")

@@ -1,0 +1,463 @@
+"""Resolution across files: which definition each call and import points at.
+
+A name is looked up the way the language looks it up (for Python: local, enclosing, module,
+imports, builtins; class scopes are invisible from methods), imports are followed through
+re-exports, and receivers get their type only from evidence (``self``, an assignment of a
+constructor call, an annotation). Anything that is not proven stays unresolved with the name
+as written; anything bound to stdlib or third-party code is external and never resolves into
+the repository.
+"""
+
+from __future__ import annotations
+
+import builtins
+import posixpath
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from clawql_git.codegraph.model import Assignment, Extractor, FileFacts, Import, RepoView, Symbol
+
+CALLABLE = frozenset(
+    {"function", "method", "class", "struct", "interface", "trait", "enum", "type"}
+)
+CLASSLIKE = frozenset({"class", "struct", "interface", "trait", "enum", "type"})
+BUILTINS = frozenset(dir(builtins))
+MAX_DEPTH = 14
+DOTTED = re.compile(r"^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*$")
+CONSTRUCTED = re.compile(r"^([A-Za-z_$][\w$.]*)\(\)\.([A-Za-z_$][\w$]*)$")
+IMPLICIT_THIS = frozenset({"java", "kotlin", "csharp", "cpp"})  # bare names may be members
+SELF_NAMES = ("self", "cls", "this")
+
+# Entities: what a name denotes. ("mod", paths) | ("ns", dotted, importer) |
+# ("def", path, qualname) | ("inst", path, qualname) | ("ext", name) | ("unk",)
+Entity = tuple[str, ...]
+UNK: Entity = ("unk",)
+
+
+@dataclass(frozen=True)
+class Edge:
+    """One call site and what it resolved to (``target_path`` empty when unresolved)."""
+
+    path: str
+    caller: str
+    callee: str
+    line: int
+    column: int
+    context: str
+    target_path: str
+    target_qualname: str
+    confidence: float
+    resolution: str  # exact | inferred | external | unresolved
+
+
+@dataclass
+class FileIndex:
+    """One file's facts, keyed for lookups."""
+
+    facts: FileFacts
+    defs: dict[str, Symbol] = field(default_factory=dict)
+    imports: dict[tuple[str, str], list[Import]] = field(default_factory=dict)
+    stars: dict[str, list[Import]] = field(default_factory=dict)
+    assigns: dict[tuple[str, str], list[Assignment]] = field(default_factory=dict)
+    self_attrs: dict[tuple[str, str], list[Assignment]] = field(default_factory=dict)
+
+    @classmethod
+    def build(cls, facts: FileFacts) -> FileIndex:
+        idx = cls(facts)
+        python = facts.language == "python"
+        for sym in facts.symbols:
+            idx.defs.setdefault(sym.qualname, sym)
+        for imp in facts.imports:
+            if imp.name == "*":
+                idx.stars.setdefault(imp.scope, []).append(imp)
+            else:
+                idx.imports.setdefault((imp.scope, binding(imp, python)), []).append(imp)
+        for asg in facts.assignments:
+            head, _, attr = asg.target.partition(".")
+            if head in SELF_NAMES and attr and "." not in attr:
+                klass = asg.scope.rsplit(".", 1)[0] if "." in asg.scope else ""
+                idx.self_attrs.setdefault((klass, attr), []).append(asg)
+            else:
+                idx.assigns.setdefault((asg.scope, asg.target), []).append(asg)
+        return idx
+
+
+def binding(imp: Import, python: bool) -> str:
+    """The local name an import binds (``import a.b`` binds ``a`` in Python; a Go or Java
+    whole-module import binds its last segment)."""
+    if imp.alias:
+        return imp.alias
+    if imp.name and imp.name != "default":
+        return imp.name
+    if python:
+        return imp.module.split(".")[0]
+    return re.split(r"[/.:]+", imp.module.rstrip("/"))[-1]
+
+
+def parent(qual: str) -> str:
+    return qual.rsplit(".", 1)[0] if "." in qual else ""
+
+
+def annotation_type(text: str) -> str:
+    """The class an annotation names, when it names one (``Optional[X]``, ``X | None``,
+    ``"X"``); '' otherwise."""
+    t = text.strip().strip("'\"").strip()
+    for wrapper in ("Optional[", "t.Optional[", "typing.Optional[", "Annotated[", "t.Annotated["):
+        if t.startswith(wrapper) and t.endswith("]"):
+            t = t[len(wrapper) : -1].split(",")[0].strip()
+    parts = [p.strip() for p in t.split("|") if p.strip() != "None"]
+    if len(parts) != 1:
+        return ""
+    return parts[0].strip("'\"") if DOTTED.match(parts[0].strip("'\"")) else ""
+
+
+class Resolver:
+    """Resolves the calls and imports of a set of files against each other."""
+
+    def __init__(
+        self, files: dict[str, FileFacts], extractors: dict[str, Extractor], repo: RepoView
+    ) -> None:
+        self.repo = repo
+        self.extractors = extractors  # language -> extractor
+        self.index = {path: FileIndex.build(f) for path, f in files.items()}
+        self._modules: dict[tuple[str, str], tuple[str, ...]] = {}
+
+    def replace(self, facts: FileFacts) -> None:
+        """Take the new facts of a file already known (the set of files is unchanged, so
+        module resolution stays valid)."""
+        self.index[facts.path] = FileIndex.build(facts)
+
+    # ------------------------------------------------------------ modules
+
+    def module_files(self, importer: str, module: str) -> tuple[str, ...]:
+        """The files an import denotes (empty: external), cached per (importer dir, module)."""
+        key = (posixpath.dirname(importer), module)
+        if key not in self._modules:
+            language = self.index[importer].facts.language if importer in self.index else ""
+            ex = self.extractors.get(language)
+            found = ex.resolve_module(importer, module, self.repo) if ex is not None else []
+            self._modules[key] = tuple(p for p in found if p in self.index)
+        return self._modules[key]
+
+    def import_targets(self, path: str) -> list[tuple[Import, tuple[str, ...]]]:
+        """Each import of ``path`` with the files it points at (``from pkg import mod`` names
+        the submodule file)."""
+        out = []
+        python = self.index[path].facts.language == "python"
+        for imp in self.index[path].facts.imports:
+            files = self.module_files(path, imp.module)
+            if python and imp.name and imp.name != "*":
+                sub = self.module_files(path, _join(imp.module, imp.name))
+                if sub and not self._has_name(files, imp.name):
+                    files = sub
+            out.append((imp, files))
+        return out
+
+    def _has_name(self, files: tuple[str, ...], name: str) -> bool:
+        return any(name in self.index[f].defs or ("", name) in self.index[f].imports for f in files)
+
+    # ------------------------------------------------------------ calls
+
+    def edges(self, path: str) -> list[Edge]:
+        """Every call of ``path``, resolved or kept unresolved with its name."""
+        out = []
+        for call in self.index[path].facts.calls:
+            scope = call.caller if call.context == "body" else parent(call.caller)
+            if call.context != "body" and call.caller not in self.index[path].defs:
+                scope = call.caller
+            ctx = _Ctx()
+            entity = self.callee(path, scope, call.callee, ctx)
+            out.append(self._edge(path, call.caller, call.callee, call, entity, ctx))
+        return out
+
+    def _edge(
+        self, path: str, caller: str, callee: str, call: object, e: Entity, ctx: _Ctx
+    ) -> Edge:
+        line, column, context = call.line, call.column, call.context  # type: ignore[attr-defined]
+        if e[0] == "def" and self.index[e[1]].defs[e[2]].kind in CALLABLE:
+            how = "inferred" if ctx.inferred else "exact"
+            conf = 0.8 if ctx.inferred else 1.0
+            return Edge(path, caller, callee, line, column, context, e[1], e[2], conf, how)
+        how = "external" if e[0] == "ext" else "unresolved"
+        return Edge(path, caller, callee, line, column, context, "", "", 0.0, how)
+
+    def callee(self, path: str, scope: str, callee: str, ctx: _Ctx) -> Entity:
+        """What a callee denotes: a dotted name, or ``Class().method`` (typed by its
+        constructor); anything else (subscripts, calls on call results) is unknown."""
+        if DOTTED.match(callee):
+            return self.expression(path, scope, callee, ctx)
+        m = CONSTRUCTED.match(callee)
+        if m is None:
+            return UNK
+        made = self.expression(path, scope, m.group(1), ctx)
+        if made[0] == "def" and self.index[made[1]].defs[made[2]].kind in CLASSLIKE:
+            ctx.inferred = True
+            return self.attribute(("inst", made[1], made[2]), m.group(2), ctx, 0)
+        return made if made[0] == "ext" else UNK
+
+    def expression(self, path: str, scope: str, dotted: str, ctx: _Ctx) -> Entity:
+        """What a dotted name denotes in ``scope`` of ``path``."""
+        head, *rest = dotted.split(".")
+        entity = self.name(path, scope, head, ctx, 0)
+        for part in rest:
+            if entity[0] in ("unk", "ext"):
+                return entity
+            entity = self.attribute(entity, part, ctx, 0)
+        return entity
+
+    def scopes(self, path: str, scope: str) -> Iterable[str]:
+        """The scope chain: the scope itself, enclosing function scopes (class bodies are
+        skipped, as Python does), then the module."""
+        defs = self.index[path].defs
+        cur, first = scope, True
+        while cur:
+            sym = defs.get(cur)
+            if first or sym is None or sym.kind not in CLASSLIKE:
+                yield cur
+            cur, first = parent(cur), False
+        yield ""
+
+    def name(self, path: str, scope: str, name: str, ctx: _Ctx, depth: int) -> Entity:
+        if depth > MAX_DEPTH:
+            return UNK
+        idx = self.index[path]
+        python = idx.facts.language == "python"
+        if name in SELF_NAMES:
+            klass = self._enclosing_class(path, scope)
+            if klass:
+                return ("def" if name == "cls" else "inst", path, klass)
+        for cur in self.scopes(path, scope):
+            found = self._in_scope(path, cur, name, ctx, depth)
+            if found is not None:
+                return found
+        if idx.facts.language in IMPLICIT_THIS:
+            member = self._implicit_member(path, scope, name, ctx, depth)
+            if member is not None:
+                return member
+        for imp in idx.stars.get("", []):
+            files = self.module_files(path, imp.module)
+            if not files:
+                continue
+            found = self.attribute(("mod", *files), name, ctx, depth + 1)
+            if found[0] != "unk":
+                return found
+        if python and name in BUILTINS:
+            return ("ext", name)
+        return UNK
+
+    def _enclosing_class(self, path: str, scope: str) -> str:
+        defs = self.index[path].defs
+        cur = scope
+        while cur:
+            sym = defs.get(cur)
+            if sym is not None and sym.kind in ("method", "function"):
+                up = defs.get(parent(cur))
+                if up is not None and up.kind in CLASSLIKE:
+                    return up.qualname
+            cur = parent(cur)
+        return ""
+
+    def _implicit_member(
+        self, path: str, scope: str, name: str, ctx: _Ctx, depth: int
+    ) -> Entity | None:
+        """Java/TS-style: a bare name inside a method may be a member of its class."""
+        klass = self._enclosing_class(path, scope)
+        if not klass:
+            return None
+        found = self.member(path, klass, name, ctx, depth + 1, instance=True)
+        return found if found[0] != "unk" else None
+
+    def _in_scope(self, path: str, scope: str, name: str, ctx: _Ctx, depth: int) -> Entity | None:
+        idx = self.index[path]
+        qual = f"{scope}.{name}" if scope else name
+        sym = idx.defs.get(qual)
+        if sym is not None and sym.kind not in ("variable", "constant"):
+            return ("def", path, qual)
+        imports = idx.imports.get((scope, name))
+        if imports:
+            return self.follow(path, imports[-1], ctx, depth + 1)
+        assigns = idx.assigns.get((scope, name))
+        if assigns:
+            return self.infer(path, scope, assigns, ctx, depth + 1)
+        if sym is not None:
+            return UNK
+        return None
+
+    def follow(self, path: str, imp: Import, ctx: _Ctx, depth: int) -> Entity:
+        """What an import binds."""
+        python = self.index[path].facts.language == "python"
+        if not imp.name:
+            module = imp.module if imp.alias or not python else imp.module.split(".")[0]
+            files = self.module_files(path, module)
+            named = binding(imp, python)
+            for f in files if not python else ():  # Java: `import com.acme.Foo` names a class
+                if named in self.index[f].defs:
+                    return ("def", f, named)
+            if files:
+                return ("mod", *files)
+            if python and not imp.alias and self.module_files(path, imp.module):
+                return ("ns", module, path)
+            return ("ext", imp.module)
+        files = self.module_files(path, imp.module)
+        if not files:
+            if python and self.module_files(path, _join(imp.module, imp.name)):
+                return ("mod", *self.module_files(path, _join(imp.module, imp.name)))
+            return ("ext", f"{imp.module}.{imp.name}")
+        found = self.attribute(("mod", *files), imp.name, ctx, depth + 1)
+        if found[0] == "unk" and python:
+            sub = self.module_files(path, _join(imp.module, imp.name))
+            if sub:
+                return ("mod", *sub)
+        return found
+
+    def infer(
+        self, path: str, scope: str, assigns: list[Assignment], ctx: _Ctx, depth: int
+    ) -> Entity:
+        """The type an assignment proves, or unknown; several disagreeing ones: unknown."""
+        results = {self._infer_one(path, scope, a, ctx, depth) for a in assigns}
+        return results.pop() if len(results) == 1 else UNK
+
+    def _infer_one(self, path: str, scope: str, asg: Assignment, ctx: _Ctx, depth: int) -> Entity:
+        if depth > MAX_DEPTH or not asg.value:
+            return UNK
+        value = asg.value
+        if value.startswith("="):
+            dotted = value[1:]
+            return (
+                self._resolve_in(path, scope, dotted, ctx, depth) if DOTTED.match(dotted) else UNK
+            )
+        if asg.annotation:
+            value = annotation_type(value)
+            if not value:
+                return UNK
+        elif not DOTTED.match(value):
+            return UNK
+        target = self._resolve_in(path, scope, value, ctx, depth)
+        ctx.inferred = True
+        if target[0] == "def":
+            sym = self.index[target[1]].defs[target[2]]
+            if sym.kind in CLASSLIKE:
+                return ("inst", target[1], target[2])
+            if not asg.annotation:
+                return self._returns(target[1], sym, ctx, depth + 1)
+        return ("ext", value) if target[0] == "ext" else UNK
+
+    def _returns(self, path: str, sym: Symbol, ctx: _Ctx, depth: int) -> Entity:
+        """What calling a function gives, when its return annotation names a class."""
+        if self.index[path].facts.language != "python" or "->" not in sym.signature:
+            return UNK
+        named = annotation_type(sym.signature.rsplit("->", 1)[1])
+        if not named:
+            return UNK
+        target = self._resolve_in(path, parent(sym.qualname), named, ctx, depth)
+        if target[0] == "def" and self.index[target[1]].defs[target[2]].kind in CLASSLIKE:
+            return ("inst", target[1], target[2])
+        return ("ext", named) if target[0] == "ext" else UNK
+
+    def _resolve_in(self, path: str, scope: str, dotted: str, ctx: _Ctx, depth: int) -> Entity:
+        head, *rest = dotted.split(".")
+        entity = self.name(path, scope, head, ctx, depth + 1)
+        for part in rest:
+            if entity[0] in ("unk", "ext"):
+                return entity
+            entity = self.attribute(entity, part, ctx, depth + 1)
+        return entity
+
+    # ------------------------------------------------------------ attributes
+
+    def attribute(self, entity: Entity, name: str, ctx: _Ctx, depth: int) -> Entity:
+        if depth > MAX_DEPTH:
+            return UNK
+        kind = entity[0]
+        if kind == "mod":
+            return self._module_attr(entity[1:], name, ctx, depth)
+        if kind == "ns":
+            files = self.module_files(entity[2], f"{entity[1]}.{name}")
+            return ("mod", *files) if files else ("ns", f"{entity[1]}.{name}", entity[2])
+        if kind in ("def", "inst"):
+            sym = self.index[entity[1]].defs[entity[2]]
+            if sym.kind not in CLASSLIKE:
+                return UNK
+            return self.member(entity[1], entity[2], name, ctx, depth + 1, kind == "inst")
+        return entity if kind == "ext" else UNK
+
+    def _module_attr(self, files: tuple[str, ...], name: str, ctx: _Ctx, depth: int) -> Entity:
+        for path in files:
+            found = self._in_scope(path, "", name, ctx, depth + 1)
+            if found is not None:
+                return found
+        for path in files:
+            idx = self.index[path]
+            if idx.facts.language == "python" and path.endswith(("__init__.py", "__init__.pyi")):
+                sub = self.module_files(path, "." + name)
+                if sub:
+                    return ("mod", *sub)
+            for imp in idx.stars.get("", []):
+                star = self.module_files(path, imp.module)
+                if star and star != files:
+                    found = self._module_attr(star, name, ctx, depth + 1)
+                    if found[0] != "unk":
+                        return found
+        return UNK
+
+    def member(
+        self, path: str, klass: str, name: str, ctx: _Ctx, depth: int, instance: bool
+    ) -> Entity:
+        """A class's attribute: its own definitions, its class-level assignments, for an
+        instance the ``self.x`` assignments of its methods, then its bases in order."""
+        if depth > MAX_DEPTH:
+            return UNK
+        idx = self.index[path]
+        qual = f"{klass}.{name}"
+        sym = idx.defs.get(qual)
+        if sym is not None and sym.kind not in ("variable", "constant"):
+            return ("def", path, qual)
+        own = idx.assigns.get((klass, name))
+        if own:
+            return self.infer(path, klass, own, ctx, depth + 1)
+        attrs = idx.self_attrs.get((klass, name)) if instance else None
+        if attrs:
+            return self.infer_attr(path, attrs, ctx, depth + 1)
+        external = False
+        for base in idx.defs[klass].bases if klass in idx.defs else ():
+            if not DOTTED.match(base):
+                continue
+            target = self._resolve_in(path, parent(klass), base, ctx, depth + 1)
+            if target[0] == "def" and self.index[target[1]].defs[target[2]].kind in CLASSLIKE:
+                found = self.member(target[1], target[2], name, ctx, depth + 1, instance)
+                if found[0] != "unk":
+                    return found
+            elif target[0] == "ext":
+                external = True
+        if idx.facts.language == "go":
+            return self._go_method(path, klass, name)
+        return ("ext", name) if external else UNK
+
+    def infer_attr(self, path: str, attrs: list[Assignment], ctx: _Ctx, depth: int) -> Entity:
+        """``self.x = Foo()`` in some method: each assignment resolved in its own method."""
+        results = {self._infer_one(path, a.scope, a, ctx, depth) for a in attrs}
+        return results.pop() if len(results) == 1 else UNK
+
+    def _go_method(self, path: str, klass: str, name: str) -> Entity:
+        """Go methods may sit in any file of the package (the directory)."""
+        folder = posixpath.dirname(path)
+        for other, idx in self.index.items():
+            if (
+                other != path
+                and posixpath.dirname(other) == folder
+                and (f"{klass}.{name}" in idx.defs)
+            ):
+                return ("def", other, f"{klass}.{name}")
+        return UNK
+
+
+@dataclass
+class _Ctx:
+    """Per-resolution notes: did the answer rest on an inferred type?"""
+
+    inferred: bool = False
+
+
+def _join(module: str, name: str) -> str:
+    return module + name if module.endswith(".") else f"{module}.{name}"
