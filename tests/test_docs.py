@@ -9,7 +9,7 @@ from clawql_git.cli.reference import render
 from .conftest import ROOT
 
 README = (ROOT / "README.md").read_text()
-ADAPTERS = {"mcp_server.py", "__main__.py"}
+ADAPTERS = {"mcp_server.py", "mcp_codegraph.py", "__main__.py"}
 
 
 def test_cli_reference_is_current() -> None:

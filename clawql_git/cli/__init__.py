@@ -30,7 +30,6 @@ def cli() -> None:
 
 def _register() -> None:
     from clawql_git.cli import audit, recall, team  # noqa: F401 - register their commands
-    from clawql_git.cli import audit, recall  # noqa: F401 - register their commands
     from clawql_git.cli.code import code
     from clawql_git.cli.hooks import hooks
     from clawql_git.cli.mcp import mcp
