@@ -213,7 +213,7 @@ def _notes(
             entry = Entry.parse(path, decode_text(data, path))
         except ClawqlError:
             continue
-        yield path, (NoteInfo(path, entry.title, entry.aliases), entry)
+        yield path, (NoteInfo.of(path, entry.title, entry.aliases, entry.meta), entry)
 
 
 def _graph(

@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 import posixpath
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, cast
 from urllib.parse import unquote
@@ -72,6 +72,17 @@ class NoteInfo:
     path: str  # vault-relative POSIX path with extension, e.g. "decisions/2026-07/auth-jwt.md"
     title: str | None = None
     aliases: tuple[str, ...] = ()
+    source_path: str | None = None  # where an imported note came from (its `source_path`)
+
+    @classmethod
+    def of(
+        cls, path: str, title: str | None, aliases: Iterable[str], meta: Mapping[str, Any]
+    ) -> NoteInfo:
+        """The note info of an entry, with its frontmatter's ``source_path`` when it has one."""
+        source = meta.get("source_path")
+        return cls(
+            path, title, tuple(aliases), source if isinstance(source, str) and source else None
+        )
 
 
 @dataclass(frozen=True)
@@ -410,6 +421,9 @@ class LinkResolver:
         self._by_stem: dict[str, list[str]] = {}  # "b" -> paths
         self._by_title: dict[str, list[str]] = {}
         self._by_alias: dict[str, list[str]] = {}
+        self._by_source: dict[str, str] = {}  # "docs/adr/0005-x.md" (as imported) -> path
+        self._by_source_stem: dict[str, list[str]] = {}
+        self._source_of: dict[str, str] = {}  # path -> its source folder
         for note in notes:
             self._add(note)
 
@@ -423,6 +437,12 @@ class LinkResolver:
             self._by_title.setdefault(_name_key(note.title), []).append(note.path)
         for alias in note.aliases:
             self._by_alias.setdefault(_name_key(alias), []).append(note.path)
+        source = _normalise(note.source_path.lower()) if note.source_path else None
+        if source:
+            self._by_source.setdefault(source, note.path)
+            stem = posixpath.basename(_strip_note_suffix(source))
+            self._by_source_stem.setdefault(stem, []).append(note.path)
+            self._source_of[note.path] = posixpath.dirname(source)
 
     def resolve(self, ref: LinkRef, source_path: str) -> str | None:
         """The path of the note `ref` (written in `source_path`) points to, or None if broken.
@@ -434,11 +454,28 @@ class LinkResolver:
         folder, then the file stem or a path suffix (`folder/stem`); several candidates
         resolve to the one in the source's folder, then to the shortest path; then note
         titles and aliases (our extension) with the same tie-break.
+
+        An imported note (one with a ``source_path``) was written against its source folder's
+        layout, which import renames: its relative Markdown links resolve against the other
+        imported notes' source paths first, and a wikilink that finds nothing else tries their
+        source file stems.
         """
         folder = posixpath.dirname(source_path).lower()
+        origin = self._source_of.get(source_path)
         if ref.kind == "markdown":
-            return self._resolve_markdown(ref.target.lower(), folder)
-        return self._resolve_wikilink(ref.target.strip().lower(), folder)
+            target = ref.target.lower()
+            found = self._resolve_imported(target, origin) if origin is not None else None
+            return found or self._resolve_markdown(target, folder)
+        found = self._resolve_wikilink(ref.target.strip().lower(), folder)
+        if found is None and self._by_source_stem:
+            stem = posixpath.basename(_strip_note_suffix(ref.target.strip().lower()))
+            found = _closest(self._by_source_stem.get(stem, []), folder)
+        return found
+
+    def _resolve_imported(self, target: str, origin: str) -> str | None:
+        if target.startswith("/") or "://" in target:
+            return None
+        return self._by_source.get(_normalise(posixpath.join(origin, target)) or "")
 
     def _resolve_markdown(self, target: str, folder: str) -> str | None:
         if target.startswith("/"):

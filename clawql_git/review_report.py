@@ -264,7 +264,7 @@ def _resolver(vault: Vault, proposal: Proposal, tip: pygit2.Commit, report: Prop
         notes.pop(path, None)
         entry = _parsed(vault, tip, path)
         if entry is not None:
-            notes[path] = NoteInfo(path, entry.title, entry.aliases)
+            notes[path] = NoteInfo.of(path, entry.title, entry.aliases, entry.meta)
     return LinkResolver(notes.values())
 
 

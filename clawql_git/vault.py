@@ -533,7 +533,8 @@ class Vault:
         """The link graph of every entry at HEAD (or ``at``)."""
         from clawql_git.links import LinkGraph, NoteInfo
 
-        notes = [(NoteInfo(e.path, e.title, e.aliases), e.body) for e in self.entries(at)]
+        entries = self.entries(at)
+        notes = [(NoteInfo.of(e.path, e.title, e.aliases, e.meta), e.body) for e in entries]
         return LinkGraph.build(notes)
 
     def after_git_event(self, event: str) -> BuildReport | None:

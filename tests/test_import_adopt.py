@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import posixpath
 import shutil
 from pathlib import Path
 
@@ -11,6 +12,7 @@ from click.testing import CliRunner
 from clawql_git import Vault
 from clawql_git.cli import cli
 from clawql_git.errors import InvalidInput
+from clawql_git.links import extract_links
 
 from .conftest import ADR, AGENT, SAMPLE, fsck_ok, git
 
@@ -80,6 +82,19 @@ def test_import_of_the_whole_adr_corpus(vault: Vault) -> None:
     assert results.exit_code == 0, results.output
     assert len(vault.entries()) == len(list(ADR.rglob("*.md")))
     assert vault.catalog_drift() == []
+    # Import renames files; links written against the source layout still resolve, each to the
+    # entry imported from the file it names (never to a same-named file of another project).
+    by_source = {e.meta["source_path"]: e.path for e in vault.entries()}
+    expected: set[tuple[str, str]] = set()
+    for file in ADR.rglob("*.md"):
+        rel = file.relative_to(ADR).as_posix()
+        for ref in extract_links(file.read_text()):
+            target = posixpath.normpath(posixpath.join(posixpath.dirname(rel), ref.target))
+            if ref.kind == "markdown" and "://" not in ref.target and target in by_source:
+                expected.add((by_source[rel], by_source[target]))
+    assert len(expected) > 80  # 87 distinct links between ADRs of one project
+    edges = {(e.source, e.target) for e in vault.link_graph().edges()}
+    assert expected - edges == set()
 
 
 def test_import_refuses_everything_when_one_file_is_bad(vault: Vault, tmp_path: Path) -> None:
