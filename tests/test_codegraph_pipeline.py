@@ -371,9 +371,7 @@ def test_nestjs_routes(nest: CodeGraph) -> None:
     assert [r["target"] for r in route(nest, "/cats/7", "DELETE")] == [
         f"{cats}:CatsController.remove"
     ]
-    assert [r["target"] for r in route(nest, "/cats", "POST")] == [
-        f"{cats}:CatsController.create"
-    ]
+    assert [r["target"] for r in route(nest, "/cats", "POST")] == [f"{cats}:CatsController.create"]
     assert [r["target"] for r in route(nest, "/admin/metrics", "GET")] == [
         "src/admin.controller.ts:AdminController.stats"
     ]
