@@ -122,6 +122,7 @@ class Resolver:
         self.extractors = extractors  # language -> extractor
         self.index = {path: FileIndex.build(f) for path, f in files.items()}
         self._modules: dict[tuple[str, str], tuple[str, ...]] = {}
+        self._go_dirs: dict[str, list[str]] | None = None  # Go package dir -> its files
 
     def replace(self, facts: FileFacts) -> None:
         """Take the new facts of a file already known (the set of files is unchanged, so
@@ -131,10 +132,12 @@ class Resolver:
     # ------------------------------------------------------------ modules
 
     def module_files(self, importer: str, module: str) -> tuple[str, ...]:
-        """The files an import denotes (empty: external), cached per (importer dir, module)."""
-        key = (posixpath.dirname(importer), module)
+        """The files an import denotes (empty: external), cached per (importer dir, module);
+        per importer file for Rust, where ``mod x;`` in ``src/a.rs`` is ``src/a/x.rs`` but
+        in ``src/lib.rs`` (or a ``mod.rs``) is a sibling file."""
+        language = self.index[importer].facts.language if importer in self.index else ""
+        key = (importer if language == "rust" else posixpath.dirname(importer), module)
         if key not in self._modules:
-            language = self.index[importer].facts.language if importer in self.index else ""
             ex = self.extractors.get(language)
             found = ex.resolve_module(importer, module, self.repo) if ex is not None else []
             self._modules[key] = tuple(p for p in found if p in self.index)
@@ -153,6 +156,18 @@ class Resolver:
                     files = sub
             out.append((imp, files))
         return out
+
+    def commonjs_default(self, files: tuple[str, ...]) -> str:
+        """The name a JS module exports as a whole (``module.exports = X`` / ``export default
+        X`` with no other export): what a whole-module ``require()`` of it gives; '' when the
+        module exports names (then the binding is the module)."""
+        if len(files) != 1 or self.index[files[0]].facts.exports != ["default"]:
+            return ""
+        aliases = self.index[files[0]].assigns.get(("", "default"), [])
+        values = {a.value for a in aliases}
+        if len(values) != 1 or not next(iter(values)).startswith("="):
+            return ""
+        return next(iter(values))[1:]
 
     def _has_name(self, files: tuple[str, ...], name: str) -> bool:
         return any(name in self.index[f].defs or ("", name) in self.index[f].imports for f in files)
@@ -184,7 +199,9 @@ class Resolver:
 
     def callee(self, path: str, scope: str, callee: str, ctx: _Ctx) -> Entity:
         """What a callee denotes: a dotted name, or ``Class().method`` (typed by its
-        constructor); anything else (subscripts, calls on call results) is unknown."""
+        constructor); anything else (subscripts, calls on call results) is unknown. Rust
+        paths (``service::Service::new``) are looked up as dotted names."""
+        callee = callee.replace("::", ".")
         if DOTTED.match(callee):
             return self.expression(path, scope, callee, ctx)
         m = CONSTRUCTED.match(callee)
@@ -235,6 +252,10 @@ class Resolver:
             member = self._implicit_member(path, scope, name, ctx, depth)
             if member is not None:
                 return member
+        if idx.facts.language == "go":
+            found = self._go_package(path, name, ctx, depth)
+            if found is not None:
+                return found
         for imp in idx.stars.get("", []):
             files = self.module_files(path, imp.module)
             if not files:
@@ -268,6 +289,28 @@ class Resolver:
         found = self.member(path, klass, name, ctx, depth + 1, instance=True)
         return found if found[0] != "unk" else None
 
+    def _go_package(self, path: str, name: str, ctx: _Ctx, depth: int) -> Entity | None:
+        """Go: a package is its directory, so a top-level name may be defined in any of its
+        files (imports stay per file, so only definitions and package-level vars count)."""
+        if self._go_dirs is None:
+            self._go_dirs = {}
+            for f in sorted(self.index):
+                if self.index[f].facts.language == "go":
+                    self._go_dirs.setdefault(posixpath.dirname(f), []).append(f)
+        for other in self._go_dirs.get(posixpath.dirname(path), []):
+            idx = self.index[other]
+            if other == path:
+                continue
+            sym = idx.defs.get(name)
+            if sym is not None and sym.kind not in ("variable", "constant"):
+                return ("def", other, name)
+            assigns = idx.assigns.get(("", name))
+            if assigns:
+                return self.infer(other, "", assigns, ctx, depth + 1)
+            if sym is not None:
+                return UNK
+        return None
+
     def _in_scope(self, path: str, scope: str, name: str, ctx: _Ctx, depth: int) -> Entity | None:
         idx = self.index[path]
         qual = f"{scope}.{name}" if scope else name
@@ -294,6 +337,9 @@ class Resolver:
             for f in files if not python else ():  # Java: `import com.acme.Foo` names a class
                 if named in self.index[f].defs:
                     return ("def", f, named)
+            # `X = require('./x')` of a module doing `module.exports = Y` binds Y
+            if not python and self.commonjs_default(files):
+                return self._module_attr(files, "default", ctx, depth + 1)
             if files:
                 return ("mod", *files)
             if python and not imp.alias and self.module_files(path, imp.module):
@@ -321,7 +367,7 @@ class Resolver:
     def _infer_one(self, path: str, scope: str, asg: Assignment, ctx: _Ctx, depth: int) -> Entity:
         if depth > MAX_DEPTH or not asg.value:
             return UNK
-        value = asg.value
+        value = asg.value.replace("::", ".")
         if value.startswith("="):
             dotted = value[1:]
             return (
