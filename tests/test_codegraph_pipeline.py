@@ -387,3 +387,31 @@ def test_nestjs_controller_calls_its_service(nest: CodeGraph) -> None:
         [],
         ["src/cats/cats.controller.ts"],
     )
+
+
+def test_rust_mod_declarations_are_relative_to_their_file(tmp_path: Path) -> None:
+    # `mod inner;` in src/lib.rs is src/inner.rs, in src/util.rs (same folder) src/util/inner.rs
+    root = tmp_path / "crate"
+    files = {
+        "Cargo.toml": '[package]\nname = "c"\nversion = "0.1.0"\n',
+        "src/lib.rs": "mod inner;\nmod util;\n\npub fn top() {\n    inner::deep();\n}\n",
+        "src/inner.rs": "pub fn deep() {}\n",
+        "src/util.rs": "mod inner;\n\npub fn go() {\n    inner::deep();\n}\n",
+        "src/util/inner.rs": "pub fn deep() {}\n",
+    }
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    git(tmp_path, "init", "-q", str(root))
+    git(root, "add", "-A")
+    git(root, "-c", "user.name=T", "-c", "user.email=t@example.com", "commit", "-qm", "first")
+    graph = CodeGraph.open(root)
+    graph.index()
+    assert callees(graph, "top", "src/lib.rs") == {
+        ("inner::deep", "src/inner.rs:deep", "exact", 1.0)
+    }
+    assert callees(graph, "go", "src/util.rs") == {
+        ("inner::deep", "src/util/inner.rs:deep", "exact", 1.0)
+    }
+    assert chain(graph, "src/util.rs", "src/util/inner.rs") == ["src/util.rs", "src/util/inner.rs"]
+    assert chain(graph, "src/util.rs", "src/inner.rs") == []
