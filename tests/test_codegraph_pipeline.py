@@ -207,6 +207,9 @@ def test_go_package_scope_spans_the_directory(go: CodeGraph) -> None:
         ("internal/store/store_test.go", "TestGet", "exact"),
     }
     assert callers(go, "Cache.Put") == {("cmd/shop/main.go", "main", "inferred")}
+    # `s := st.NewStore(..)`: typed by NewStore's result `*Store` (package var too)
+    assert callers(go, "Store.Get") == {("cmd/shop/main.go", "main", "inferred")}
+    assert callers(go, "Store.Count") == {("cmd/shop/main.go", "main", "inferred")}
     assert callers(go, "Cache.Get") == {("internal/store/store.go", "Store.Get", "inferred")}
 
 
@@ -395,7 +398,12 @@ def test_rust_mod_declarations_are_relative_to_their_file(tmp_path: Path) -> Non
     files = {
         "Cargo.toml": '[package]\nname = "c"\nversion = "0.1.0"\n',
         "src/lib.rs": "mod inner;\nmod util;\n\npub fn top() {\n    inner::deep();\n}\n",
-        "src/inner.rs": "pub fn deep() {}\n",
+        "src/inner.rs": (
+            "pub fn deep() {\n    let t = Thing::new();\n    t.run();\n}\n\n"
+            "pub struct Thing;\n\nimpl Thing {\n"
+            "    pub fn new() -> Self {\n        Thing\n    }\n\n"
+            "    pub fn run(&self) {}\n}\n"
+        ),
         "src/util.rs": "mod inner;\n\npub fn go() {\n    inner::deep();\n}\n",
         "src/util/inner.rs": "pub fn deep() {}\n",
     }
@@ -415,3 +423,5 @@ def test_rust_mod_declarations_are_relative_to_their_file(tmp_path: Path) -> Non
     }
     assert chain(graph, "src/util.rs", "src/util/inner.rs") == ["src/util.rs", "src/util/inner.rs"]
     assert chain(graph, "src/util.rs", "src/inner.rs") == []
+    # `let t = Thing::new()` with `fn new() -> Self`: t is a Thing
+    assert callers(graph, "Thing.run") == {("src/inner.rs", "deep", "inferred")}

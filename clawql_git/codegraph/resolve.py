@@ -112,6 +112,26 @@ def annotation_type(text: str) -> str:
     return parts[0].strip("'\"") if DOTTED.match(parts[0].strip("'\"")) else ""
 
 
+GO_RESULT = re.compile(r"\)\s*\*?([A-Za-z_][\w.]*)$")
+GO_RESULTS = re.compile(r"\)\s*\(\s*\*?([A-Za-z_][\w.]*)\s*,\s*error\s*\)$")
+
+
+def go_return_type(signature: str) -> str:
+    """The type a Go function returns (``*T``, ``T``, ``(*T, error)``), '' when not one type."""
+    m = GO_RESULT.search(signature.strip()) or GO_RESULTS.search(signature.strip())
+    return m.group(1) if m else ""
+
+
+def rust_return_type(signature: str, owner: str) -> str:
+    """The type a Rust function returns (``-> Self`` is its impl's type), '' when generic."""
+    if "->" not in signature:
+        return ""
+    t = signature.rsplit("->", 1)[1].strip().removeprefix("&").strip().replace("::", ".")
+    if t == "Self":
+        return owner
+    return t if DOTTED.match(t) else ""
+
+
 class Resolver:
     """Resolves the calls and imports of a set of files against each other."""
 
@@ -390,10 +410,19 @@ class Resolver:
         return ("ext", value) if target[0] == "ext" else UNK
 
     def _returns(self, path: str, sym: Symbol, ctx: _Ctx, depth: int) -> Entity:
-        """What calling a function gives, when its return annotation names a class."""
-        if self.index[path].facts.language != "python" or "->" not in sym.signature:
+        """What calling a function gives, when its declared return type names a class
+        (Python ``-> X``, Go ``func NewX() *X``, Rust ``-> Self`` / ``-> X``)."""
+        language = self.index[path].facts.language
+        if language == "python":
+            named = (
+                annotation_type(sym.signature.rsplit("->", 1)[1]) if "->" in sym.signature else ""
+            )
+        elif language == "go":
+            named = go_return_type(sym.signature)
+        elif language == "rust":
+            named = rust_return_type(sym.signature, parent(sym.qualname))
+        else:
             return UNK
-        named = annotation_type(sym.signature.rsplit("->", 1)[1])
         if not named:
             return UNK
         target = self._resolve_in(path, parent(sym.qualname), named, ctx, depth)
