@@ -295,6 +295,7 @@ def test_java_symbols(java: CodeGraph) -> None:
 def test_java_calls_across_packages(java: CodeGraph) -> None:
     assert callers(java, "User.getName") == {(APP, "App.greet", "inferred")}
     assert callers(java, "Strings.trim") == {(APP, "App.greet", "exact")}
+    assert callers(java, "Strings.shout") == {(APP, "App.greet", "exact")}  # import static
     main = callees(java, "App.main", APP)
     assert ("User", f"{USER}:User", "exact", 1.0) in main
     assert ("app.greet", f"{APP}:App.greet", "inferred", 0.8) in main

@@ -371,6 +371,12 @@ class Resolver:
                 return ("mod", *self.module_files(path, _join(imp.module, imp.name)))
             return ("ext", f"{imp.module}.{imp.name}")
         found = self.attribute(("mod", *files), imp.name, ctx, depth + 1)
+        if found[0] == "unk" and not python:  # Java `import static a.b.C.m`: member m of C
+            klass = imp.module.rsplit(".", 1)[-1]
+            for f in files:
+                sym = self.index[f].defs.get(klass)
+                if sym is not None and sym.kind in CLASSLIKE:
+                    return self.member(f, klass, imp.name, ctx, depth + 1, instance=False)
         if found[0] == "unk" and python:
             sub = self.module_files(path, _join(imp.module, imp.name))
             if sub:
