@@ -112,6 +112,26 @@ def annotation_type(text: str) -> str:
     return parts[0].strip("'\"") if DOTTED.match(parts[0].strip("'\"")) else ""
 
 
+GO_RESULT = re.compile(r"\)\s*\*?([A-Za-z_][\w.]*)$")
+GO_RESULTS = re.compile(r"\)\s*\(\s*\*?([A-Za-z_][\w.]*)\s*,\s*error\s*\)$")
+
+
+def go_return_type(signature: str) -> str:
+    """The type a Go function returns (``*T``, ``T``, ``(*T, error)``), '' when not one type."""
+    m = GO_RESULT.search(signature.strip()) or GO_RESULTS.search(signature.strip())
+    return m.group(1) if m else ""
+
+
+def rust_return_type(signature: str, owner: str) -> str:
+    """The type a Rust function returns (``-> Self`` is its impl's type), '' when generic."""
+    if "->" not in signature:
+        return ""
+    t = signature.rsplit("->", 1)[1].strip().removeprefix("&").strip().replace("::", ".")
+    if t == "Self":
+        return owner
+    return t if DOTTED.match(t) else ""
+
+
 class Resolver:
     """Resolves the calls and imports of a set of files against each other."""
 
@@ -122,6 +142,7 @@ class Resolver:
         self.extractors = extractors  # language -> extractor
         self.index = {path: FileIndex.build(f) for path, f in files.items()}
         self._modules: dict[tuple[str, str], tuple[str, ...]] = {}
+        self._go_dirs: dict[str, list[str]] | None = None  # Go package dir -> its files
 
     def replace(self, facts: FileFacts) -> None:
         """Take the new facts of a file already known (the set of files is unchanged, so
@@ -131,10 +152,12 @@ class Resolver:
     # ------------------------------------------------------------ modules
 
     def module_files(self, importer: str, module: str) -> tuple[str, ...]:
-        """The files an import denotes (empty: external), cached per (importer dir, module)."""
-        key = (posixpath.dirname(importer), module)
+        """The files an import denotes (empty: external), cached per (importer dir, module);
+        per importer file for Rust, where ``mod x;`` in ``src/a.rs`` is ``src/a/x.rs`` but
+        in ``src/lib.rs`` (or a ``mod.rs``) is a sibling file."""
+        language = self.index[importer].facts.language if importer in self.index else ""
+        key = (importer if language == "rust" else posixpath.dirname(importer), module)
         if key not in self._modules:
-            language = self.index[importer].facts.language if importer in self.index else ""
             ex = self.extractors.get(language)
             found = ex.resolve_module(importer, module, self.repo) if ex is not None else []
             self._modules[key] = tuple(p for p in found if p in self.index)
@@ -153,6 +176,18 @@ class Resolver:
                     files = sub
             out.append((imp, files))
         return out
+
+    def commonjs_default(self, files: tuple[str, ...]) -> str:
+        """The name a JS module exports as a whole (``module.exports = X`` / ``export default
+        X`` with no other export): what a whole-module ``require()`` of it gives; '' when the
+        module exports names (then the binding is the module)."""
+        if len(files) != 1 or self.index[files[0]].facts.exports != ["default"]:
+            return ""
+        aliases = self.index[files[0]].assigns.get(("", "default"), [])
+        values = {a.value for a in aliases}
+        if len(values) != 1 or not next(iter(values)).startswith("="):
+            return ""
+        return next(iter(values))[1:]
 
     def _has_name(self, files: tuple[str, ...], name: str) -> bool:
         return any(name in self.index[f].defs or ("", name) in self.index[f].imports for f in files)
@@ -184,7 +219,9 @@ class Resolver:
 
     def callee(self, path: str, scope: str, callee: str, ctx: _Ctx) -> Entity:
         """What a callee denotes: a dotted name, or ``Class().method`` (typed by its
-        constructor); anything else (subscripts, calls on call results) is unknown."""
+        constructor); anything else (subscripts, calls on call results) is unknown. Rust
+        paths (``service::Service::new``) are looked up as dotted names."""
+        callee = callee.replace("::", ".")
         if DOTTED.match(callee):
             return self.expression(path, scope, callee, ctx)
         m = CONSTRUCTED.match(callee)
@@ -235,6 +272,10 @@ class Resolver:
             member = self._implicit_member(path, scope, name, ctx, depth)
             if member is not None:
                 return member
+        if idx.facts.language == "go":
+            found = self._go_package(path, name, ctx, depth)
+            if found is not None:
+                return found
         for imp in idx.stars.get("", []):
             files = self.module_files(path, imp.module)
             if not files:
@@ -268,6 +309,28 @@ class Resolver:
         found = self.member(path, klass, name, ctx, depth + 1, instance=True)
         return found if found[0] != "unk" else None
 
+    def _go_package(self, path: str, name: str, ctx: _Ctx, depth: int) -> Entity | None:
+        """Go: a package is its directory, so a top-level name may be defined in any of its
+        files (imports stay per file, so only definitions and package-level vars count)."""
+        if self._go_dirs is None:
+            self._go_dirs = {}
+            for f in sorted(self.index):
+                if self.index[f].facts.language == "go":
+                    self._go_dirs.setdefault(posixpath.dirname(f), []).append(f)
+        for other in self._go_dirs.get(posixpath.dirname(path), []):
+            idx = self.index[other]
+            if other == path:
+                continue
+            sym = idx.defs.get(name)
+            if sym is not None and sym.kind not in ("variable", "constant"):
+                return ("def", other, name)
+            assigns = idx.assigns.get(("", name))
+            if assigns:
+                return self.infer(other, "", assigns, ctx, depth + 1)
+            if sym is not None:
+                return UNK
+        return None
+
     def _in_scope(self, path: str, scope: str, name: str, ctx: _Ctx, depth: int) -> Entity | None:
         idx = self.index[path]
         qual = f"{scope}.{name}" if scope else name
@@ -294,6 +357,9 @@ class Resolver:
             for f in files if not python else ():  # Java: `import com.acme.Foo` names a class
                 if named in self.index[f].defs:
                     return ("def", f, named)
+            # `X = require('./x')` of a module doing `module.exports = Y` binds Y
+            if not python and self.commonjs_default(files):
+                return self._module_attr(files, "default", ctx, depth + 1)
             if files:
                 return ("mod", *files)
             if python and not imp.alias and self.module_files(path, imp.module):
@@ -305,6 +371,12 @@ class Resolver:
                 return ("mod", *self.module_files(path, _join(imp.module, imp.name)))
             return ("ext", f"{imp.module}.{imp.name}")
         found = self.attribute(("mod", *files), imp.name, ctx, depth + 1)
+        if found[0] == "unk" and not python:  # Java `import static a.b.C.m`: member m of C
+            klass = imp.module.rsplit(".", 1)[-1]
+            for f in files:
+                sym = self.index[f].defs.get(klass)
+                if sym is not None and sym.kind in CLASSLIKE:
+                    return self.member(f, klass, imp.name, ctx, depth + 1, instance=False)
         if found[0] == "unk" and python:
             sub = self.module_files(path, _join(imp.module, imp.name))
             if sub:
@@ -321,7 +393,7 @@ class Resolver:
     def _infer_one(self, path: str, scope: str, asg: Assignment, ctx: _Ctx, depth: int) -> Entity:
         if depth > MAX_DEPTH or not asg.value:
             return UNK
-        value = asg.value
+        value = asg.value.replace("::", ".")
         if value.startswith("="):
             dotted = value[1:]
             return (
@@ -344,10 +416,19 @@ class Resolver:
         return ("ext", value) if target[0] == "ext" else UNK
 
     def _returns(self, path: str, sym: Symbol, ctx: _Ctx, depth: int) -> Entity:
-        """What calling a function gives, when its return annotation names a class."""
-        if self.index[path].facts.language != "python" or "->" not in sym.signature:
+        """What calling a function gives, when its declared return type names a class
+        (Python ``-> X``, Go ``func NewX() *X``, Rust ``-> Self`` / ``-> X``)."""
+        language = self.index[path].facts.language
+        if language == "python":
+            named = (
+                annotation_type(sym.signature.rsplit("->", 1)[1]) if "->" in sym.signature else ""
+            )
+        elif language == "go":
+            named = go_return_type(sym.signature)
+        elif language == "rust":
+            named = rust_return_type(sym.signature, parent(sym.qualname))
+        else:
             return UNK
-        named = annotation_type(sym.signature.rsplit("->", 1)[1])
         if not named:
             return UNK
         target = self._resolve_in(path, parent(sym.qualname), named, ctx, depth)

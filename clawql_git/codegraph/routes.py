@@ -95,7 +95,15 @@ class _Joiner:
         files = self.resolver.module_files(path, imp.module)
         if files and rest:
             return self.locate(files[0], rest, depth + 1)
+        default = self.resolver.commonjs_default(files)
+        if default and self.resolver.index[path].facts.language != "python":
+            return self.locate(files[0], default, depth + 1)  # `r = require('./routes')`
         return (path, dotted)
+
+    def _unused_default(self, node: Node) -> bool:
+        """A module's ``default`` export that no importer mounts (the extractor mounts a
+        default-exported router on it, for importers that mount 'default')."""
+        return node[1] == "default" and node not in self.defs and not self.mounts.get(node)
 
     def prefixes(
         self, node: Node, path: frozenset[Node] = frozenset()
@@ -107,6 +115,8 @@ class _Joiner:
         rd = self.defs.get(node)
         own = rd.prefix if rd is not None else ""
         mounted = [(p, m) for p, m in self.mounts.get(node, []) if p not in path and p != node]
+        live = [(p, m) for p, m in mounted if not self._unused_default(p)]
+        mounted = live or mounted  # mounted by an importer: not also a root via its export
         if not mounted or len(path) > MAX_MOUNT_DEPTH:
             return [(own, ())]
         out: dict[tuple[str, tuple[str, ...]], None] = {}
