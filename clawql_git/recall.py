@@ -34,6 +34,11 @@ WEIGHTS = {
     "links": 0.25,
 }
 POOL = 40
+# FTS is asked without LanceDB's prefilter (which costs a scan of the filter columns) when the
+# only filter is "not retracted, not PHI": it then fetches as many extra chunks as those hide,
+# and the hidden ones are dropped, which leaves the same top chunks. Past this many hidden
+# chunks the prefilter is cheaper.
+POSTFILTER_MAX = 400
 LINK_SEEDS = 5
 LINK_DECAY = 0.5
 _WORD = re.compile(r"[a-z0-9]+")
@@ -275,7 +280,7 @@ class Recaller:
             for path, score in tree.catalog_survey(q.text):
                 cands[path].add("catalog", score)
         if "fts" in layers:
-            for hit in _safe_fts(self.index.fts, q.text, POOL * 2, where):
+            for hit in self._fts(q, where):
                 cands[hit.path].add("fts", hit.score, hit.chunk, hit.snippet)
         if qvec is not None:
             filtered = bool(q.types or q.project or q.agent)
@@ -289,9 +294,23 @@ class Recaller:
             for path, score in self._entry_vectors(qvec):
                 cands[path].add("entry_vector", score)
 
+    def _fts(self, q: RecallQuery, where: str) -> list[Hit]:
+        """The FTS layer's top chunks among those ``where`` allows."""
+        if q.types or q.project or q.agent:
+            return _safe_fts(self.index.fts, q.text, POOL * 2, where)
+        loaded = self.index.loaded()
+        hidden = loaded.memo(f"hidden-{q.allow_pii}", lambda: _hidden(loaded, q.allow_pii))
+        if hidden[1] > POSTFILTER_MAX:
+            return _safe_fts(self.index.fts, q.text, POOL * 2, where)
+        hits = _safe_fts(self.index.fts, q.text, POOL * 2 + hidden[1], None)
+        return [h for h in hits if h.path not in hidden[0]][: POOL * 2]
+
     def _tree(self) -> CategoryTree:
         loaded = self.index.loaded()
-        tree: CategoryTree = loaded.memo("tree", lambda: CategoryTree.build(loaded.entries))
+        terms_cache = loaded.carry.setdefault("terms", {})
+        tree: CategoryTree = loaded.memo(
+            "tree", lambda: CategoryTree.build(loaded.entries, terms_cache)
+        )
         return tree
 
     def _entry_vectors(self, qvec: np.ndarray) -> list[tuple[str, float]]:
@@ -319,7 +338,8 @@ class Recaller:
     def link_graph(self) -> dict[str, set[str]]:
         """Undirected adjacency between entries (links resolved with Obsidian's rules)."""
         loaded = self.index.loaded()
-        graph: dict[str, set[str]] = loaded.memo("graph", lambda: _build_graph(loaded))
+        notes = loaded.carry.setdefault("notes", {})
+        graph: dict[str, set[str]] = loaded.memo("graph", lambda: _build_graph(loaded, notes))
         return graph
 
     def recall(self, q: RecallQuery, commit: str, qvec: Any = None) -> RecallResult:
@@ -348,9 +368,29 @@ class Recaller:
         return hits, total, False
 
 
-def _build_graph(loaded: Any) -> dict[str, set[str]]:
-    notes = [NoteInfo(p, r["title"], tuple(_aliases(r))) for p, r in loaded.entries.items()]
-    resolver = LinkResolver(notes)
+def _hidden(loaded: Any, allow_pii: bool) -> tuple[frozenset[str], int]:
+    """Entries recall never returns (retracted; PHI unless allowed), and their chunk count."""
+    paths = frozenset(
+        p
+        for p, r in loaded.entries.items()
+        if r["status"] == "retracted" or (r["pii"] == "PHI" and not allow_pii)
+    )
+    counts = loaded.chunk_counts()
+    return paths, sum(counts[p] for p in paths)
+
+
+def _build_graph(loaded: Any, cache: dict[str, tuple[str, NoteInfo]]) -> dict[str, set[str]]:
+    """The graph from the resident links; ``cache`` keeps each entry's NoteInfo (by blob)
+    between refreshes, since parsing frontmatter for aliases is most of the cost."""
+    infos: dict[str, tuple[str, NoteInfo]] = {}
+    for path, row in loaded.entries.items():
+        known = cache.get(path)
+        if known is None or known[0] != row["blob"]:
+            known = (row["blob"], NoteInfo(path, row["title"], tuple(_aliases(row))))
+        infos[path] = known
+    cache.clear()
+    cache.update(infos)
+    resolver = LinkResolver(info for _, info in infos.values())
     graph: dict[str, set[str]] = defaultdict(set)
     for link in loaded.links:
         ref = LinkRef(link["target"], link["kind"], None, None, link["line"])
@@ -368,7 +408,7 @@ def _aliases(row: dict[str, Any]) -> list[str]:
     return [str(a) for a in meta.get("aliases") or []]
 
 
-def _safe_fts(search: Any, text: str, limit: int, where: str) -> list[Hit]:
+def _safe_fts(search: Any, text: str, limit: int, where: str | None) -> list[Hit]:
     cleaned = " ".join(_WORD.findall(text.lower()))
     if not cleaned:
         return []
@@ -500,13 +540,17 @@ class CategoryTree:
     postings: dict[str, list[str]]  # term -> entries whose catalog line has it
 
     @classmethod
-    def build(cls, entries: dict[str, Any]) -> CategoryTree:
+    def build(
+        cls, entries: dict[str, Any], cache: dict[str, tuple[str, frozenset[str]]] | None = None
+    ) -> CategoryTree:
+        """The tree of ``entries``; ``cache`` (path -> (catalog line, its terms)) is read and
+        refreshed, so a rebuild after a write stems only the changed entries' lines."""
         members = category_tree(entries)
         children: dict[str, list[str]] = defaultdict(list)
         for node in members:
             if node:
                 children[node.rpartition("/")[0]].append(node)
-        entry_terms = {p: frozenset(terms(r["catalog"])) for p, r in entries.items()}
+        entry_terms = _entry_terms(entries, {} if cache is None else cache)
         words = {
             n: frozenset().union(*(entry_terms[p] for p in ps[:200])) for n, ps in members.items()
         }
@@ -535,6 +579,20 @@ class CategoryTree:
         return 2.0 * len(want & self.labels[node]) + len(want & self.words[node]) / (
             1.0 + math.sqrt(size)
         )
+
+
+def _entry_terms(
+    entries: dict[str, Any], cache: dict[str, tuple[str, frozenset[str]]]
+) -> dict[str, frozenset[str]]:
+    out: dict[str, tuple[str, frozenset[str]]] = {}
+    for path, row in entries.items():
+        known = cache.get(path)
+        if known is None or known[0] != row["catalog"]:
+            known = (row["catalog"], frozenset(terms(row["catalog"])))
+        out[path] = known
+    cache.clear()
+    cache.update(out)
+    return {p: found for p, (_, found) in out.items()}
 
 
 def page_index_walk(tree: CategoryTree, query: str, width: int = 2) -> list[tuple[str, float]]:

@@ -9,7 +9,7 @@ import shutil
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -24,6 +24,7 @@ from clawql_git.index.builder import (
     entry_paths,
     read_record,
 )
+from clawql_git.index.resident import Resident, load, refresh
 from clawql_git.index.vector_cache import VectorCache
 from clawql_git.links import extract_links
 
@@ -76,23 +77,6 @@ class Hit:
     snippet: str = ""
 
 
-@dataclass
-class _Loaded:
-    entries: dict[str, dict[str, Any]] = field(default_factory=dict)
-    links: list[dict[str, Any]] = field(default_factory=list)
-    entry_vectors: Any = None
-    entry_order: list[str] = field(default_factory=list)
-    chunk_vectors: Any = None
-    chunk_keys: list[tuple[str, int]] = field(default_factory=list)
-    derived: dict[str, Any] = field(default_factory=dict)  # graph, tree, terms: built once
-
-    def memo(self, key: str, build: Callable[[], Any]) -> Any:
-        """A structure derived from the loaded rows, built on first use."""
-        if key not in self.derived:
-            self.derived[key] = build()
-        return self.derived[key]
-
-
 @contextmanager
 def lance_errors(what: str) -> Iterator[None]:
     """Translate LanceDB/Arrow failures into StorageError at the boundary."""
@@ -116,7 +100,7 @@ class SearchIndex:
         self.root = root or store.state_dir / "index"
         self.cache_path = store.state_dir / "vectors.sqlite"
         self._db: Any = None
-        self._loaded: _Loaded | None = None
+        self._loaded: Resident | None = None
         self._loaded_for = ""
         self._tables: dict[str, Any] = {}
         self._tables_for = ""
@@ -317,7 +301,6 @@ class SearchIndex:
             self._optimize()
             writes = 0
         self._write_stamp(Stamp(SCHEMA_VERSION, self.embedder_id, str(commit.id), writes))
-        self._loaded = None
         return BuildReport(
             str(commit.id), "update", -1, len(changed), embedded, time.perf_counter() - start
         )
@@ -414,37 +397,16 @@ class SearchIndex:
                 self._tables[name] = self.db().open_table(name)
         return self._tables[name]
 
-    def loaded(self) -> _Loaded:
-        """Entries, links and entry vectors held in memory (reloaded when the stamp moves)."""
+    def loaded(self) -> Resident:
+        """Entries, links and vectors held in memory. When the stamp moves (a write, by this
+        process or another), only the entries that changed are read again."""
         key = self._stamp_key()
         if self._loaded is None or self._loaded_for != key:
-            self._loaded = self._load()
+            with lance_errors("load"):
+                patched = refresh(self.db(), self._loaded) if self._loaded is not None else None
+                self._loaded = patched if patched is not None else load(self.db())
             self._loaded_for = key
         return self._loaded
-
-    def _load(self) -> _Loaded:
-
-        with lance_errors("load"):
-            entries = self.db().open_table("entries").to_arrow()
-            links = self.db().open_table("links").to_arrow().to_pylist()
-        cols = [c for c in entries.column_names if c != "vector"]
-        rows = entries.select(cols).to_pylist()
-        out = _Loaded({r["path"]: r for r in rows}, links, None, [r["path"] for r in rows])
-        if "vector" in entries.column_names and entries.num_rows:
-            out.entry_vectors = _matrix(entries.column("vector"), entries.num_rows)
-            with lance_errors("load"):
-                chunks = (
-                    self.db().open_table("chunks").to_arrow().select(["path", "chunk", "vector"])
-                )
-            out.chunk_keys = list(
-                zip(
-                    chunks.column("path").to_pylist(),
-                    chunks.column("chunk").to_pylist(),
-                    strict=True,
-                )
-            )
-            out.chunk_vectors = _matrix(chunks.column("vector"), chunks.num_rows)
-        return out
 
     def vector_in_memory(self, vec: np.ndarray, limit: int) -> list[Hit]:
         """Cosine similarity over the chunk vectors held in memory (one matrix product; the
@@ -461,11 +423,27 @@ class SearchIndex:
         return [Hit(loaded.chunk_keys[i][0], loaded.chunk_keys[i][1], float(sims[i])) for i in top]
 
     def snippets(self, wanted: list[tuple[str, int]]) -> dict[str, str]:
-        """The text of the given (path, chunk) pairs."""
+        """The text of the given (path, chunk) pairs: taken by row offset (the resident chunk
+        keys are in table order), checked, and looked up by path when the check fails."""
         if not wanted:
             return {}
-        paths = ", ".join(quote(p) for p in dict.fromkeys(p for p, _ in wanted))
         pairs = set(wanted)
+        offsets = self.loaded().chunk_offsets()
+        if all(key in offsets for key in pairs):
+            with lance_errors("read"):
+                rows = (
+                    self.table("chunks")
+                    .take_offsets(sorted(offsets[key] for key in pairs))
+                    .select(["path", "chunk", "snippet"])
+                    .to_arrow()
+                    .to_pylist()
+                )
+            if {(r["path"], r["chunk"]) for r in rows} == pairs:
+                return {r["path"]: r["snippet"] for r in rows}
+        return self._snippets_by_path(pairs)
+
+    def _snippets_by_path(self, pairs: set[tuple[str, int]]) -> dict[str, str]:
+        paths = ", ".join(quote(p) for p in sorted({p for p, _ in pairs}))
         with lance_errors("read"):
             rows = (
                 self.table("chunks")
@@ -566,13 +544,6 @@ def _entry_means(
         out[index[row["path"]]] += vec
     norms = np.linalg.norm(out, axis=1, keepdims=True)
     return out / np.maximum(norms, 1e-9)
-
-
-def _matrix(column: Any, rows: int) -> Any:
-    import numpy as np
-
-    flat = column.combine_chunks().flatten().to_numpy()
-    return np.asarray(flat, dtype=np.float32).reshape(rows, -1)
 
 
 def _vector_type(dim: int) -> Any:
