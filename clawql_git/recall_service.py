@@ -18,7 +18,8 @@ from clawql_git.audit import AuditChain, ReadHit
 from clawql_git.errors import NotFound, StorageError
 from clawql_git.gitstore import GitStore
 from clawql_git.index.store import BuildReport, Progress, SearchIndex
-from clawql_git.recall import Recaller, RecallQuery, RecallResult, category_tree
+from clawql_git.recall import Recaller, RecallQuery, RecallResult
+from clawql_git.recall_tree import category_tree
 
 if TYPE_CHECKING:
     from clawql_git.index.embedders import Embedder

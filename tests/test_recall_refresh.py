@@ -169,3 +169,41 @@ def test_postfiltered_fts_equals_the_prefiltered_search(demo: Path) -> None:
         assert [(h.path, h.chunk, h.score) for h in post] == [
             (h.path, h.chunk, h.score) for h in pre
         ]
+
+
+def test_refresh_resolves_a_broken_link_once_its_note_exists(demo: Path) -> None:
+    vault = warm(demo)
+    source = "context/2026-10/reconciliation-job-migration-in-progress.md"
+    graph = Recaller(vault.recall_service().index).link_graph()
+    before = set(graph.get(source, ()))
+    written = vault.ingest(
+        type="pattern",
+        title="Reconciliation runbook",
+        body="Steps to rerun the nightly reconciliation.",
+        path="patterns/reconciliation-runbook.md",
+        identity=AGENT,
+    )
+    assert_like_fresh(vault, demo, {written.path})
+    graph = Recaller(vault.recall_service().index).link_graph()
+    assert set(graph[source]) == before | {written.path}
+
+
+def test_refresh_after_a_title_change_relinks_by_title(demo: Path) -> None:
+    vault = warm(demo)
+    linked = vault.ingest(
+        type="decision",
+        title="Ledger sharding plan",
+        body="Shard by account id.",
+        identity=AGENT,
+    )
+    linker = vault.ingest(
+        type="context",
+        title="Sharding rollout",
+        body="Follows [[Ledger sharding plan]] and [[Ledger partitioning plan]].",
+        identity=AGENT,
+    )
+    assert_like_fresh(vault, demo, {linked.path, linker.path})
+    vault.update(linked.path, changes={"title": "Ledger partitioning plan"}, identity=AGENT)
+    assert_like_fresh(vault, demo, {linked.path})
+    vault.update(linked.path, changes={"aliases": ["Ledger sharding plan"]}, identity=AGENT)
+    assert_like_fresh(vault, demo, {linked.path})

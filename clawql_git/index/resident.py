@@ -28,6 +28,7 @@ class Resident:
     derived: dict[str, Any] = field(default_factory=dict)  # graph, tree: built once per state
     carry: dict[str, Any] = field(default_factory=dict)  # per-entry caches, checked on use
     changed: frozenset[str] = frozenset()  # entries the last refresh replaced or removed
+    appended: bool = False  # ... and their new rows are at the end, in table order
 
     def memo(self, key: str, build: Callable[[], Any]) -> Any:
         """A structure derived from the rows, built on first use."""
@@ -88,22 +89,39 @@ def _patched(
     db: Any, old: Resident, paths: list[str], changed: set[str], touched: set[str]
 ) -> Resident:
     fresh = _rows_of(db.open_table("entries"), "path", changed, [])
-    has_vectors = old.entry_vectors is not None or "vector" in fresh.column_names
+    fresh_paths = fresh.column("path").to_pylist()
+    # Lance deletes rows in place and appends new ones: after our updates the table is the old
+    # order without the touched entries, then the rewritten ones. Anything else (a rebuild by
+    # another process) is still handled, by reading the chunk order again.
+    appended = [p for p in old.entry_order if p not in touched] + fresh_paths == paths
     cols = [c for c in fresh.column_names if c != "vector"]
     new_rows = {r["path"]: r for r in fresh.select(cols).to_pylist()}
     entries = {p: new_rows[p] if p in new_rows else old.entries[p] for p in paths}
     links = [link for link in old.links if link["source"] not in touched]
     links += _rows_of(db.open_table("links"), "source", changed, []).to_pylist()
     chunks_table = db.open_table("chunks")
-    chunk_keys = _keys(_scan(chunks_table, ["path", "chunk"]))
+    has_vectors = old.entry_vectors is not None or "vector" in fresh.column_names
+    vector_cols = ["path", "chunk", "vector"] if has_vectors else ["path", "chunk"]
+    fresh_chunks = _rows_of(chunks_table, "path", changed, vector_cols)
+    fresh_keys = _keys(fresh_chunks)
+    if appended:
+        chunk_keys = [k for k in old.chunk_keys if k[0] not in touched] + fresh_keys
+    else:
+        chunk_keys = _keys(_scan(chunks_table, ["path", "chunk"]))
     out = Resident(entries, links, None, paths, None, chunk_keys, {}, old.carry, frozenset(touched))
+    out.appended = appended
+    for name in ("graph_stale", "tree_stale"):  # what the carried graph and tree must catch up on
+        stale = old.carry.get(name)
+        if stale is not None:
+            stale.update(touched)
+    if not appended:  # the tree is patched by appending: rebuild it instead
+        old.carry.pop("tree_stale", None)
     if has_vectors and paths:
-        fresh_chunks = _rows_of(chunks_table, "path", changed, ["path", "chunk", "vector"])
         out.entry_vectors = _merge_vectors(
-            old.entry_vectors, old.entry_order, paths, fresh, fresh.column("path").to_pylist()
+            old.entry_vectors, old.entry_order, paths, fresh, fresh_paths
         )
         out.chunk_vectors = _merge_vectors(
-            old.chunk_vectors, old.chunk_keys, chunk_keys, fresh_chunks, _keys(fresh_chunks)
+            old.chunk_vectors, old.chunk_keys, chunk_keys, fresh_chunks, fresh_keys
         )
     return out
 
@@ -115,25 +133,23 @@ def _merge_vectors(
     from ``fresh`` (rows read from the table)."""
     import numpy as np
 
-    width = old_matrix.shape[1] if old_matrix is not None else 0
     fresh_matrix = _matrix(fresh.column("vector"), fresh.num_rows) if fresh.num_rows else None
-    if fresh_matrix is not None:
-        width = fresh_matrix.shape[1]
-    out = np.zeros((len(keys), width), dtype=np.float32)
-    where_fresh = {k: n for n, k in enumerate(fresh_keys)}
+    width = (fresh_matrix if fresh_matrix is not None else old_matrix).shape[1]
     where_old = {k: n for n, k in enumerate(old_keys)} if old_matrix is not None else {}
-    src_old, dst_old, src_new, dst_new = [], [], [], []
-    for n, key in enumerate(keys):
-        if key in where_fresh:
-            src_new.append(where_fresh[key])
-            dst_new.append(n)
-        else:
-            src_old.append(where_old[key])
-            dst_old.append(n)
-    if dst_old:
-        out[dst_old] = old_matrix[src_old]
-    if dst_new and fresh_matrix is not None:
-        out[dst_new] = fresh_matrix[src_new]
+    where_fresh = {k: n for n, k in enumerate(fresh_keys)}
+    src = np.fromiter(
+        (-1 if k in where_fresh else where_old.get(k, -1) for k in keys),
+        dtype=np.int64,
+        count=len(keys),
+    )
+    out = np.empty((len(keys), width), dtype=np.float32)
+    from_old = src >= 0
+    if from_old.any():
+        out[from_old] = old_matrix[src[from_old]]
+    rest = np.flatnonzero(~from_old)
+    if len(rest):
+        assert fresh_matrix is not None
+        out[rest] = fresh_matrix[[where_fresh[keys[n]] for n in rest]]
     return out
 
 
@@ -148,7 +164,8 @@ def _scan(table: Any, cols: list[str]) -> Any:
 
 
 def _rows_of(table: Any, column: str, values: Iterable[str], cols: list[str]) -> Any:
-    """The rows whose ``column`` is one of ``values`` (all columns unless ``cols``)."""
+    """The rows whose ``column`` is one of ``values`` (all columns unless ``cols``), in table
+    order (row ids grow with it)."""
     import pyarrow as pa
 
     from clawql_git.index.store import quote
@@ -157,13 +174,14 @@ def _rows_of(table: Any, column: str, values: Iterable[str], cols: list[str]) ->
     parts = []
     for start in range(0, len(wanted), IN_BATCH):
         batch = ", ".join(quote(v) for v in wanted[start : start + IN_BATCH])
-        q = table.search().where(f"{column} IN ({batch})")
+        q = table.search().where(f"{column} IN ({batch})").with_row_id(True)
         parts.append((q.select(cols) if cols else q).limit(None).to_arrow())
     if not parts:
         schema = table.schema
         names = cols or schema.names
         return pa.schema([schema.field(n) for n in names]).empty_table()
-    return pa.concat_tables(parts) if len(parts) > 1 else parts[0]
+    rows = pa.concat_tables(parts) if len(parts) > 1 else parts[0]
+    return rows.sort_by("_rowid").drop_columns(["_rowid"])
 
 
 def _keys(chunks: Any) -> list[tuple[str, int]]:
