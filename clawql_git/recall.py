@@ -331,29 +331,20 @@ def _build_tree(loaded: Any) -> CategoryTree:
 def _build_graph(loaded: Any) -> dict[str, set[str]]:
     """The link graph of the resident rows: patched from the state carried over from the
     previous rows when only some entries changed, built from every link otherwise."""
-    notes = _note_infos(loaded.entries, loaded.carry.setdefault("notes", {}))
     state: GraphState | None = loaded.carry.pop("graph", None)
     stale: set[str] | None = loaded.carry.pop("graph_stale", None)
     if state is None or stale is None:
+        notes = [_note_info(p, r) for p, r in loaded.entries.items()]
         state = GraphState.build(notes, loaded.links)
     elif stale:
-        state.patch(notes, stale, [link for link in loaded.links if link["source"] in stale])
+        links = [link for link in loaded.links if link["source"] in stale]
+        state.patch(loaded.entries, stale, links, _note_info)
     loaded.carry["graph"], loaded.carry["graph_stale"] = state, set()
     return state.graph
 
 
-def _note_infos(entries: dict[str, Any], cache: dict[str, tuple[str, NoteInfo]]) -> list[NoteInfo]:
-    """Each entry's NoteInfo in index order; ``cache`` keeps them (by blob) between refreshes,
-    since parsing frontmatter for aliases is most of the cost."""
-    infos: dict[str, tuple[str, NoteInfo]] = {}
-    for path, row in entries.items():
-        known = cache.get(path)
-        if known is None or known[0] != row["blob"]:
-            known = (row["blob"], NoteInfo(path, row["title"], tuple(_aliases(row))))
-        infos[path] = known
-    cache.clear()
-    cache.update(infos)
-    return [info for _, info in infos.values()]
+def _note_info(path: str, row: dict[str, Any]) -> NoteInfo:
+    return NoteInfo(path, row["title"], tuple(_aliases(row)))
 
 
 def _aliases(row: dict[str, Any]) -> list[str]:

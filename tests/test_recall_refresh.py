@@ -207,3 +207,16 @@ def test_refresh_after_a_title_change_relinks_by_title(demo: Path) -> None:
     assert_like_fresh(vault, demo, {linked.path})
     vault.update(linked.path, changes={"aliases": ["Ledger sharding plan"]}, identity=AGENT)
     assert_like_fresh(vault, demo, {linked.path})
+
+
+def test_refresh_after_a_rebuild_by_another_process(demo: Path) -> None:
+    vault = warm(demo)
+    written = vault.ingest(
+        type="context", title="Queue depth alarms", body="Alarm on depth.", identity=AGENT
+    )
+    assert_like_fresh(vault, demo, {written.path})
+    other = open_vault(demo)
+    other.update(written.path, body="Alarm on depth and on age.", identity=AGENT)
+    other.rebuild_index()  # rows in tree order again, not in the order updates appended them
+    assert_like_fresh(vault, demo, {written.path})
+    assert not vault.recall_service().index.loaded().appended

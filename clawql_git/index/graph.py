@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import posixpath
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from clawql_git.links import NOTE_SUFFIXES, LinkRef, LinkResolver, NoteInfo
@@ -43,17 +43,19 @@ class GraphState:
 
     def patch(
         self,
-        notes: list[NoteInfo],
+        entries: dict[str, Any],
         touched: set[str],
         links: Iterable[dict[str, Any]],
+        note_of: Callable[[str, dict[str, Any]], NoteInfo],
     ) -> None:
-        """Bring the graph to ``notes`` (every note, in index order) after the entries in
-        ``touched`` changed or went; ``links`` are the current links of the touched sources."""
+        """Bring the graph to ``entries`` (every entry row, in index order) after the ones in
+        ``touched`` changed or went; ``links`` are the current links of the touched sources;
+        ``note_of`` makes the NoteInfo of a row."""
         names = {k for p in touched if p in self.notes for k in _note_keys(self.notes[p])}
         for path in touched:
             self._drop_note(path)
             self._drop_links(path)
-        current = {n.path: n for n in notes if n.path in touched}
+        current = {p: note_of(p, entries[p]) for p in touched if p in entries}
         for note in current.values():
             self._add_note(note)
             names.update(_note_keys(note))
@@ -65,7 +67,7 @@ class GraphState:
         affected &= self.links.keys()
         for source in affected:
             self._unresolve(source)
-        resolver = self._resolver_for(affected, notes)
+        resolver = self._resolver_for(affected, entries)
         for source in sorted(affected):
             self._resolve(source, resolver)
 
@@ -96,15 +98,18 @@ class GraphState:
 
     # ------------------------------------------------------------ resolution and edges
 
-    def _resolver_for(self, sources: set[str], notes: list[NoteInfo]) -> LinkResolver:
+    def _resolver_for(self, sources: set[str], entries: dict[str, Any]) -> LinkResolver:
         """A resolver over the notes the links of ``sources`` could name: for those links it
-        answers as one over every note would (notes kept in index order, so the first of two
-        paths that differ only in case still wins)."""
+        answers as one over every note would. Notes go in in index order when two of them
+        share a path or id but for case or suffix (the first one wins there)."""
         keys = {k for s in sources for target, _, _ in self.links[s] for k in _link_keys(target)}
         if ANY in keys:
-            return LinkResolver(notes)
+            return LinkResolver(self.notes[p] for p in entries)
         wanted = set().union(*(self.by_key.get(k, set()) for k in keys)) if keys else set()
-        return LinkResolver(n for n in notes if n.path in wanted)
+        ids = {_note_id(p) for p in wanted}
+        if len(ids) < len(wanted):
+            return LinkResolver(self.notes[p] for p in entries if p in wanted)
+        return LinkResolver(self.notes[p] for p in sorted(wanted))
 
     def _resolve(self, source: str, resolver: LinkResolver) -> None:
         found = []
@@ -150,6 +155,14 @@ def _link_keys(target: str) -> set[str]:
         else:
             keys.add("s:" + _stem(last))
     return keys
+
+
+def _note_id(path: str) -> str:
+    low = path.lower()
+    for suffix in NOTE_SUFFIXES:
+        if low.endswith(suffix):
+            return low[: -len(suffix)]
+    return low
 
 
 def _stem(path: str) -> str:

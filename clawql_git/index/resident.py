@@ -12,6 +12,7 @@ from typing import Any
 # Above this share of changed entries a full reload costs about the same as patching.
 REFRESH_SHARE = 0.3
 IN_BATCH = 500  # paths per `path IN (...)` filter
+KEY_COLUMNS = ("path", "blob", "worm_ref")  # what an entries row is a function of
 
 
 @dataclass
@@ -29,6 +30,7 @@ class Resident:
     carry: dict[str, Any] = field(default_factory=dict)  # per-entry caches, checked on use
     changed: frozenset[str] = frozenset()  # entries the last refresh replaced or removed
     appended: bool = False  # ... and their new rows are at the end, in table order
+    keys: Any = None  # KEY_COLUMNS of the entries, an Arrow table in table order
 
     def memo(self, key: str, build: Callable[[], Any]) -> Any:
         """A structure derived from the rows, built on first use."""
@@ -58,6 +60,7 @@ def load(db: Any) -> Resident:
     cols = [c for c in entries.column_names if c != "vector"]
     rows = entries.select(cols).to_pylist()
     out = Resident({r["path"]: r for r in rows}, links, None, [r["path"] for r in rows])
+    out.keys = entries.select(list(KEY_COLUMNS))
     has_vectors = "vector" in entries.column_names
     chunks = _scan(db.open_table("chunks"), ["path", "chunk", "vector"] if has_vectors else [])
     out.chunk_keys = _keys(chunks)
@@ -70,33 +73,45 @@ def load(db: Any) -> Resident:
 def refresh(db: Any, old: Resident) -> Resident | None:
     """``old`` brought up to the tables' current rows by reading again only the entries whose
     (blob, worm_ref) changed; None when so much changed that a full load is the better deal.
-    Rows are a function of (path, blob, worm_ref), so those two columns find every change,
-    whoever wrote it (this process, a hook, a rebuild)."""
-    keys = _scan(db.open_table("entries"), ["path", "blob", "worm_ref"])
-    paths = keys.column("path").to_pylist()
-    blobs, refs = keys.column("blob").to_pylist(), keys.column("worm_ref").to_pylist()
-    current = dict(zip(paths, zip(blobs, refs, strict=True), strict=True))
-    changed = {p for p, key in current.items() if _key(old.entries.get(p)) != key}
-    gone = old.entries.keys() - current.keys()
-    if len(changed) + len(gone) > REFRESH_SHARE * max(len(paths), 1):
+    Rows are a function of (path, blob, worm_ref), so those columns find every change, whoever
+    wrote it (this process, a hook, a rebuild); they are compared in Arrow, not row by row."""
+    import pyarrow.compute as pc
+
+    keys = _scan(db.open_table("entries"), list(KEY_COLUMNS))
+    new_ids, old_ids = _row_ids(keys), _row_ids(old.keys)
+    fresh = pc.invert(pc.is_in(new_ids, value_set=old_ids))
+    kept = pc.is_in(old_ids, value_set=new_ids)
+    changed = set(pc.filter(keys.column("path"), fresh).to_pylist())
+    touched = changed | set(pc.filter(old.keys.column("path"), pc.invert(kept)).to_pylist())
+    if len(touched) > REFRESH_SHARE * max(keys.num_rows, 1):
         return None
-    if not changed and not gone and paths == old.entry_order:
+    if not touched and keys.column("path").equals(old.keys.column("path")):
         return old
-    return _patched(db, old, paths, changed, changed | gone)
+    return _patched(db, old, keys, changed, touched, pc.filter(old.keys.column("path"), kept))
 
 
 def _patched(
-    db: Any, old: Resident, paths: list[str], changed: set[str], touched: set[str]
+    db: Any, old: Resident, keys: Any, changed: set[str], touched: set[str], kept: Any
 ) -> Resident:
+    import pyarrow as pa
+
     fresh = _rows_of(db.open_table("entries"), "path", changed, [])
     fresh_paths = fresh.column("path").to_pylist()
     # Lance deletes rows in place and appends new ones: after our updates the table is the old
     # order without the touched entries, then the rewritten ones. Anything else (a rebuild by
-    # another process) is still handled, by reading the chunk order again.
-    appended = [p for p in old.entry_order if p not in touched] + fresh_paths == paths
+    # another process) is still handled, by reading every path and chunk key again.
+    expected = pa.chunked_array(kept.chunks + fresh.column("path").chunks, pa.string())
+    appended = expected.equals(keys.column("path"))
     cols = [c for c in fresh.column_names if c != "vector"]
     new_rows = {r["path"]: r for r in fresh.select(cols).to_pylist()}
-    entries = {p: new_rows[p] if p in new_rows else old.entries[p] for p in paths}
+    if appended:
+        entries = dict(old.entries)
+        for path in touched:
+            entries.pop(path, None)
+        entries.update(new_rows)
+    else:
+        entries = {p: new_rows.get(p) or old.entries[p] for p in keys.column("path").to_pylist()}
+    paths = list(entries)
     links = [link for link in old.links if link["source"] not in touched]
     links += _rows_of(db.open_table("links"), "source", changed, []).to_pylist()
     chunks_table = db.open_table("chunks")
@@ -109,14 +124,20 @@ def _patched(
     else:
         chunk_keys = _keys(_scan(chunks_table, ["path", "chunk"]))
     out = Resident(entries, links, None, paths, None, chunk_keys, {}, old.carry, frozenset(touched))
-    out.appended = appended
+    out.appended, out.keys = appended, keys
     for name in ("graph_stale", "tree_stale"):  # what the carried graph and tree must catch up on
         stale = old.carry.get(name)
         if stale is not None:
             stale.update(touched)
     if not appended:  # the tree is patched by appending: rebuild it instead
         old.carry.pop("tree_stale", None)
-    if has_vectors and paths:
+    if not has_vectors or not paths:
+        return out
+    if appended and old.entry_vectors is not None:
+        chunk_paths = [p for p, _ in old.chunk_keys]
+        out.entry_vectors = _appended_vectors(old.entry_vectors, old.entry_order, touched, fresh)
+        out.chunk_vectors = _appended_vectors(old.chunk_vectors, chunk_paths, touched, fresh_chunks)
+    else:
         out.entry_vectors = _merge_vectors(
             old.entry_vectors, old.entry_order, paths, fresh, fresh_paths
         )
@@ -124,6 +145,18 @@ def _patched(
             old.chunk_vectors, old.chunk_keys, chunk_keys, fresh_chunks, fresh_keys
         )
     return out
+
+
+def _appended_vectors(old_matrix: Any, old_paths: list[str], touched: set[str], fresh: Any) -> Any:
+    """The vector matrix when the rows are the old ones of untouched entries, then the fresh
+    ones: two block copies. ``old_paths`` gives the entry of each old row."""
+    import numpy as np
+
+    keep = np.fromiter((p not in touched for p in old_paths), dtype=bool, count=len(old_paths))
+    parts = [old_matrix[keep]]
+    if fresh.num_rows:
+        parts.append(_matrix(fresh.column("vector"), fresh.num_rows))
+    return np.concatenate(parts)
 
 
 def _merge_vectors(
@@ -153,8 +186,12 @@ def _merge_vectors(
     return out
 
 
-def _key(row: dict[str, Any] | None) -> tuple[str, str] | None:
-    return None if row is None else (row["blob"], row["worm_ref"])
+def _row_ids(keys: Any) -> Any:
+    """One string per entries row that changes whenever the row does."""
+    import pyarrow.compute as pc
+
+    columns = [keys.column(c) for c in KEY_COLUMNS]
+    return pc.binary_join_element_wise(*columns, "\x00")
 
 
 def _scan(table: Any, cols: list[str]) -> Any:
