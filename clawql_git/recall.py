@@ -196,7 +196,7 @@ class Recaller:
             qvec = embedder.embed_query(q.text)
         self._first_pass(q, layers, where, qvec, cands)
         if "page_index" in layers:
-            tree = self._tree()
+            tree = self.tree()
             for path, score in page_index_walk(tree, q.text):
                 cands[path].add("page_index", score)
         allowed = {p for p in cands if _passes(loaded.entries.get(p), q)}
@@ -216,7 +216,7 @@ class Recaller:
         cands: dict[str, _Candidate],
     ) -> None:
         if "catalog" in layers:
-            tree = self._tree()
+            tree = self.tree()
             for path, score in tree.catalog_survey(q.text):
                 cands[path].add("catalog", score)
         if "fts" in layers:
@@ -245,7 +245,8 @@ class Recaller:
         hits = _safe_fts(self.index.fts, q.text, POOL * 2 + hidden[1], None)
         return [h for h in hits if h.path not in hidden[0]][: POOL * 2]
 
-    def _tree(self) -> CategoryTree:
+    def tree(self) -> CategoryTree:
+        """The category tree of the resident rows (built or patched on first use)."""
         loaded = self.index.loaded()
         tree: CategoryTree = loaded.memo("tree", lambda: _build_tree(loaded))
         return tree

@@ -197,6 +197,16 @@ class RecallService:
             out["current"] = False
         return out
 
+    def warm(self) -> None:
+        """Load what a recall holds in memory (index rows, category tree, link graph) and open
+        the tables, so the first recall of a long-lived process is as fast as the next."""
+        self.ensure()
+        recaller = Recaller(self.index)
+        recaller.link_graph()
+        recaller.tree()
+        for name in ("chunks", "entries"):
+            self.index.table(name)
+
     def tree(self) -> dict[str, int]:
         """category path -> number of entries under it."""
         self.ensure()

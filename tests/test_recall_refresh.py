@@ -66,7 +66,7 @@ def resident(index: SearchIndex) -> dict[str, Any]:
         "entry_vectors": loaded.entry_vectors.tolist(),
         "chunk_vectors": loaded.chunk_vectors.tolist(),
         "graph": {k: sorted(v) for k, v in recaller.link_graph().items() if v},
-        "tree": recaller._tree(),
+        "tree": recaller.tree(),
     }
 
 

@@ -6,10 +6,12 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
-from dataclasses import dataclass
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass, replace
+from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -36,6 +38,12 @@ if TYPE_CHECKING:
 
 SCHEMA_VERSION = 1
 OPTIMIZE_EVERY = 20  # small writes between compactions (query time degrades without it)
+# With background compaction (long-lived processes), a write compacts inline only this late.
+OPTIMIZE_INLINE = 3 * OPTIMIZE_EVERY
+# A compaction prunes versions older than this. Readers reopen the tables whenever the stamp
+# moves, so none is still reading a version minutes old; a shorter time risks a query that
+# started on a version just before it was pruned.
+CLEANUP_AFTER = timedelta(minutes=10)
 EMBED_BATCH = 64
 Progress = Callable[[int, int, str], None]
 
@@ -94,8 +102,18 @@ def quote(value: str) -> str:
 class SearchIndex:
     """The derived index of one vault (or of one historical commit, for time travel)."""
 
-    def __init__(self, store: GitStore, embedder: Embedder | None, root: Path | None = None):
+    def __init__(
+        self,
+        store: GitStore,
+        embedder: Embedder | None,
+        root: Path | None = None,
+        background_compaction: bool = False,
+    ):
         self.store = store
+        # Compact in a thread after the write that makes it due, instead of inline (set by
+        # long-lived processes such as the MCP server; a CLI call may exit before it ends).
+        self.background_compaction = background_compaction
+        self._compactor: threading.Thread | None = None
         self.embedder = embedder
         self.root = root or store.state_dir / "index"
         self.cache_path = store.state_dir / "vectors.sqlite"
@@ -297,10 +315,12 @@ class SearchIndex:
             self.mark_stale()
             raise
         writes = stamp.writes + 1
-        if writes >= OPTIMIZE_EVERY:
+        if writes >= (OPTIMIZE_INLINE if self.background_compaction else OPTIMIZE_EVERY):
             self._optimize()
             writes = 0
         self._write_stamp(Stamp(SCHEMA_VERSION, self.embedder_id, str(commit.id), writes))
+        if self.background_compaction and writes >= OPTIMIZE_EVERY:
+            self._compact_later()
         return BuildReport(
             str(commit.id), "update", -1, len(changed), embedded, time.perf_counter() - start
         )
@@ -341,7 +361,40 @@ class SearchIndex:
     def _optimize(self) -> None:
         with lance_errors("optimize"):
             for name in ("entries", "chunks", "links"):
-                self.db().open_table(name).optimize()
+                self.db().open_table(name).optimize(cleanup_older_than=CLEANUP_AFTER)
+
+    def compact(self) -> bool:
+        """Compact the tables and prune old versions now if enough writes are waiting for it;
+        whether it ran. Holds the index lock, so updates wait for it rather than race it."""
+        with self.lock():
+            stamp = self.stamp()
+            if stamp is None or not self.compatible(stamp) or stamp.writes < OPTIMIZE_EVERY:
+                return False
+            self._optimize()
+            self._write_stamp(replace(stamp, writes=0))
+        return True
+
+    def _compact_later(self) -> None:
+        """Compact in a thread, on a connection of its own (the tables' rows do not change, so
+        queries in the meantime answer the same; they reopen the tables afterwards)."""
+        if self._compactor is not None and self._compactor.is_alive():
+            return
+        worker = SearchIndex(self.store, self.embedder, self.root)
+        self._compactor = threading.Thread(
+            target=worker.compact_quietly, name="clawql-index-compact"
+        )
+        self._compactor.start()
+
+    def compact_quietly(self) -> None:
+        """``compact``, for a background thread: a failed compaction changes no rows, so it is
+        only left for the next write to try again."""
+        with suppress(ClawqlError):
+            self.compact()
+
+    def wait_for_compaction(self) -> None:
+        """Wait until a background compaction started by this index has finished."""
+        if self._compactor is not None:
+            self._compactor.join()
 
     # ------------------------------------------------------------ queries
 
