@@ -43,9 +43,7 @@ def hits(vault: Vault) -> list[tuple[str, float]]:
 
 
 @pytest.mark.filterwarnings("ignore:optimize.cleanup_older_than=0.:UserWarning")
-def test_inline_compaction_prunes_old_versions(
-    demo: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_inline_compaction_prunes_old_versions(demo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(store, "CLEANUP_AFTER", timedelta(0))
     vault = Vault.open(demo, embedder=HashEmbedder())
     vault.update_index()
