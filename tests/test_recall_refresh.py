@@ -220,3 +220,21 @@ def test_refresh_after_a_rebuild_by_another_process(demo: Path) -> None:
     other.rebuild_index()  # rows in tree order again, not in the order updates appended them
     assert_like_fresh(vault, demo, {written.path})
     assert not vault.recall_service().index.loaded().appended
+
+
+def test_refresh_without_an_embedding_model(demo: Path) -> None:
+    vault = Vault.open(demo, embedding_model="none")
+    vault.recall("idempotency keys", limit=3)
+    written = vault.ingest(
+        type="decision", title="Idempotency key expiry", body="Keys expire.", identity=AGENT
+    )
+
+    def hits(v: Vault) -> list[dict[str, Any]]:
+        result = v.recall("idempotency key expiry", limit=5, use_cache=False)
+        return [h.to_record() for h in result.hits]
+
+    warm_hits = hits(vault)
+    assert vault.recall_service().index.loaded().changed == {written.path}
+    fresh = Vault.open(demo, embedding_model="none")
+    assert hits(fresh) == warm_hits
+    assert any(h["path"] == written.path for h in warm_hits)
