@@ -160,7 +160,7 @@ class RecallService:
         index, commit, report = self.index_for(at)
         sha = str(commit.id)
         wants_vector = q.backend in ("auto", "hybrid", "vector")
-        qvec = self._embed_query(q.text, index) if self.embedder and wants_vector else None
+        qvec = self.embedder.embed_query(q.text) if self.embedder and wants_vector else None
         params = f"{index.embedder_id}|{q.cache_key()}"
         if q.use_cache:
             cached = self.cache().get(sha, params, q, qvec, self.cache_threshold)
@@ -172,20 +172,6 @@ class RecallService:
         if q.use_cache:
             self.cache().put(sha, params, q, qvec, result)
         return result, index, commit
-
-    def _embed_query(self, text: str, index: SearchIndex) -> Any:
-        """The query's vector. In a process that has not opened the index yet (a CLI call),
-        the model loads in a thread while this one imports LanceDB: both take about half a
-        second or more, and the model's loading runs mostly outside the GIL."""
-        assert self.embedder is not None
-        if index.opened():
-            return self.embedder.embed_query(text)
-        from concurrent.futures import ThreadPoolExecutor
-
-        with ThreadPoolExecutor(1, thread_name_prefix="clawql-embed") as pool:
-            pending = pool.submit(self.embedder.embed_query, text)
-            index.db()
-            return pending.result()
 
     def cache(self) -> _RecallCache:
         """The recall cache, opened once (opening it costs more than a lookup)."""

@@ -401,10 +401,6 @@ class SearchIndex:
 
     # ------------------------------------------------------------ queries
 
-    def opened(self) -> bool:
-        """Whether this index has connected to LanceDB yet."""
-        return self._db is not None
-
     def db(self) -> Any:
         if self._db is None:
             lancedb = import_lancedb()
