@@ -204,7 +204,7 @@ class RecallService:
         recaller = Recaller(self.index)
         recaller.link_graph()
         recaller.tree()
-        for name in ("chunks", "entries"):
+        for name in ("chunks", "chunks#async", "entries"):
             self.index.table(name)
 
     def tree(self) -> dict[str, int]:
