@@ -8,7 +8,7 @@ import os
 import shutil
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, replace
 from datetime import timedelta
@@ -20,6 +20,7 @@ import pygit2
 from clawql_git.errors import ClawqlError, StorageError
 from clawql_git.gitstore import GitStore
 from clawql_git.gitstore.lock import exclusive_lock
+from clawql_git.index import rows as schema
 from clawql_git.index.builder import (
     EntryRecord,
     WormRefs,
@@ -29,7 +30,6 @@ from clawql_git.index.builder import (
 from clawql_git.index.lance import import_lancedb
 from clawql_git.index.resident import Resident, load, refresh
 from clawql_git.index.vector_cache import VectorCache
-from clawql_git.links import extract_links
 
 if TYPE_CHECKING:
     import numpy as np
@@ -263,15 +263,19 @@ class SearchIndex:
         lancedb = import_lancedb()
         from lancedb.index import FTS, BTree
 
-        chunk_rows = [_chunk_row(r, c) for r in records for c in r.chunks]
+        chunk_rows = [schema.chunk_row(r, c) for r in records for c in r.chunks]
         vectors, embedded = self._vectors([c["text"] for c in chunk_rows], progress)
         with lance_errors("build"):
             db = lancedb.connect(str(root))
             entries = self._entries_table(records, chunk_rows, vectors)
             db.create_table("entries", entries, mode="overwrite")
             db.create_table("chunks", self._chunks_table(chunk_rows, vectors), mode="overwrite")
-            db.create_table("links", _links_table([link for r in records for link in _links(r)]))
-            db.create_table("categories", _categories_table(r.page_index_path for r in records))
+            db.create_table(
+                "links", schema.links_table([link for r in records for link in schema.links(r)])
+            )
+            db.create_table(
+                "categories", schema.categories_table(r.page_index_path for r in records)
+            )
             fts = FTS(stem=True, remove_stop_words=True, language="English")
             db.open_table("chunks").create_index("text", config=fts, replace=True)
             db.open_table("entries").create_index("catalog", config=fts, replace=True)
@@ -285,21 +289,31 @@ class SearchIndex:
         import pyarrow as pa
 
         rows = [r.row() for r in records]
-        table = pa.Table.from_pylist(rows, schema=_entry_schema()) if rows else _empty_entries()
+        table = (
+            pa.Table.from_pylist(rows, schema=schema.entry_schema())
+            if rows
+            else schema.empty_entries()
+        )
         if self.embedder is None:
             return table
         dim = self.embedder.dim
-        mean = _entry_means(records, chunk_rows, vectors, dim) if vectors is not None else []
-        return table.append_column("vector", pa.array(list(mean), _vector_type(dim)))
+        mean = schema.entry_means(records, chunk_rows, vectors, dim) if vectors is not None else []
+        return table.append_column("vector", pa.array(list(mean), schema.vector_type(dim)))
 
     def _chunks_table(self, rows: list[dict[str, Any]], vectors: Any) -> pa.Table:
         import pyarrow as pa
 
-        table = pa.Table.from_pylist(rows, schema=_chunk_schema()) if rows else _empty_chunks()
+        table = (
+            pa.Table.from_pylist(rows, schema=schema.chunk_schema())
+            if rows
+            else schema.empty_chunks()
+        )
         if self.embedder is None:
             return table
         values = list(vectors) if vectors is not None else []
-        return table.append_column("vector", pa.array(values, _vector_type(self.embedder.dim)))
+        return table.append_column(
+            "vector", pa.array(values, schema.vector_type(self.embedder.dim))
+        )
 
     def _update(
         self, stamp: Stamp, commit: pygit2.Commit, progress: Progress | None
@@ -338,7 +352,7 @@ class SearchIndex:
             rec = read_record(self.store, commit.tree, path)
             if rec is not None:
                 records.append(_with_ref(rec, refs.refs.get(path, str(commit.id))))
-        chunk_rows = [_chunk_row(r, c) for r in records for c in r.chunks]
+        chunk_rows = [schema.chunk_row(r, c) for r in records for c in r.chunks]
         vectors, embedded = self._vectors([c["text"] for c in chunk_rows], progress)
         db = self.db()
         condition = "path IN (" + ", ".join(quote(p) for p in changed) + ")"
@@ -349,9 +363,9 @@ class SearchIndex:
             if records:
                 db.open_table("entries").add(self._entries_table(records, chunk_rows, vectors))
                 db.open_table("chunks").add(self._chunks_table(chunk_rows, vectors))
-                links = [link for r in records for link in _links(r)]
+                links = [link for r in records for link in schema.links(r)]
                 if links:
-                    db.open_table("links").add(_links_table(links))
+                    db.open_table("links").add(schema.links_table(links))
             self._refresh_categories(db)
         return embedded
 
@@ -359,7 +373,7 @@ class SearchIndex:
         """The categories table is small: rewrite it from the entries' page_index_path."""
         rows = db.open_table("entries").search().select(["page_index_path"]).limit(None)
         paths = [r["page_index_path"] for r in rows.to_arrow().to_pylist()]
-        db.create_table("categories", _categories_table(paths), mode="overwrite")
+        db.create_table("categories", schema.categories_table(paths), mode="overwrite")
 
     def _optimize(self) -> None:
         with lance_errors("optimize"):
@@ -593,115 +607,3 @@ def _is_entry(path: str) -> bool:
 
 def _with_ref(rec: EntryRecord, sha: str) -> EntryRecord:
     return EntryRecord(rec.path, rec.blob, rec.entry, rec.chunks, rec.page_index_path, sha)
-
-
-def _chunk_row(rec: EntryRecord, chunk: Any) -> dict[str, Any]:
-    meta = rec.entry.meta
-    return {
-        "path": rec.path,
-        "chunk": chunk.index,
-        "text": chunk.text,
-        "snippet": chunk.body,
-        "type": rec.entry.type,
-        "status": rec.entry.status,
-        "project": str(meta.get("project") or ""),
-        "agent_id": str(meta.get("agent_id") or ""),
-        "timestamp": rec.entry.timestamp,
-        "tags": [str(t) for t in meta.get("tags") or []],
-        "pii": str(meta.get("pii_classification") or ""),
-    }
-
-
-def _links(rec: EntryRecord) -> list[dict[str, Any]]:
-    return [
-        {"source": rec.path, "target": ref.target, "kind": ref.kind, "line": ref.line}
-        for ref in extract_links(rec.entry.body)
-    ]
-
-
-def _entry_means(
-    records: list[EntryRecord], chunk_rows: list[dict[str, Any]], vectors: Any, dim: int
-) -> Any:
-    import numpy as np
-
-    out = np.zeros((len(records), dim), dtype=np.float32)
-    index = {r.path: i for i, r in enumerate(records)}
-    for row, vec in zip(chunk_rows, vectors, strict=True):
-        out[index[row["path"]]] += vec
-    norms = np.linalg.norm(out, axis=1, keepdims=True)
-    return out / np.maximum(norms, 1e-9)
-
-
-def _vector_type(dim: int) -> Any:
-    import pyarrow as pa
-
-    return pa.list_(pa.float32(), dim)
-
-
-def _entry_schema() -> Any:
-    import pyarrow as pa
-
-    s, lst = pa.string(), pa.list_(pa.string())
-    names = ["path", "blob", "title", "type", "description"]
-    fields = [(n, s) for n in names] + [("tags", lst)]
-    more = ["project", "agent_id", "status", "superseded_by", "timestamp", "page_index_path"]
-    fields += [(n, s) for n in more] + [("pii", s), ("worm_ref", s), ("tokens", pa.int64())]
-    fields += [("catalog", s), ("frontmatter", s)]
-    return pa.schema(fields)
-
-
-def _chunk_schema() -> Any:
-    import pyarrow as pa
-
-    s = pa.string()
-    return pa.schema(
-        [
-            ("path", s),
-            ("chunk", pa.int64()),
-            ("text", s),
-            ("snippet", s),
-            ("type", s),
-            ("status", s),
-            ("project", s),
-            ("agent_id", s),
-            ("timestamp", s),
-            ("tags", pa.list_(s)),
-            ("pii", s),
-        ]
-    )
-
-
-def _links_schema() -> Any:
-    import pyarrow as pa
-
-    s = pa.string()
-    return pa.schema([("source", s), ("target", s), ("kind", s), ("line", pa.int64())])
-
-
-def _empty_entries() -> Any:
-    return _entry_schema().empty_table()
-
-
-def _empty_chunks() -> Any:
-    return _chunk_schema().empty_table()
-
-
-def _categories_table(paths: Iterable[str]) -> Any:
-    """category path -> number of entries under it, every level of the tree."""
-    import pyarrow as pa
-
-    counts: dict[str, int] = {}
-    for path in paths:
-        parts = [p for p in path.split("/") if p]
-        for depth in range(1, len(parts) + 1):
-            node = "/".join(parts[:depth])
-            counts[node] = counts.get(node, 0) + 1
-    rows = [{"path": k, "depth": k.count("/") + 1, "entries": v} for k, v in sorted(counts.items())]
-    schema = pa.schema([("path", pa.string()), ("depth", pa.int64()), ("entries", pa.int64())])
-    return pa.Table.from_pylist(rows, schema=schema)
-
-
-def _links_table(rows: list[dict[str, Any]]) -> Any:
-    import pyarrow as pa
-
-    return pa.Table.from_pylist(rows, schema=_links_schema())
