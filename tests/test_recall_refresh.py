@@ -238,3 +238,15 @@ def test_refresh_without_an_embedding_model(demo: Path) -> None:
     fresh = Vault.open(demo, embedding_model="none")
     assert hits(fresh) == warm_hits
     assert any(h["path"] == written.path for h in warm_hits)
+
+
+def test_categories_table_counts_every_level() -> None:
+    from clawql_git.index.rows import categories_table
+
+    table = categories_table(["decision/api", "decision/api", "decision/auth", "context", ""])
+    assert table.to_pylist() == [
+        {"path": "context", "depth": 1, "entries": 1},
+        {"path": "decision", "depth": 1, "entries": 3},
+        {"path": "decision/api", "depth": 2, "entries": 2},
+        {"path": "decision/auth", "depth": 2, "entries": 1},
+    ]

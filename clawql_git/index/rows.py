@@ -3,6 +3,7 @@ entry records (pure functions; the SearchIndex writes them)."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
@@ -106,11 +107,11 @@ def categories_table(paths: Iterable[str]) -> Any:
     import pyarrow as pa
 
     counts: dict[str, int] = {}
-    for path in paths:
+    for path, entries in Counter(paths).items():  # few distinct paths: expand each once
         parts = [p for p in path.split("/") if p]
         for depth in range(1, len(parts) + 1):
             node = "/".join(parts[:depth])
-            counts[node] = counts.get(node, 0) + 1
+            counts[node] = counts.get(node, 0) + entries
     rows = [{"path": k, "depth": k.count("/") + 1, "entries": v} for k, v in sorted(counts.items())]
     schema = pa.schema([("path", pa.string()), ("depth", pa.int64()), ("entries", pa.int64())])
     return pa.Table.from_pylist(rows, schema=schema)

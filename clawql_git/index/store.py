@@ -372,7 +372,7 @@ class SearchIndex:
     def _refresh_categories(self, db: Any) -> None:
         """The categories table is small: rewrite it from the entries' page_index_path."""
         rows = db.open_table("entries").search().select(["page_index_path"]).limit(None)
-        paths = [r["page_index_path"] for r in rows.to_arrow().to_pylist()]
+        paths = rows.to_arrow().column("page_index_path").to_pylist()
         db.create_table("categories", schema.categories_table(paths), mode="overwrite")
 
     def _optimize(self) -> None:
