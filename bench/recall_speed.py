@@ -455,7 +455,7 @@ def measure_recall(targets: list[Target], queries: list[Query]) -> None:
 
 def measure_updates(targets: list[Target], docs: list[Doc], samples: int) -> dict[int, Any]:
     """``vault.ingest`` then a timed ``vault.update_index()``, interleaved over the targets;
-    then the first recall after it (which reloads what recall keeps in memory)."""
+    then the first recall after it (which refreshes the rows recall keeps in memory)."""
     times: dict[int, list[float]] = {t.size: [] for t in targets}
     embeds: dict[int, list[float]] = {t.size: [] for t in targets}
     nets: dict[int, list[float]] = {t.size: [] for t in targets}

@@ -161,8 +161,10 @@ class MemoryTools:
             try:
                 vault = self.open()
                 vault.update_index()
-                vault.category_tree()  # loads the index into memory
-                embedder = vault.recall_service().embedder
+                service = vault.recall_service()
+                service.index.background_compaction = True  # long-lived: off the write path
+                service.warm()  # the index rows, category tree and link graph into memory
+                embedder = service.embedder
                 if embedder is not None:
                     embedder.embed_query("warm up")  # the model loads on first use
             except ClawqlError as exc:

@@ -3,8 +3,6 @@ fused, reranked, thresholded and fitted to a token budget."""
 
 from __future__ import annotations
 
-import math
-import re
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -14,8 +12,10 @@ from typing import TYPE_CHECKING, Any
 from clawql_git.entry import parse_timestamp
 from clawql_git.errors import InvalidInput
 from clawql_git.index.chunking import estimate_tokens
+from clawql_git.index.graph import GraphState
 from clawql_git.index.store import Hit, SearchIndex, quote
-from clawql_git.links import LinkRef, LinkResolver, NoteInfo
+from clawql_git.links import NoteInfo
+from clawql_git.recall_tree import POOL, WORD, CategoryTree, page_index_walk
 
 if TYPE_CHECKING:
     import numpy as np
@@ -33,56 +33,13 @@ WEIGHTS = {
     "page_index": 0.03,
     "links": 0.25,
 }
-POOL = 40
+# FTS is asked without LanceDB's prefilter (which costs a scan of the filter columns) when the
+# only filter is "not retracted, not PHI": it then fetches as many extra chunks as those hide,
+# and the hidden ones are dropped, which leaves the same top chunks. Past this many hidden
+# chunks the prefilter is cheaper.
+POSTFILTER_MAX = 400
 LINK_SEEDS = 5
 LINK_DECAY = 0.5
-_WORD = re.compile(r"[a-z0-9]+")
-_STOP = frozenset(
-    [
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "by",
-        "did",
-        "do",
-        "does",
-        "for",
-        "from",
-        "has",
-        "have",
-        "how",
-        "i",
-        "in",
-        "is",
-        "it",
-        "its",
-        "of",
-        "on",
-        "or",
-        "our",
-        "should",
-        "that",
-        "the",
-        "this",
-        "to",
-        "was",
-        "we",
-        "were",
-        "what",
-        "when",
-        "where",
-        "which",
-        "who",
-        "why",
-        "will",
-        "with",
-        "you",
-    ]
-)
 
 
 @dataclass(frozen=True)
@@ -199,18 +156,6 @@ class _Candidate:
             self.chunk, self.chunk_score, self.snippet = chunk, score, snippet
 
 
-def terms(text: str) -> list[str]:
-    """Lowercase word terms without stop words, lightly stemmed (for the tree walk)."""
-    return [_stem(w) for w in _WORD.findall(text.lower()) if w not in _STOP]
-
-
-def _stem(word: str) -> str:
-    for suffix in ("ings", "ing", "ies", "ied", "es", "ed", "s"):
-        if len(word) > len(suffix) + 3 and word.endswith(suffix):
-            return word[: -len(suffix)]
-    return word
-
-
 class Recaller:
     """Runs recall queries against one SearchIndex."""
 
@@ -251,7 +196,7 @@ class Recaller:
             qvec = embedder.embed_query(q.text)
         self._first_pass(q, layers, where, qvec, cands)
         if "page_index" in layers:
-            tree = self._tree()
+            tree = self.tree()
             for path, score in page_index_walk(tree, q.text):
                 cands[path].add("page_index", score)
         allowed = {p for p in cands if _passes(loaded.entries.get(p), q)}
@@ -271,11 +216,11 @@ class Recaller:
         cands: dict[str, _Candidate],
     ) -> None:
         if "catalog" in layers:
-            tree = self._tree()
+            tree = self.tree()
             for path, score in tree.catalog_survey(q.text):
                 cands[path].add("catalog", score)
         if "fts" in layers:
-            for hit in _safe_fts(self.index.fts, q.text, POOL * 2, where):
+            for hit in self._fts(q, where):
                 cands[hit.path].add("fts", hit.score, hit.chunk, hit.snippet)
         if qvec is not None:
             filtered = bool(q.types or q.project or q.agent)
@@ -289,9 +234,21 @@ class Recaller:
             for path, score in self._entry_vectors(qvec):
                 cands[path].add("entry_vector", score)
 
-    def _tree(self) -> CategoryTree:
+    def _fts(self, q: RecallQuery, where: str) -> list[Hit]:
+        """The FTS layer's top chunks among those ``where`` allows."""
+        if q.types or q.project or q.agent:
+            return _safe_fts(self.index.fts, q.text, POOL * 2, where)
         loaded = self.index.loaded()
-        tree: CategoryTree = loaded.memo("tree", lambda: CategoryTree.build(loaded.entries))
+        hidden = loaded.memo(f"hidden-{q.allow_pii}", lambda: _hidden(loaded, q.allow_pii))
+        if hidden[1] > POSTFILTER_MAX:
+            return _safe_fts(self.index.fts, q.text, POOL * 2, where)
+        hits = _safe_fts(self.index.fts, q.text, POOL * 2 + hidden[1], None)
+        return [h for h in hits if h.path not in hidden[0]][: POOL * 2]
+
+    def tree(self) -> CategoryTree:
+        """The category tree of the resident rows (built or patched on first use)."""
+        loaded = self.index.loaded()
+        tree: CategoryTree = loaded.memo("tree", lambda: _build_tree(loaded))
         return tree
 
     def _entry_vectors(self, qvec: np.ndarray) -> list[tuple[str, float]]:
@@ -348,17 +305,47 @@ class Recaller:
         return hits, total, False
 
 
+def _hidden(loaded: Any, allow_pii: bool) -> tuple[frozenset[str], int]:
+    """Entries recall never returns (retracted; PHI unless allowed), and their chunk count."""
+    paths = frozenset(
+        p
+        for p, r in loaded.entries.items()
+        if r["status"] == "retracted" or (r["pii"] == "PHI" and not allow_pii)
+    )
+    counts = loaded.chunk_counts()
+    return paths, sum(counts[p] for p in paths)
+
+
+def _build_tree(loaded: Any) -> CategoryTree:
+    """The category tree of the resident rows: patched from the one carried over from the
+    previous rows when only some entries changed, built from every entry otherwise."""
+    tree: CategoryTree | None = loaded.carry.pop("tree", None)
+    stale: set[str] | None = loaded.carry.pop("tree_stale", None)
+    if tree is None or stale is None:
+        tree = CategoryTree.build(loaded.entries, loaded.carry.setdefault("terms", {}))
+    elif stale:
+        tree = tree.patched(loaded.entries, stale)
+    loaded.carry["tree"], loaded.carry["tree_stale"] = tree, set()
+    return tree
+
+
 def _build_graph(loaded: Any) -> dict[str, set[str]]:
-    notes = [NoteInfo(p, r["title"], tuple(_aliases(r))) for p, r in loaded.entries.items()]
-    resolver = LinkResolver(notes)
-    graph: dict[str, set[str]] = defaultdict(set)
-    for link in loaded.links:
-        ref = LinkRef(link["target"], link["kind"], None, None, link["line"])
-        target = resolver.resolve(ref, link["source"])
-        if target is not None and target != link["source"]:
-            graph[link["source"]].add(target)
-            graph[target].add(link["source"])
-    return graph
+    """The link graph of the resident rows: patched from the state carried over from the
+    previous rows when only some entries changed, built from every link otherwise."""
+    state: GraphState | None = loaded.carry.pop("graph", None)
+    stale: set[str] | None = loaded.carry.pop("graph_stale", None)
+    if state is None or stale is None:
+        notes = [_note_info(p, r) for p, r in loaded.entries.items()]
+        state = GraphState.build(notes, loaded.links)
+    elif stale:
+        links = [link for link in loaded.links if link["source"] in stale]
+        state.patch(loaded.entries, stale, links, _note_info)
+    loaded.carry["graph"], loaded.carry["graph_stale"] = state, set()
+    return state.graph
+
+
+def _note_info(path: str, row: dict[str, Any]) -> NoteInfo:
+    return NoteInfo(path, row["title"], tuple(_aliases(row)))
 
 
 def _aliases(row: dict[str, Any]) -> list[str]:
@@ -368,8 +355,8 @@ def _aliases(row: dict[str, Any]) -> list[str]:
     return [str(a) for a in meta.get("aliases") or []]
 
 
-def _safe_fts(search: Any, text: str, limit: int, where: str) -> list[Hit]:
-    cleaned = " ".join(_WORD.findall(text.lower()))
+def _safe_fts(search: Any, text: str, limit: int, where: str | None) -> list[Hit]:
+    cleaned = " ".join(WORD.findall(text.lower()))
     if not cleaned:
         return []
     result: list[Hit] = search(cleaned, limit, where)
@@ -472,91 +459,3 @@ def _hit(row: dict[str, Any], cand: _Candidate, score: float, snippet: str) -> R
         frontmatter=json.loads(row["frontmatter"] or "{}"),
         superseded_by=row["superseded_by"],
     )
-
-
-# ---------------------------------------------------------------- the category tree
-
-
-def category_tree(entries: dict[str, Any]) -> dict[str, list[str]]:
-    """category path -> entry paths under it (every level of the tree)."""
-    tree: dict[str, list[str]] = defaultdict(list)
-    for path, row in entries.items():
-        parts = [p for p in str(row["page_index_path"]).split("/") if p]
-        for depth in range(1, len(parts) + 1):
-            tree["/".join(parts[:depth])].append(path)
-        tree[""].append(path)
-    return tree
-
-
-@dataclass(frozen=True)
-class CategoryTree:
-    """The page-index tree of a loaded index, with the term sets the walk compares."""
-
-    members: dict[str, list[str]]  # node -> entry paths under it
-    children: dict[str, list[str]]  # node -> child nodes
-    labels: dict[str, frozenset[str]]  # node -> terms of its name
-    words: dict[str, frozenset[str]]  # node -> terms of its entries' catalog lines
-    entry_terms: dict[str, frozenset[str]]
-    postings: dict[str, list[str]]  # term -> entries whose catalog line has it
-
-    @classmethod
-    def build(cls, entries: dict[str, Any]) -> CategoryTree:
-        members = category_tree(entries)
-        children: dict[str, list[str]] = defaultdict(list)
-        for node in members:
-            if node:
-                children[node.rpartition("/")[0]].append(node)
-        entry_terms = {p: frozenset(terms(r["catalog"])) for p, r in entries.items()}
-        words = {
-            n: frozenset().union(*(entry_terms[p] for p in ps[:200])) for n, ps in members.items()
-        }
-        labels = {n: frozenset(terms(n.replace("/", " ").replace("_", " "))) for n in members}
-        postings: dict[str, list[str]] = defaultdict(list)
-        for path, found in entry_terms.items():
-            for term in found:
-                postings[term].append(path)
-        return cls(members, dict(children), labels, words, entry_terms, dict(postings))
-
-    def catalog_survey(self, query: str) -> list[tuple[str, float]]:
-        """The catalog layer: entries whose catalog line (title, description, tags) shares the
-        query's terms, rarer terms weighing more (idf)."""
-        total = max(len(self.entry_terms), 1)
-        scores: dict[str, float] = defaultdict(float)
-        for term in set(terms(query)):
-            posting = self.postings.get(term, [])
-            if posting:
-                weight = math.log(1 + total / len(posting))
-                for path in posting:
-                    scores[path] += weight
-        return sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:POOL]
-
-    def score(self, node: str, want: set[str]) -> float:
-        size = len(self.members[node])
-        return 2.0 * len(want & self.labels[node]) + len(want & self.words[node]) / (
-            1.0 + math.sqrt(size)
-        )
-
-
-def page_index_walk(tree: CategoryTree, query: str, width: int = 2) -> list[tuple[str, float]]:
-    """Walk the category tree level by level towards the query; score what the walk reaches.
-    Needs no embedding model."""
-    want = set(terms(query))
-    if not want:
-        return []
-    frontier = [""]
-    reached: set[str] = set()
-    while frontier:
-        kids = [c for parent in frontier for c in tree.children.get(parent, [])]
-        ranked = sorted(((c, tree.score(c, want)) for c in kids), key=lambda kv: -kv[1])
-        frontier = [c for c, s in ranked[:width] if s > 0]
-        for node in frontier:
-            reached.update(tree.members[node])
-    overlap: dict[str, int] = defaultdict(int)
-    for term in want:
-        for path in tree.postings.get(term, ()):
-            if path in reached:
-                overlap[path] += 1
-    scored = sorted(
-        ((p, n / len(want)) for p, n in overlap.items()), key=lambda kv: (-kv[1], kv[0])
-    )
-    return scored[:POOL]

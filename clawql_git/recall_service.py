@@ -18,7 +18,8 @@ from clawql_git.audit import AuditChain, ReadHit
 from clawql_git.errors import NotFound, StorageError
 from clawql_git.gitstore import GitStore
 from clawql_git.index.store import BuildReport, Progress, SearchIndex
-from clawql_git.recall import Recaller, RecallQuery, RecallResult, category_tree
+from clawql_git.recall import Recaller, RecallQuery, RecallResult
+from clawql_git.recall_tree import category_tree
 
 if TYPE_CHECKING:
     from clawql_git.index.embedders import Embedder
@@ -62,12 +63,28 @@ class RecallService:
     def __post_init__(self) -> None:
         self.index = SearchIndex(self.store, self.embedder)
         self._at: dict[str, SearchIndex] = {}
+        self._head: pygit2.Commit | None = None
+        self._cache: _RecallCache | None = None
 
     def head(self) -> pygit2.Commit:
-        head = self.store.head_commit()
-        if head is None:
+        """HEAD's commit. The object is kept while the ref points at it: libgit2 does not cache
+        commits over 4 KB (an import's message lists every path), and reading one again costs
+        a millisecond or more on every query."""
+        try:
+            oid = self.store.repo.references[self.store.head_ref_name()].resolve().target
+        except (KeyError, pygit2.GitError):
+            oid = None
+        if self._head is None or self._head.id != oid:
+            self._head = self.store.head_commit()
+        if self._head is None:
             raise NotFound("the vault has no commits yet")
-        return head
+        return self._head
+
+    def close(self) -> None:
+        """Close the recall cache (reopened on the next query)."""
+        if self._cache is not None:
+            self._cache.close()
+            self._cache = None
 
     def ensure(self, progress: Progress | None = None) -> BuildReport:
         """Catch the index up with HEAD (rebuilding when it is missing or incompatible)."""
@@ -142,22 +159,25 @@ class RecallService:
     ) -> tuple[RecallResult, SearchIndex, pygit2.Commit]:
         index, commit, report = self.index_for(at)
         sha = str(commit.id)
-        cache = _RecallCache(self.store.state_dir / "recall-cache.sqlite")
         wants_vector = q.backend in ("auto", "hybrid", "vector")
         qvec = self.embedder.embed_query(q.text) if self.embedder and wants_vector else None
-        try:
-            params = f"{index.embedder_id}|{q.cache_key()}"
-            cached = cache.get(sha, params, q, qvec, self.cache_threshold) if q.use_cache else None
+        params = f"{index.embedder_id}|{q.cache_key()}"
+        if q.use_cache:
+            cached = self.cache().get(sha, params, q, qvec, self.cache_threshold)
             if cached is not None:
                 cached.index_note = _note(report)
                 return cached, index, commit
-            result = Recaller(index).recall(q, sha, qvec)
-            result.index_note = _note(report)
-            if q.use_cache:
-                cache.put(sha, params, q, qvec, result)
-            return result, index, commit
-        finally:
-            cache.close()
+        result = Recaller(index).recall(q, sha, qvec)
+        result.index_note = _note(report)
+        if q.use_cache:
+            self.cache().put(sha, params, q, qvec, result)
+        return result, index, commit
+
+    def cache(self) -> _RecallCache:
+        """The recall cache, opened once (opening it costs more than a lookup)."""
+        if self._cache is None:
+            self._cache = _RecallCache(self.store.state_dir / "recall-cache.sqlite")
+        return self._cache
 
     def status(self) -> dict[str, Any]:
         """The stamp, and how far it is behind HEAD."""
@@ -176,6 +196,16 @@ class RecallService:
             out["behind"] = None
             out["current"] = False
         return out
+
+    def warm(self) -> None:
+        """Load what a recall holds in memory (index rows, category tree, link graph) and open
+        the tables, so the first recall of a long-lived process is as fast as the next."""
+        self.ensure()
+        recaller = Recaller(self.index)
+        recaller.link_graph()
+        recaller.tree()
+        for name in ("chunks", "chunks#async", "entries"):
+            self.index.table(name)
 
     def tree(self) -> dict[str, int]:
         """category path -> number of entries under it."""
@@ -205,7 +235,8 @@ class _RecallCache:
 
     def __init__(self, path: Path) -> None:
         try:
-            self.db = sqlite3.connect(path, timeout=30)
+            # Used by one thread at a time (the MCP server serialises calls), not always the same.
+            self.db = sqlite3.connect(path, timeout=30, check_same_thread=False)
             # A cache may lose its last answers in a crash; it must not cost a disk flush.
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=OFF")

@@ -1,0 +1,224 @@
+"""The category tree (PageIndex without embeddings): the entries under each page_index_path
+node, the terms the walk compares, and the walk itself; patched in place after a write."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Any
+
+POOL = 40
+WIDTH = 200  # entries per node whose catalog terms describe the node
+WORD = re.compile(r"[a-z0-9]+")
+_STOP = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "by",
+        "did",
+        "do",
+        "does",
+        "for",
+        "from",
+        "has",
+        "have",
+        "how",
+        "i",
+        "in",
+        "is",
+        "it",
+        "its",
+        "of",
+        "on",
+        "or",
+        "our",
+        "should",
+        "that",
+        "the",
+        "this",
+        "to",
+        "was",
+        "we",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "who",
+        "why",
+        "will",
+        "with",
+        "you",
+    ]
+)
+
+
+def terms(text: str) -> list[str]:
+    """Lowercase word terms without stop words, lightly stemmed (for the tree walk)."""
+    return [_stem(w) for w in WORD.findall(text.lower()) if w not in _STOP]
+
+
+def _stem(word: str) -> str:
+    for suffix in ("ings", "ing", "ies", "ied", "es", "ed", "s"):
+        if len(word) > len(suffix) + 3 and word.endswith(suffix):
+            return word[: -len(suffix)]
+    return word
+
+
+def category_tree(entries: dict[str, Any]) -> dict[str, list[str]]:
+    """category path -> entry paths under it (every level of the tree)."""
+    tree: dict[str, list[str]] = defaultdict(list)
+    for path, row in entries.items():
+        parts = [p for p in str(row["page_index_path"]).split("/") if p]
+        for depth in range(1, len(parts) + 1):
+            tree["/".join(parts[:depth])].append(path)
+        tree[""].append(path)
+    return tree
+
+
+@dataclass(frozen=True)
+class CategoryTree:
+    """The page-index tree of a loaded index, with the term sets the walk compares."""
+
+    members: dict[str, list[str]]  # node -> entry paths under it
+    children: dict[str, list[str]]  # node -> child nodes
+    labels: dict[str, frozenset[str]]  # node -> terms of its name
+    words: dict[str, frozenset[str]]  # node -> terms of its entries' catalog lines
+    entry_terms: dict[str, frozenset[str]]
+    postings: dict[str, list[str]]  # term -> entries whose catalog line has it
+
+    @classmethod
+    def build(
+        cls, entries: dict[str, Any], cache: dict[str, tuple[str, frozenset[str]]] | None = None
+    ) -> CategoryTree:
+        """The tree of ``entries``; ``cache`` (path -> (catalog line, its terms)) is read and
+        refreshed, so a rebuild after a write stems only the changed entries' lines."""
+        members = category_tree(entries)
+        entry_terms = _entry_terms(entries, {} if cache is None else cache)
+        words = {n: _words(ps, entry_terms) for n, ps in members.items()}
+        labels = {n: _label(n) for n in members}
+        postings: dict[str, list[str]] = defaultdict(list)
+        for path, found in entry_terms.items():
+            for term in found:
+                postings[term].append(path)
+        return cls(members, _children(members), labels, words, entry_terms, dict(postings))
+
+    def patched(self, entries: dict[str, Any], touched: set[str]) -> CategoryTree:
+        """This tree after the entries in ``touched`` changed or went, updated in place.
+        ``entries`` must list the rewritten ones last (the order a refresh keeps), which is
+        where a fresh build puts them in every member and posting list too."""
+        affected: set[str] = set()
+        for path in touched & self.entry_terms.keys():
+            for node in (n for n, ps in self.members.items() if path in ps):
+                self.members[node].remove(path)
+                affected.add(node)
+            for term in self.entry_terms.pop(path):
+                self.postings[term].remove(path)
+                if not self.postings[term]:
+                    del self.postings[term]
+        for path in (p for p in entries if p in touched):
+            row = entries[path]
+            for node in _nodes(row["page_index_path"]):
+                self.members.setdefault(node, []).append(path)
+                affected.add(node)
+            self.entry_terms[path] = found = frozenset(terms(row["catalog"]))
+            for term in found:
+                self.postings.setdefault(term, []).append(path)
+        for node in affected:
+            if self.members[node]:
+                self.words[node] = _words(self.members[node], self.entry_terms)
+                self.labels.setdefault(node, _label(node))
+            else:
+                del self.members[node], self.words[node], self.labels[node]
+        children = _children(self.members)
+        self.children.clear()
+        self.children.update(children)
+        return self
+
+    def catalog_survey(self, query: str) -> list[tuple[str, float]]:
+        """The catalog layer: entries whose catalog line (title, description, tags) shares the
+        query's terms, rarer terms weighing more (idf)."""
+        total = max(len(self.entry_terms), 1)
+        scores: dict[str, float] = defaultdict(float)
+        for term in set(terms(query)):
+            posting = self.postings.get(term, [])
+            if posting:
+                weight = math.log(1 + total / len(posting))
+                for path in posting:
+                    scores[path] += weight
+        return sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:POOL]
+
+    def score(self, node: str, want: set[str]) -> float:
+        size = len(self.members[node])
+        return 2.0 * len(want & self.labels[node]) + len(want & self.words[node]) / (
+            1.0 + math.sqrt(size)
+        )
+
+
+def _nodes(page_index_path: str) -> list[str]:
+    """The tree nodes an entry is under: every prefix of its path, and the root."""
+    parts = [p for p in str(page_index_path).split("/") if p]
+    return ["/".join(parts[:depth]) for depth in range(1, len(parts) + 1)] + [""]
+
+
+def _children(members: dict[str, list[str]]) -> dict[str, list[str]]:
+    """node -> child nodes, sorted (so a tree patched after writes equals a fresh one)."""
+    children: dict[str, list[str]] = defaultdict(list)
+    for node in sorted(members):
+        if node:
+            children[node.rpartition("/")[0]].append(node)
+    return dict(children)
+
+
+def _words(paths: list[str], entry_terms: dict[str, frozenset[str]]) -> frozenset[str]:
+    return frozenset().union(*(entry_terms[p] for p in paths[:WIDTH]))
+
+
+def _label(node: str) -> frozenset[str]:
+    return frozenset(terms(node.replace("/", " ").replace("_", " ")))
+
+
+def _entry_terms(
+    entries: dict[str, Any], cache: dict[str, tuple[str, frozenset[str]]]
+) -> dict[str, frozenset[str]]:
+    out: dict[str, tuple[str, frozenset[str]]] = {}
+    for path, row in entries.items():
+        known = cache.get(path)
+        if known is None or known[0] != row["catalog"]:
+            known = (row["catalog"], frozenset(terms(row["catalog"])))
+        out[path] = known
+    cache.clear()
+    cache.update(out)
+    return {p: found for p, (_, found) in out.items()}
+
+
+def page_index_walk(tree: CategoryTree, query: str, width: int = 2) -> list[tuple[str, float]]:
+    """Walk the category tree level by level towards the query; score what the walk reaches.
+    Needs no embedding model."""
+    want = set(terms(query))
+    if not want:
+        return []
+    frontier = [""]
+    reached: set[str] = set()
+    while frontier:
+        kids = [c for parent in frontier for c in tree.children.get(parent, [])]
+        ranked = sorted(((c, tree.score(c, want)) for c in kids), key=lambda kv: -kv[1])
+        frontier = [c for c, s in ranked[:width] if s > 0]
+        for node in frontier:
+            reached.update(tree.members[node])
+    overlap: dict[str, int] = defaultdict(int)
+    for term in want:
+        for path in tree.postings.get(term, ()):
+            if path in reached:
+                overlap[path] += 1
+    scored = sorted(
+        ((p, n / len(want)) for p, n in overlap.items()), key=lambda kv: (-kv[1], kv[0])
+    )
+    return scored[:POOL]
