@@ -84,6 +84,17 @@ class NoteInfo:
             path, title, tuple(aliases), source if isinstance(source, str) and source else None
         )
 
+    @classmethod
+    def from_row(cls, path: str, title: str | None, frontmatter_json: str | None) -> NoteInfo:
+        """The note info of an index row (its frontmatter stored as JSON)."""
+        import json
+
+        meta = json.loads(frontmatter_json or "{}")
+        aliases = meta.get("aliases") or []
+        if isinstance(aliases, str):
+            aliases = [aliases]
+        return cls.of(path, title, (str(a) for a in aliases), meta)
+
 
 @dataclass(frozen=True)
 class Edge:

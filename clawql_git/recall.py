@@ -345,14 +345,7 @@ def _build_graph(loaded: Any) -> dict[str, set[str]]:
 
 
 def _note_info(path: str, row: dict[str, Any]) -> NoteInfo:
-    return NoteInfo(path, row["title"], tuple(_aliases(row)))
-
-
-def _aliases(row: dict[str, Any]) -> list[str]:
-    import json
-
-    meta = json.loads(row.get("frontmatter") or "{}")
-    return [str(a) for a in meta.get("aliases") or []]
+    return NoteInfo.from_row(path, row["title"], row.get("frontmatter"))
 
 
 def _safe_fts(search: Any, text: str, limit: int, where: str | None) -> list[Hit]:

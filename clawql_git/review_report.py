@@ -259,20 +259,16 @@ def _resolver(vault: Vault, proposal: Proposal, tip: pygit2.Commit, report: Prop
     except ClawqlError as exc:  # a broken index must not hide the rest of the review
         report.notes.append(f"links not checked: {exc}")
         return None
-    notes = {p: NoteInfo(p, str(r.get("title") or ""), _aliases(r)) for p, r in rows.items()}
+    notes = {
+        p: NoteInfo.from_row(p, str(r.get("title") or ""), r.get("frontmatter"))
+        for p, r in rows.items()
+    }
     for path in proposal.entries:
         notes.pop(path, None)
         entry = _parsed(vault, tip, path)
         if entry is not None:
             notes[path] = NoteInfo.of(path, entry.title, entry.aliases, entry.meta)
     return LinkResolver(notes.values())
-
-
-def _aliases(row: dict[str, Any]) -> tuple[str, ...]:
-    import json
-
-    meta = json.loads(row.get("frontmatter") or "{}")
-    return tuple(str(a) for a in meta.get("aliases") or [])
 
 
 def _parsed(vault: Vault, tip: pygit2.Commit, path: str) -> Entry | None:

@@ -250,3 +250,26 @@ def test_categories_table_counts_every_level() -> None:
         {"path": "decision/api", "depth": 2, "entries": 2},
         {"path": "decision/auth", "depth": 2, "entries": 1},
     ]
+
+
+def test_refresh_resolves_an_imported_link_through_its_source_path(demo: Path) -> None:
+    """Imported notes link by their source layout; the patched graph follows it too."""
+    vault = warm(demo)
+    first = vault.ingest(
+        type="decision",
+        title="Use a message broker",
+        body="Builds on [the storage decision](0003-store-events-in-postgres.md).",
+        meta={"source_path": "docs/adr/0002-use-a-message-broker.md"},
+        identity=AGENT,
+    )
+    assert_like_fresh(vault, demo, {first.path})
+    second = vault.ingest(
+        type="decision",
+        title="Events live in Postgres",  # the file is renamed by its title on import
+        body="One table per stream.",
+        meta={"source_path": "docs/adr/0003-store-events-in-postgres.md"},
+        identity=AGENT,
+    )
+    assert_like_fresh(vault, demo, {second.path})
+    graph = Recaller(vault.recall_service().index).link_graph()
+    assert second.path in graph[first.path]

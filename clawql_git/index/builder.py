@@ -144,7 +144,7 @@ def link_rows(records: Iterable[EntryRecord], notes: Iterable[NoteInfo]) -> list
 
 def note_info(rec: EntryRecord) -> NoteInfo:
     """The link-resolution view of a record."""
-    return NoteInfo(rec.path, rec.entry.title, rec.entry.aliases)
+    return NoteInfo.of(rec.path, rec.entry.title, rec.entry.aliases, rec.entry.meta)
 
 
 def category_of(path: str) -> str:

@@ -106,6 +106,7 @@ class GraphState:
         if ANY in keys:
             return LinkResolver(self.notes[p] for p in entries)
         wanted = set().union(*(self.by_key.get(k, set()) for k in keys)) if keys else set()
+        wanted |= {s for s in sources if s in self.notes}  # their own source_path matters
         ids = {_note_id(p) for p in wanted}
         if len(ids) < len(wanted):
             return LinkResolver(self.notes[p] for p in entries if p in wanted)
@@ -140,6 +141,8 @@ class GraphState:
 
 def _note_keys(note: NoteInfo) -> set[str]:
     keys = {"s:" + _stem(note.path.lower())}
+    if note.source_path:  # imported notes are also named by their source file
+        keys.add("s:" + _stem(note.source_path.lower()))
     names = [note.title, *note.aliases] if note.title else list(note.aliases)
     return keys | {"n:" + _name_key(n) for n in names}
 
