@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from clawql_git.cli.options import (
+    entry_fields,
     entry_options,
-    entry_overrides,
     identity,
     identity_options,
     read_body,
@@ -121,13 +121,6 @@ def ingest(
     ctx: click.Context,
     /,
     file: str | None,
-    entry_type: str | None,
-    title: str | None,
-    tags: tuple[str, ...],
-    description: str | None,
-    project: str | None,
-    body: str | None,
-    body_file: str | None,
     entry_path: str | None,
     append: bool,
     sign: bool,
@@ -142,27 +135,18 @@ def ingest(
     vault = _vault(ctx)
     if sign:
         vault.enable_signing()
-    text = read_body(body, body_file)
+    fields = entry_fields(kw)
     if file is not None:  # a Markdown document; the flags override its frontmatter and body
-        doc = read_document(file)
-        overrides = entry_overrides(entry_type, title, description, tags, project)
         result = vault.ingest_markdown(
-            doc, identity=ident, overrides=overrides, path=entry_path, append=append, body=text
+            read_document(file),
+            identity=ident,
+            overrides=fields.overrides(),
+            path=entry_path,
+            append=append,
+            body=fields.body,
         )
     else:
-        if not entry_type or not title:
-            raise InvalidInput("ingest needs --type and --title (or a Markdown FILE)")
-        result = vault.ingest(
-            type=entry_type,
-            title=title,
-            body=text or "",
-            description=description,
-            tags=tags,
-            meta={"project": project},
-            identity=ident,
-            append=append,
-            path=entry_path,
-        )
+        result = vault.ingest(**fields.new_entry(), identity=ident, append=append, path=entry_path)
     _print_write(result, as_json)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -58,7 +59,56 @@ entry_options = stack(
     click.option("--body", help="Body text (Markdown)."),
     click.option("--body-file", help="Read the body from a file ('-' for stdin)."),
 )
-"""The fields of a new entry, for ``memory ingest`` and ``workspace ingest``."""
+"""The fields of a new entry, for ``memory ingest`` and ``workspace ingest``; read them back
+with ``entry_fields``."""
+
+
+@dataclass(frozen=True)
+class EntryFields:
+    """What the ``entry_options`` said, the body already read."""
+
+    type: str | None
+    title: str | None
+    tags: tuple[str, ...]
+    description: str | None
+    project: str | None
+    body: str | None
+
+    def overrides(self) -> dict[str, Any]:
+        """The flags that override a Markdown document's frontmatter (None: keep it)."""
+        return {
+            "type": self.type,
+            "title": self.title,
+            "description": self.description,
+            "tags": list(self.tags) or None,
+            "project": self.project,
+        }
+
+    def new_entry(self) -> dict[str, Any]:
+        """The keyword arguments of ``ingest`` for an entry given by flags alone."""
+        if not self.type or not self.title:
+            raise InvalidInput("ingest needs --type and --title (or a Markdown FILE)")
+        return {
+            "type": self.type,
+            "title": self.title,
+            "body": self.body or "",
+            "description": self.description,
+            "tags": self.tags,
+            "meta": {"project": self.project},
+        }
+
+
+def entry_fields(kw: dict[str, Any]) -> EntryFields:
+    """Pop the ``entry_options`` values out of a command's keyword arguments."""
+    body = read_body(kw.pop("body"), kw.pop("body_file"))
+    return EntryFields(
+        type=kw.pop("entry_type"),
+        title=kw.pop("title"),
+        tags=kw.pop("tags"),
+        description=kw.pop("description"),
+        project=kw.pop("project"),
+        body=body,
+    )
 
 
 def identity(kw: dict[str, Any]) -> Identity:
@@ -103,23 +153,6 @@ def file_text(path: Path) -> str:
     if not path.is_file():
         raise NotFound(f"no such file: {path}")
     return decode_text(path.read_bytes(), str(path))
-
-
-def entry_overrides(
-    entry_type: str | None,
-    title: str | None,
-    description: str | None,
-    tags: tuple[str, ...],
-    project: str | None,
-) -> dict[str, Any]:
-    """The ``entry_options`` that override a Markdown document's frontmatter."""
-    return {
-        "type": entry_type,
-        "title": title,
-        "description": description,
-        "tags": list(tags) or None,
-        "project": project,
-    }
 
 
 def vault_record(vault: Vault, **fields: Any) -> dict[str, Any]:

@@ -9,12 +9,11 @@ import click
 
 from clawql_git.cli.memory import parse_when
 from clawql_git.cli.options import (
+    entry_fields,
     entry_options,
-    entry_overrides,
     identity,
     identity_options,
     json_option,
-    read_body,
     read_document,
 )
 from clawql_git.cli.output import emit_json, progress
@@ -240,13 +239,6 @@ def ingest(
     /,
     file: str | None,
     to: str | None,
-    entry_type: str | None,
-    title: str | None,
-    tags: tuple[str, ...],
-    description: str | None,
-    project: str | None,
-    body: str | None,
-    body_file: str | None,
     as_json: bool,
     **kw: Any,
 ) -> None:
@@ -254,24 +246,17 @@ def ingest(
     through that vault's own repository (a URL mount pushes)."""
     ident = identity(kw)
     ws = _workspace(ctx)
-    text = read_body(body, body_file)
+    fields = entry_fields(kw)
     if file is not None:
-        doc = read_document(file)
-        overrides = entry_overrides(entry_type, title, description, tags, project)
-        written = ws.ingest_markdown(doc, to=to, overrides=overrides, identity=ident, body=text)
-    else:
-        if not entry_type or not title:
-            raise InvalidInput("ingest needs --type and --title (or a Markdown FILE)")
-        written = ws.ingest(
-            type=entry_type,
+        written = ws.ingest_markdown(
+            read_document(file),
             to=to,
-            title=title,
-            body=text or "",
-            description=description,
-            tags=tags,
-            meta={"project": project},
+            overrides=fields.overrides(),
             identity=ident,
+            body=fields.body,
         )
+    else:
+        written = ws.ingest(**fields.new_entry(), to=to, identity=ident)
     if as_json:
         emit_json(written.to_record())
         return
