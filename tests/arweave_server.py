@@ -155,35 +155,41 @@ def _require_node() -> None:
         pytest.skip(reason)
 
 
+def _serve(db: Path, automine: bool = False) -> Iterator[ArLocal]:
+    """An arlocal on ``db`` for as long as the fixture that yields from it lives."""
+    _require_node()
+    server = ArLocal(db, automine=automine)
+    yield server
+    server.stop()
+
+
+def _funded_wallet(tmp_path_factory: pytest.TempPathFactory, server: ArLocal) -> Path:
+    """A throwaway wallet, funded on ``server``."""
+    path = make_wallet(tmp_path_factory.mktemp("wallet") / "wallet.json")
+    server.mint(wallet_address(path))
+    return path
+
+
 @pytest.fixture(scope="module")
 def arlocal(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ArLocal]:
     """A fresh arlocal for the test module (mine with ``arlocal.mine()``)."""
-    _require_node()
-    server = ArLocal(tmp_path_factory.mktemp("arlocal-db") / "db")
-    yield server
-    server.stop()
+    yield from _serve(tmp_path_factory.mktemp("arlocal-db") / "db")
 
 
 @pytest.fixture(scope="module")
 def arweave_wallet(tmp_path_factory: pytest.TempPathFactory, arlocal: ArLocal) -> Path:
     """A throwaway wallet, funded on the module's arlocal."""
-    path = make_wallet(tmp_path_factory.mktemp("wallet") / "wallet.json")
-    arlocal.mint(wallet_address(path))
-    return path
+    return _funded_wallet(tmp_path_factory, arlocal)
 
 
 @pytest.fixture(scope="module")
 def arlocal_automine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ArLocal]:
     """An arlocal that mines a block after every transaction (as if the network were fast):
     for code that waits for its transactions to be mined."""
-    _require_node()
-    server = ArLocal(tmp_path_factory.mktemp("arlocal-auto-db") / "db", automine=True)
-    yield server
-    server.stop()
+    yield from _serve(tmp_path_factory.mktemp("arlocal-auto-db") / "db", automine=True)
 
 
 @pytest.fixture(scope="module")
 def automine_wallet(tmp_path_factory: pytest.TempPathFactory, arlocal_automine: ArLocal) -> Path:
-    path = make_wallet(tmp_path_factory.mktemp("wallet") / "wallet.json")
-    arlocal_automine.mint(wallet_address(path))
-    return path
+    """A throwaway wallet, funded on the module's automining arlocal."""
+    return _funded_wallet(tmp_path_factory, arlocal_automine)

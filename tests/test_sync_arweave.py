@@ -557,9 +557,9 @@ def test_two_clones_pushing_at_once_through_arweave(
     service = pytest.importorskip("clawql_git.sync.service")
     remotes = pytest.importorskip("clawql_git.sync.remotes")
     restore = pytest.importorskip("clawql_git.sync.restore").restore
-    import threading
 
     from clawql_git import Identity, Vault
+    from tests.sync_race import push_at_once
 
     monkeypatch.setenv("CLAWQL_EMBEDDING_MODEL", "none")
     monkeypatch.setenv("CLAWQL_ARWEAVE_WALLET", str(automine_wallet))
@@ -575,25 +575,7 @@ def test_two_clones_pushing_at_once_through_arweave(
     restore(reader, clone, "race")
     Vault.open(origin.root).ingest(type="pattern", title="From origin", identity=agent)
     Vault.open(clone).ingest(type="context", title="From clone", identity=Identity("b"))
-    barrier = threading.Barrier(2)
-    results: dict[str, object] = {}
-
-    def run(name: str, root: Path) -> None:
-        push = service.for_vault(Vault.open(root))[0]
-        barrier.wait()
-        try:
-            results[name] = push.push()
-        except Exception as exc:  # reported below with the other thread's result
-            results[name] = exc
-
-    threads = [
-        threading.Thread(target=run, args=(n, r))
-        for n, r in (("origin", origin.root), ("clone", clone))
-    ]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(300)
+    results = push_at_once({"origin": origin.root, "clone": clone}, 300)
     assert sorted(getattr(r, "seq", -1) for r in results.values()) == [2, 3], results
     final = tmp_path / "final"
     restore(reader, final, "race")

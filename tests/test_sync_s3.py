@@ -4,7 +4,6 @@ pull, restore on an empty machine, tampering and faults."""
 from __future__ import annotations
 
 import json
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +21,7 @@ from clawql_git.sync.service import SyncService, for_vault
 
 from .conftest import fsck_ok, git
 from .s3server import S3Server, s3_server, start_server  # noqa: F401
+from .sync_race import push_at_once
 
 BUCKET = "vault-bundles"
 A = Identity(agent_id="agent-a")
@@ -202,25 +202,7 @@ def test_two_clones_pushing_at_once_each_get_their_own_seq(
     clone = _restore_dest(tmp_path, remote, "clone")
     Vault.open(origin.root).ingest(type="pattern", title="From origin", identity=A)
     Vault.open(clone).ingest(type="context", title="From clone", identity=Identity("b"))
-    barrier = threading.Barrier(2)
-    results: dict[str, Any] = {}
-
-    def run(name: str, root: Path) -> None:
-        service = for_vault(Vault.open(root))[0]
-        barrier.wait()
-        try:
-            results[name] = service.push()
-        except Exception as exc:  # reported below with the other thread's result
-            results[name] = exc
-
-    threads = [
-        threading.Thread(target=run, args=("origin", origin.root)),
-        threading.Thread(target=run, args=("clone", clone)),
-    ]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(120)
+    results: dict[str, Any] = push_at_once({"origin": origin.root, "clone": clone}, 120)
     seqs = sorted(r.seq for r in results.values())
     assert seqs == [2, 3], results
     loser = max(results.values(), key=lambda r: r.seq)

@@ -6,7 +6,8 @@ from typing import Any
 
 import click
 
-from clawql_git.cli.memory import _vault, json_option, memory, parse_when, trail_filter_options
+from clawql_git.cli.memory import _vault, memory, parse_when, trail_filter_options
+from clawql_git.cli.options import json_option
 from clawql_git.cli.output import emit_json
 from clawql_git.errors import CheckFailed, InvalidInput
 

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
+from clawql_git.cli.options import stack
 from clawql_git.cli.output import emit_json, progress
 
 if TYPE_CHECKING:
@@ -23,23 +24,28 @@ def json_flag(fn: F) -> F:
     return click.option("--json", "as_json", is_flag=True, help="Print JSON.")(fn)
 
 
-def bounds(fn: F) -> F:
-    """``--limit`` and ``--max-chars``: every query answer is bounded and says its total."""
-    fn = click.option(
-        "--max-chars",
-        type=click.IntRange(min=1),
-        default=20_000,
-        show_default=True,
-        help="At most this many characters of items.",
-    )(fn)
-    fn = click.option(
-        "--limit",
-        type=click.IntRange(min=1),
-        default=50,
-        show_default=True,
-        help="At most this many items.",
-    )(fn)
-    return fn
+max_chars_option = click.option(
+    "--max-chars",
+    type=click.IntRange(min=1),
+    default=20_000,
+    show_default=True,
+    help="At most this many characters of items.",
+)
+
+limit_option = click.option(
+    "--limit",
+    type=click.IntRange(min=1),
+    default=50,
+    show_default=True,
+    help="At most this many items.",
+)
+
+bounds = stack(limit_option, max_chars_option)
+"""``--limit`` and ``--max-chars``: every query answer is bounded and says its total."""
+
+audit_agent_option = click.option(
+    "--agent", envvar="CLAWQL_AGENT_ID", default="", help="Agent id for the audit."
+)
 
 
 def repo_option(fn: F) -> F:
@@ -84,7 +90,7 @@ def _render(answer: Answer, as_json: bool, line: Callable[[dict[str, Any]], str]
     type=click.Path(file_okay=False),
     help="Record the update as CODEGRAPH_INDEX_UPDATE on this vault's audit chain ($CLAWQL_VAULT).",
 )
-@click.option("--agent", envvar="CLAWQL_AGENT_ID", default="", help="Agent id for the audit.")
+@audit_agent_option
 @json_flag
 def index(path: str, no_history: bool, vault: str | None, agent: str, as_json: bool) -> None:
     """Index the repository at PATH (unchanged files, by content hash, are not re-parsed)."""
@@ -146,12 +152,19 @@ def find_symbol(
     _render(_open(repo).find_symbol(name, limit, max_chars, kind), as_json, _symbol_line)
 
 
+def _definition_query(fn: F) -> F:
+    """NAME and the options of the queries about one definition (callers, callees)."""
+    return stack(
+        click.argument("name"),
+        click.option("--file", "file", help="The definition's file, when the name is ambiguous."),
+        repo_option,
+        bounds,
+        json_flag,
+    )(fn)
+
+
 @code.command()
-@click.argument("name")
-@click.option("--file", "file", help="The definition's file, when the name is ambiguous.")
-@repo_option
-@bounds
-@json_flag
+@_definition_query
 def callers(
     name: str, file: str | None, repo: str, limit: int, max_chars: int, as_json: bool
 ) -> None:
@@ -160,11 +173,7 @@ def callers(
 
 
 @code.command()
-@click.argument("name")
-@click.option("--file", "file", help="The definition's file, when the name is ambiguous.")
-@repo_option
-@bounds
-@json_flag
+@_definition_query
 def callees(
     name: str, file: str | None, repo: str, limit: int, max_chars: int, as_json: bool
 ) -> None:
@@ -199,13 +208,7 @@ def explain_module(module: str, repo: str, limit: int, max_chars: int, as_json: 
 @click.argument("source")
 @click.argument("target")
 @repo_option
-@click.option(
-    "--max-chars",
-    type=click.IntRange(min=1),
-    default=20_000,
-    show_default=True,
-    help="At most this many characters of items.",
-)
+@max_chars_option
 @json_flag
 def dependency_path(source: str, target: str, repo: str, max_chars: int, as_json: bool) -> None:
     """The import chain from SOURCE to TARGET (paths or dotted module names)."""
@@ -257,7 +260,7 @@ def _vault_or_none(path: str | None) -> Vault | None:
     help="Record each update as CODEGRAPH_INDEX_UPDATE on this vault's audit chain "
     "($CLAWQL_VAULT).",
 )
-@click.option("--agent", envvar="CLAWQL_AGENT_ID", default="", help="Agent id for the audit.")
+@audit_agent_option
 @click.option(
     "--debounce",
     type=click.IntRange(min=1),

@@ -3,52 +3,35 @@
 from __future__ import annotations
 
 import re
-import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
+from clawql_git.cli.options import (
+    entry_fields,
+    entry_options,
+    identity,
+    identity_options,
+    read_body,
+    read_document,
+    stack,
+    vault_option,
+    vault_record,
+)
+from clawql_git.cli.options import json_option as json_option  # re-exported: cli/recall.py
 from clawql_git.cli.output import emit_json, progress
 from clawql_git.errors import CheckFailed, InvalidInput
 
 if TYPE_CHECKING:
-    from clawql_git.vault import Identity, Vault, WriteResult
-
-json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON for agents.")
+    from clawql_git.vault import Vault, WriteResult
 
 
 def _vault(ctx: click.Context) -> Vault:
     from clawql_git.vault import Vault
 
     return Vault.open(ctx.obj.get("vault"), eager_index=True)
-
-
-def identity_options(fn: Any) -> Any:
-    """The who-wrote-it flags shared by every write command."""
-    opts = [
-        click.option("--agent", "agent_id", envvar="CLAWQL_AGENT_ID", help="Agent id (author)."),
-        click.option("--session", "session_id", envvar="CLAWQL_SESSION_ID", help="Session id."),
-        click.option("--correlation", "correlation_id", help="Correlation id (task, ticket)."),
-        click.option("--verdict", help="Outcome: accepted, failed, success, ..."),
-        click.option("--confidence", type=float, help="Confidence score in 0..1."),
-    ]
-    for opt in reversed(opts):
-        fn = opt(fn)
-    return fn
-
-
-def _identity(kw: dict[str, Any]) -> Identity:
-    from clawql_git.vault import Identity
-
-    return Identity(
-        agent_id=kw.pop("agent_id") or "",
-        session_id=kw.pop("session_id") or "",
-        correlation_id=kw.pop("correlation_id") or "",
-        verdict=kw.pop("verdict") or "",
-        confidence=kw.pop("confidence"),
-    )
 
 
 def _print_write(result: WriteResult, as_json: bool) -> None:
@@ -67,12 +50,7 @@ def _print_write(result: WriteResult, as_json: bool) -> None:
 
 
 @click.group()
-@click.option(
-    "--vault",
-    type=click.Path(file_okay=False),
-    envvar="CLAWQL_VAULT",
-    help="Vault folder (default: $CLAWQL_VAULT, else the current directory).",
-)
+@vault_option
 @click.pass_context
 def memory(ctx: click.Context, vault: str | None) -> None:
     """Write, read and check memory entries."""
@@ -109,7 +87,7 @@ def init(
     from clawql_git.setup import seed_from
     from clawql_git.vault import Vault
 
-    ident = _identity(kw)
+    ident = identity(kw)
     target = Path(path or ctx.obj.get("vault") or ".")
     vault = Vault.init(
         target, adopt=adopt, default_type=default_type, identity=ident, eager_index=True
@@ -118,13 +96,7 @@ def init(
     if source:
         with progress("seeding", not as_json) as bar:
             seeded = len(seed_from(vault, Path(source), ident, bar))
-    head = vault.store.head_commit()
-    record = {
-        "vault": str(vault.root),
-        "vault_id": vault.vault_id,
-        "seeded": seeded,
-        "head": f"git:{head.id}" if head else None,
-    }
+    record = vault_record(vault, seeded=seeded)
     if as_json:
         emit_json(record)
     else:
@@ -136,40 +108,9 @@ def init(
 # ---------------------------------------------------------------- ingest
 
 
-def _read_body(body: str | None, body_file: str | None) -> str | None:
-    if body is not None and body_file is not None:
-        raise InvalidInput("give --body or --body-file, not both")
-    if body_file == "-":
-        return _stdin_text()
-    if body_file is not None:
-        return _file_text(Path(body_file))
-    return body
-
-
-def _stdin_text() -> str:
-    from clawql_git.entry import decode_text
-
-    return decode_text(sys.stdin.buffer.read(), "standard input")
-
-
-def _file_text(path: Path) -> str:
-    from clawql_git.entry import decode_text
-    from clawql_git.errors import NotFound
-
-    if not path.is_file():
-        raise NotFound(f"no such file: {path}")
-    return decode_text(path.read_bytes(), str(path))
-
-
 @memory.command()
 @click.argument("file", required=False)
-@click.option("--type", "entry_type", help="Entry type: decision, context, error, pattern, ...")
-@click.option("--title", help="Title (the file name is its slug).")
-@click.option("--tag", "tags", multiple=True, help="A tag (repeatable).")
-@click.option("--description", help="One-line description for catalogs.")
-@click.option("--project", help="Project the entry belongs to.")
-@click.option("--body", help="Body text (Markdown).")
-@click.option("--body-file", help="Read the body from a file ('-' for stdin).")
+@entry_options
 @click.option("--path", "entry_path", help="Explicit vault-relative path (default: derived).")
 @click.option("--append", is_flag=True, help="Same title: append a dated section instead.")
 @click.option("--sign", is_flag=True, help="Sign the commit with your SSH signing key.")
@@ -180,13 +121,6 @@ def ingest(
     ctx: click.Context,
     /,
     file: str | None,
-    entry_type: str | None,
-    title: str | None,
-    tags: tuple[str, ...],
-    description: str | None,
-    project: str | None,
-    body: str | None,
-    body_file: str | None,
     entry_path: str | None,
     append: bool,
     sign: bool,
@@ -197,37 +131,22 @@ def ingest(
 
     Prints the entry's worm_ref, the sha of the commit that holds it.
     """
-    ident = _identity(kw)
+    ident = identity(kw)
     vault = _vault(ctx)
     if sign:
         vault.enable_signing()
-    text = _read_body(body, body_file)
+    fields = entry_fields(kw)
     if file is not None:  # a Markdown document; the flags override its frontmatter and body
-        doc = _stdin_text() if file == "-" else _file_text(Path(file))
-        overrides = {
-            "type": entry_type,
-            "title": title,
-            "description": description,
-            "tags": list(tags) or None,
-            "project": project,
-        }
         result = vault.ingest_markdown(
-            doc, identity=ident, overrides=overrides, path=entry_path, append=append, body=text
+            read_document(file),
+            identity=ident,
+            overrides=fields.overrides(),
+            path=entry_path,
+            append=append,
+            body=fields.body,
         )
     else:
-        if not entry_type or not title:
-            raise InvalidInput("ingest needs --type and --title (or a Markdown FILE)")
-        result = vault.ingest(
-            type=entry_type,
-            title=title,
-            body=text or "",
-            description=description,
-            tags=tags,
-            meta={"project": project},
-            identity=ident,
-            append=append,
-            path=entry_path,
-        )
+        result = vault.ingest(**fields.new_entry(), identity=ident, append=append, path=entry_path)
     _print_write(result, as_json)
 
 
@@ -275,10 +194,10 @@ def update(
     **kw: Any,
 ) -> None:
     """Change an entry by a new commit (MEMORY_UPDATE)."""
-    ident = _identity(kw)
+    ident = identity(kw)
     changes = _parse_sets(sets, unsets)
     changes.update({k: v for k, v in (("title", title), ("description", description)) if v})
-    new_body = _read_body(body, body_file)
+    new_body = read_body(body, body_file)
     if not changes and new_body is None:
         raise InvalidInput("nothing to update: give --body, --title, --description or --set")
     result = _vault(ctx).update(path, body=new_body, changes=changes, identity=ident)
@@ -293,7 +212,7 @@ def update(
 @click.pass_context
 def supersede(ctx: click.Context, /, old: str, new: str, as_json: bool, **kw: Any) -> None:
     """Mark OLD superseded by another entry (status: superseded, superseded_by)."""
-    _print_write(_vault(ctx).supersede(old, new, identity=_identity(kw)), as_json)
+    _print_write(_vault(ctx).supersede(old, new, identity=identity(kw)), as_json)
 
 
 @memory.command()
@@ -304,7 +223,7 @@ def supersede(ctx: click.Context, /, old: str, new: str, as_json: bool, **kw: An
 @click.pass_context
 def retract(ctx: click.Context, /, path: str, reason: str | None, as_json: bool, **kw: Any) -> None:
     """Mark an entry retracted; it stays in history, recall leaves it out."""
-    _print_write(_vault(ctx).retract(path, reason, identity=_identity(kw)), as_json)
+    _print_write(_vault(ctx).retract(path, reason, identity=identity(kw)), as_json)
 
 
 @memory.command()
@@ -314,7 +233,7 @@ def retract(ctx: click.Context, /, path: str, reason: str | None, as_json: bool,
 @click.pass_context
 def archive(ctx: click.Context, /, path: str, as_json: bool, **kw: Any) -> None:
     """Move an entry under archive/ (MEMORY_ARCHIVE)."""
-    _print_write(_vault(ctx).archive(path, identity=_identity(kw)), as_json)
+    _print_write(_vault(ctx).archive(path, identity=identity(kw)), as_json)
 
 
 # ---------------------------------------------------------------- reading
@@ -368,21 +287,17 @@ def parse_when(value: str | None, now: datetime | None = None) -> datetime | Non
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
 
 
-def trail_filter_options(fn: Any) -> Any:
-    """The filters shared by `log` and `audit`."""
-    opts = [
-        click.option("--agent", help="Only this agent."),
-        click.option("--type", "entry_type", help="Only entries of this type."),
-        click.option("--event", help="Only this event (MEMORY_INGEST, MEMORY_RECALL, ...)."),
-        click.option("--session", help="Only this session."),
-        click.option("--correlation", help="Only this correlation id."),
-        click.option("--path", help="Only events naming this entry path."),
-        click.option("--since", help="Not before: 90d, 12h, a date or a timestamp."),
-        click.option("--until", help="Not after: a date or a timestamp."),
-    ]
-    for opt in reversed(opts):
-        fn = opt(fn)
-    return fn
+trail_filter_options = stack(
+    click.option("--agent", help="Only this agent."),
+    click.option("--type", "entry_type", help="Only entries of this type."),
+    click.option("--event", help="Only this event (MEMORY_INGEST, MEMORY_RECALL, ...)."),
+    click.option("--session", help="Only this session."),
+    click.option("--correlation", help="Only this correlation id."),
+    click.option("--path", help="Only events naming this entry path."),
+    click.option("--since", help="Not before: 90d, 12h, a date or a timestamp."),
+    click.option("--until", help="Not after: a date or a timestamp."),
+)
+"""The filters shared by `log` and `audit`."""
 
 
 @memory.command()
@@ -489,7 +404,7 @@ def graph(ctx: click.Context, fmt: str) -> None:
 def catalog_cmd(ctx: click.Context, /, check: bool, fix: bool, as_json: bool, **kw: Any) -> None:
     """Check or fix the generated catalogs (index.md files, log.md, log/)."""
     vault = _vault(ctx)
-    ident = _identity(kw)
+    ident = identity(kw)
     if fix:
         result = vault.catalog_fix(ident)
         if as_json:
@@ -531,7 +446,7 @@ def import_cmd(
 
     vault = _vault(ctx)
     with progress("importing", not as_json) as bar:
-        results = import_folder(vault, Path(directory), entry_type, batch, _identity(kw), bar)
+        results = import_folder(vault, Path(directory), entry_type, batch, identity(kw), bar)
     paths = [p for r in results for p in (r.paths or (r.path,))]
     if as_json:
         emit_json(

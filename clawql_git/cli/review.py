@@ -6,7 +6,8 @@ from typing import Any
 
 import click
 
-from clawql_git.cli.memory import _vault, json_option
+from clawql_git.cli.memory import _vault
+from clawql_git.cli.options import json_option, vault_option
 from clawql_git.cli.output import emit_json, progress
 
 reviewer_option = click.option(
@@ -15,12 +16,7 @@ reviewer_option = click.option(
 
 
 @click.group()
-@click.option(
-    "--vault",
-    type=click.Path(file_okay=False),
-    envvar="CLAWQL_VAULT",
-    help="Vault folder (default: $CLAWQL_VAULT, else the current directory).",
-)
+@vault_option
 @click.pass_context
 def review(ctx: click.Context, vault: str | None) -> None:
     """Review what agents propose: with `[policy] review = "required"` agent writes go to

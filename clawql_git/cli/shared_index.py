@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import click
 
-from clawql_git.cli.memory import _vault, json_option
+from clawql_git.cli.memory import _vault
+from clawql_git.cli.options import json_option
 from clawql_git.cli.output import emit_json
 
 

@@ -7,36 +7,36 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from clawql_git.cli.options import json_option, stack, vault_option
 from clawql_git.cli.output import emit_json, progress
 
 if TYPE_CHECKING:
+    from clawql_git.sync.remotes import RemoteConfig
     from clawql_git.sync.service import SyncService
     from clawql_git.vault import Vault
 
-json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON for agents.")
 PROVIDER = click.Choice(["s3", "r2", "arweave"])
 
 
-def _remote_options(fn: Any) -> Any:
-    opts = [
-        click.option("--bucket", help="S3/R2 bucket."),
-        click.option("--prefix", help="Key prefix inside the bucket (default: clawql)."),
-        click.option("--endpoint", help="S3-compatible endpoint URL (R2: https://<acct>.r2..)."),
-        click.option("--region", help="S3 region (R2: auto)."),
-        click.option("--gateway", help="Arweave gateway URL (default: https://arweave.net)."),
-    ]
-    for opt in reversed(opts):
-        fn = opt(fn)
-    return fn
+_remote_options = stack(
+    click.option("--bucket", help="S3/R2 bucket."),
+    click.option("--prefix", help="Key prefix inside the bucket (default: clawql)."),
+    click.option("--endpoint", help="S3-compatible endpoint URL (R2: https://<acct>.r2..)."),
+    click.option("--region", help="S3 region (R2: auto)."),
+    click.option("--gateway", help="Arweave gateway URL (default: https://arweave.net)."),
+)
+"""Where an S3/R2 or Arweave remote is; read back with ``_remote_config``."""
+
+
+def _remote_config(provider: str, public: bool, kw: dict[str, Any]) -> RemoteConfig:
+    from clawql_git.sync.remotes import RemoteConfig
+
+    values = {k: v for k, v in kw.items() if v}
+    return RemoteConfig(provider, public=public, **values)
 
 
 @click.group()
-@click.option(
-    "--vault",
-    type=click.Path(file_okay=False),
-    envvar="CLAWQL_VAULT",
-    help="Vault folder (default: $CLAWQL_VAULT, else the current directory).",
-)
+@vault_option
 @click.pass_context
 def sync(ctx: click.Context, vault: str | None) -> None:
     """Durable copies of the vault as git bundles on S3/R2 or Arweave.
@@ -67,10 +67,9 @@ def _service(ctx: click.Context, agent: str | None = None) -> tuple[SyncService,
 @click.pass_context
 def init(ctx: click.Context, /, provider: str, public: bool, as_json: bool, **kw: Any) -> None:
     """Record the sync remote in .clawql/vault.toml (one vault commit; no secrets)."""
-    from clawql_git.sync.remotes import RemoteConfig, save_config
+    from clawql_git.sync.remotes import save_config
 
-    values = {k: v for k, v in kw.items() if v}
-    config = RemoteConfig(provider, public=public, **values)
+    config = _remote_config(provider, public, kw)
     result = save_config(_vault(ctx), config, None)
     if as_json:
         emit_json({"sync": config.to_toml(), "commit": result.sha})
@@ -142,11 +141,10 @@ def restore(
 ) -> None:
     """Rebuild a vault into DEST from the remote's bundles alone, checking every bundle's
     sha256, the manifest chain, prerequisites and ancestry; then index it."""
-    from clawql_git.sync.remotes import RemoteConfig, make_backend
+    from clawql_git.sync.remotes import make_backend
     from clawql_git.sync.restore import restore as run_restore
 
-    values = {k: v for k, v in kw.items() if v}
-    config = RemoteConfig(provider, public=public, **values)
+    config = _remote_config(provider, public, kw)
     with progress("restoring", not as_json) as bar:
         result = run_restore(make_backend(config), dest, config.prefix, vault_id, bar, min_seq)
     if as_json:

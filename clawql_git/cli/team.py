@@ -8,7 +8,8 @@ from typing import Any
 
 import click
 
-from clawql_git.cli.memory import _identity, _vault, identity_options, json_option, memory
+from clawql_git.cli.memory import _vault, memory
+from clawql_git.cli.options import identity, identity_options, json_option, vault_record
 from clawql_git.cli.output import emit_json, progress
 from clawql_git.errors import CheckFailed
 
@@ -28,14 +29,7 @@ def clone(url: str, directory: str | None, as_json: bool) -> None:
 
     with progress("indexing", not as_json) as bar:
         vault = clone_vault(url, directory, progress=bar, eager_index=True)
-    head = vault.store.head_commit()
-    record = {
-        "vault": str(vault.root),
-        "vault_id": vault.vault_id,
-        "url": url,
-        "head": f"git:{head.id}" if head else None,
-        "index": vault.index_status().get("stamp"),
-    }
+    record = {**vault_record(vault, url=url), "index": vault.index_status().get("stamp")}
     if as_json:
         emit_json(record)
     else:
@@ -52,7 +46,7 @@ def push(ctx: click.Context, /, remote: str, as_json: bool, **kw: Any) -> None:
     tells you to pull first."""
     from clawql_git.team import push as push_vault
 
-    result = push_vault(_vault(ctx), remote, identity=_identity(kw))
+    result = push_vault(_vault(ctx), remote, identity=identity(kw))
     if as_json:
         emit_json(result.to_record())
     elif result.pushed:
@@ -72,7 +66,7 @@ def pull(ctx: click.Context, /, remote: str, as_json: bool, **kw: Any) -> None:
     from clawql_git.team import pull as pull_vault
 
     with progress("indexing", not as_json) as bar:
-        result = pull_vault(_vault(ctx), remote, identity=_identity(kw), progress=bar)
+        result = pull_vault(_vault(ctx), remote, identity=identity(kw), progress=bar)
     if as_json:
         emit_json(result.to_record())
     elif result.mode == "up-to-date":

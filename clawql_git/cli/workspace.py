@@ -7,14 +7,14 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from clawql_git.cli.memory import (
-    _file_text,
-    _identity,
-    _read_body,
-    _stdin_text,
+from clawql_git.cli.memory import parse_when
+from clawql_git.cli.options import (
+    entry_fields,
+    entry_options,
+    identity,
     identity_options,
     json_option,
-    parse_when,
+    read_document,
 )
 from clawql_git.cli.output import emit_json, progress
 from clawql_git.errors import InvalidInput
@@ -230,13 +230,7 @@ def recall(
 @workspace.command()
 @click.argument("file", required=False)
 @click.option("--to", "to", help="Write to this mounted vault (overrides the routing rules).")
-@click.option("--type", "entry_type", help="Entry type: decision, context, error, pattern, ...")
-@click.option("--title", help="Title (the file name is its slug).")
-@click.option("--tag", "tags", multiple=True, help="A tag (repeatable).")
-@click.option("--description", help="One-line description for catalogs.")
-@click.option("--project", help="Project the entry belongs to.")
-@click.option("--body", help="Body text (Markdown).")
-@click.option("--body-file", help="Read the body from a file ('-' for stdin).")
+@entry_options
 @identity_options
 @json_option
 @click.pass_context
@@ -245,44 +239,24 @@ def ingest(
     /,
     file: str | None,
     to: str | None,
-    entry_type: str | None,
-    title: str | None,
-    tags: tuple[str, ...],
-    description: str | None,
-    project: str | None,
-    body: str | None,
-    body_file: str | None,
     as_json: bool,
     **kw: Any,
 ) -> None:
     """Write one entry into the vault the routing rules choose for its type (or --to NAME),
     through that vault's own repository (a URL mount pushes)."""
-    ident = _identity(kw)
+    ident = identity(kw)
     ws = _workspace(ctx)
-    text = _read_body(body, body_file)
+    fields = entry_fields(kw)
     if file is not None:
-        doc = _stdin_text() if file == "-" else _file_text(Path(file))
-        overrides = {
-            "type": entry_type,
-            "title": title,
-            "description": description,
-            "tags": list(tags) or None,
-            "project": project,
-        }
-        written = ws.ingest_markdown(doc, to=to, overrides=overrides, identity=ident, body=text)
-    else:
-        if not entry_type or not title:
-            raise InvalidInput("ingest needs --type and --title (or a Markdown FILE)")
-        written = ws.ingest(
-            type=entry_type,
+        written = ws.ingest_markdown(
+            read_document(file),
             to=to,
-            title=title,
-            body=text or "",
-            description=description,
-            tags=tags,
-            meta={"project": project},
+            overrides=fields.overrides(),
             identity=ident,
+            body=fields.body,
         )
+    else:
+        written = ws.ingest(**fields.new_entry(), to=to, identity=ident)
     if as_json:
         emit_json(written.to_record())
         return

@@ -86,12 +86,6 @@ class JsModuleWalker(Walker):
         self.add_import(module, name, alias, node)
         self.express.note_import(module, name, alias)
 
-    def assign(self, target: str, value: str, node: Node, annotation: bool) -> None:
-        if target and value:
-            self.facts.assignments.append(
-                Assignment(target, value, self.qualname, line(node), annotation)
-            )
-
     # -- imports and exports ---------------------------------------------------------------
 
     def on_import(self, node: Node) -> None:

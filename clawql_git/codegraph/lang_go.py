@@ -25,17 +25,16 @@ from typing import ClassVar
 
 from tree_sitter import Node
 
-from clawql_git.codegraph.model import Assignment, FileFacts, RepoView, SymbolKind
+from clawql_git.codegraph.model import FileFacts, RepoView, SymbolKind
 from clawql_git.codegraph.ts_util import (
     Parsers,
     Walker,
     clean_block_doc,
     clean_line_docs,
-    count_errors,
-    line,
     string_value,
     strip_generics,
     text,
+    walk_file,
 )
 
 _COMMENTS = frozenset({"comment"})
@@ -120,6 +119,9 @@ def package_alias(path: str) -> str:
 class GoWalker(Walker):
     """One pass over a Go tree."""
 
+    unnamed: ClassVar[frozenset[str]] = frozenset({"_"})
+    untyped: ClassVar[frozenset[str]] = _BUILTIN_TYPES
+
     handlers: ClassVar[dict[str, str]] = {
         "import_declaration": "on_import",
         "function_declaration": "on_function",
@@ -144,12 +146,6 @@ class GoWalker(Walker):
         if raws and raws[-1].startswith("/*"):
             return clean_block_doc(raws[-1].replace("/*", "/**", 1))
         return clean_line_docs([r for r in raws if r.startswith("//")], "//")
-
-    def assign(self, target: str, value: str, node: Node, annotation: bool) -> None:
-        if target and value and target != "_" and value not in _BUILTIN_TYPES:
-            self.facts.assignments.append(
-                Assignment(target, value, self.qualname, line(node), annotation)
-            )
 
     def on_import(self, node: Node) -> None:
         specs = [c for c in node.named_children if c.type == "import_spec"]
@@ -326,9 +322,6 @@ class GoWalker(Walker):
                     self.assign(text(name), declared, name, True)
         self.visit_children(node)
 
-    def on_skip(self, node: Node) -> None:
-        return
-
 
 class GoExtractor:
     """The Go extractor the code graph loads as ``lang_go.EXTRACTOR``."""
@@ -342,13 +335,7 @@ class GoExtractor:
 
     def extract(self, path: str, source: bytes, language: str) -> FileFacts:
         """Facts of one Go file; syntax errors are counted and the rest still extracted."""
-        root = self._parsers.parse(language, source)
-        facts = FileFacts(path=path, language=language, errors=count_errors(root))
-        walker = GoWalker(facts, source)
-        try:
-            walker.visit(root)
-        except RecursionError:
-            facts.errors += 1
+        root, facts, walker = walk_file(self._parsers, path, source, language, GoWalker)
         package = next((c for c in root.named_children if c.type == "package_clause"), None)
         if package is not None:
             facts.module_doc = walker.doc(package)

@@ -25,16 +25,15 @@ from typing import ClassVar
 
 from tree_sitter import Node
 
-from clawql_git.codegraph.model import Assignment, FileFacts, RepoView, SymbolKind
+from clawql_git.codegraph.model import FileFacts, RepoView, SymbolKind
 from clawql_git.codegraph.ts_util import (
     Parsers,
     Walker,
     clean_block_doc,
     collapse,
-    count_errors,
-    line,
     strip_generics,
     text,
+    walk_file,
 )
 
 _COMMENTS = frozenset({"block_comment", "line_comment"})
@@ -138,12 +137,6 @@ class JavaWalker(Walker):
         start = mods.next_sibling if mods is not None else node
         rest = self.signature(start, body, node) if start is not None else ""
         return collapse(" ".join([*words, rest]))
-
-    def assign(self, target: str, value: str, node: Node, annotation: bool) -> None:
-        if target and value:
-            self.facts.assignments.append(
-                Assignment(target, value, self.qualname, line(node), annotation)
-            )
 
     def on_import(self, node: Node) -> None:
         path = next(
@@ -300,9 +293,6 @@ class JavaWalker(Walker):
                 self.assign(text(name), declared, param, True)
             self.visit_children(param)
 
-    def on_skip(self, node: Node) -> None:
-        return
-
 
 class JavaExtractor:
     """The Java extractor the code graph loads as ``lang_java.EXTRACTOR``."""
@@ -315,13 +305,7 @@ class JavaExtractor:
 
     def extract(self, path: str, source: bytes, language: str) -> FileFacts:
         """Facts of one Java file; syntax errors are counted and the rest still extracted."""
-        root = self._parsers.parse(language, source)
-        facts = FileFacts(path=path, language=language, errors=count_errors(root))
-        walker = JavaWalker(facts, source)
-        try:
-            walker.visit(root)
-        except RecursionError:
-            facts.errors += 1
+        root, facts, walker = walk_file(self._parsers, path, source, language, JavaWalker)
         package = next((c for c in root.named_children if c.type == "package_declaration"), None)
         if package is not None:
             facts.module_doc = walker.doc(package)

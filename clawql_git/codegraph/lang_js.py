@@ -32,11 +32,11 @@ from clawql_git.codegraph.model import FileFacts, RepoView, SymbolKind
 from clawql_git.codegraph.ts_util import (
     Parsers,
     clean_block_doc,
-    count_errors,
     line,
     string_value,
     strip_generics,
     text,
+    walk_file,
 )
 
 FUNCTION_VALUES = frozenset(
@@ -445,13 +445,7 @@ class JsExtractor:
 
     def extract(self, path: str, source: bytes, language: str) -> FileFacts:
         """Facts of one JS/TS file; syntax errors are counted and the rest still extracted."""
-        root = self._parsers.parse(language, source)
-        facts = FileFacts(path=path, language=language, errors=count_errors(root))
-        walker = JsWalker(facts, source)
-        try:
-            walker.visit(root)
-        except RecursionError:
-            facts.errors += 1
+        root, facts, walker = walk_file(self._parsers, path, source, language, JsWalker)
         if walker.export_names:
             facts.symbols = [
                 dataclasses.replace(s, exported=True)

@@ -32,17 +32,16 @@ from typing import ClassVar
 
 from tree_sitter import Node
 
-from clawql_git.codegraph.model import Assignment, FileFacts, RepoView, SymbolKind
+from clawql_git.codegraph.model import FileFacts, RepoView, SymbolKind
 from clawql_git.codegraph.ts_util import (
     Parsers,
     Walker,
     clean_block_doc,
     clean_line_docs,
     collapse,
-    count_errors,
-    line,
     strip_generics,
     text,
+    walk_file,
 )
 
 _COMMENTS = frozenset({"line_comment", "block_comment"})
@@ -109,6 +108,8 @@ def _has_pub(node: Node) -> bool:
 class RustWalker(Walker):
     """One pass over a Rust tree."""
 
+    unnamed: ClassVar[frozenset[str]] = frozenset({"_"})
+
     handlers: ClassVar[dict[str, str]] = {
         "use_declaration": "on_use",
         "extern_crate_declaration": "on_extern_crate",
@@ -164,12 +165,6 @@ class RustWalker(Walker):
             decorators=self.attributes(node),
             **extra,
         )
-
-    def assign(self, target: str, value: str, node: Node, annotation: bool) -> None:
-        if target and value and target != "_":
-            self.facts.assignments.append(
-                Assignment(target, value, self.qualname, line(node), annotation)
-            )
 
     # -- imports -------------------------------------------------------------------------
 
@@ -376,9 +371,6 @@ class RustWalker(Walker):
                 )
         self.visit_children(node)
 
-    def on_skip(self, node: Node) -> None:
-        return
-
 
 class RustExtractor:
     """The Rust extractor the code graph loads as ``lang_rust.EXTRACTOR``."""
@@ -389,13 +381,7 @@ class RustExtractor:
 
     def extract(self, path: str, source: bytes, language: str) -> FileFacts:
         """Facts of one Rust file; syntax errors are counted and the rest still extracted."""
-        root = self._parsers.parse(language, source)
-        facts = FileFacts(path=path, language=language, errors=count_errors(root))
-        walker = RustWalker(facts, source)
-        try:
-            walker.visit(root)
-        except RecursionError:
-            facts.errors += 1
+        root, facts, walker = walk_file(self._parsers, path, source, language, RustWalker)
         if walker.impls:
             facts.symbols = [
                 dataclasses.replace(s, bases=s.bases + tuple(walker.impls[s.qualname]))

@@ -12,11 +12,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from tree_sitter import Language, Node, Parser
 
-from clawql_git.codegraph.model import Call, FileFacts, Import, Symbol, SymbolKind
+from clawql_git.codegraph.model import Assignment, Call, FileFacts, Import, Symbol, SymbolKind
 
 MAX_SIGNATURE = 240
 _SPACE = re.compile(r"\s+")
@@ -130,6 +130,8 @@ class Walker:
     """A single depth-first pass over one tree that fills a :class:`FileFacts`."""
 
     handlers: ClassVar[dict[str, str]] = {}  # node type -> method name; subclasses fill it
+    unnamed: ClassVar[frozenset[str]] = frozenset()  # targets that bind nothing (Go's ``_``)
+    untyped: ClassVar[frozenset[str]] = frozenset()  # values that are no evidence (builtins)
 
     def __init__(self, facts: FileFacts, source: bytes) -> None:
         self.facts = facts
@@ -241,6 +243,18 @@ class Walker:
         """Record an import; ``scope`` is the enclosing function for local imports."""
         self.facts.imports.append(Import(module, name, alias, line(node), self.qualname))
 
+    def assign(self, target: str, value: str, node: Node, annotation: bool) -> None:
+        """Record that ``target`` holds a ``value`` (a type name): the evidence the resolver
+        types receivers with. ``unnamed`` targets and ``untyped`` values are left out."""
+        if target and value and target not in self.unnamed and value not in self.untyped:
+            self.facts.assignments.append(
+                Assignment(target, value, self.qualname, line(node), annotation)
+            )
+
+    def on_skip(self, node: Node) -> None:
+        """The handler of node types whose subtree holds no facts: nothing is walked."""
+        return
+
     def add_symbol(self, node: Node, name: str, kind: SymbolKind, **extra: Any) -> Symbol:
         """Record a definition spanning ``node`` under the current scope."""
         symbol = Symbol(
@@ -253,3 +267,27 @@ class Walker:
         )
         self.facts.symbols.append(symbol)
         return symbol
+
+
+W = TypeVar("W", bound=Walker)
+
+
+def walk_file(
+    parsers: Parsers,
+    path: str,
+    source: bytes,
+    language: str,
+    walker: Callable[[FileFacts, bytes], W],
+) -> tuple[Node, FileFacts, W]:
+    """Parse ``source`` and walk it once with a new ``walker``: the root, the facts, the walker.
+
+    Syntax errors are counted; a tree deeper than the recursion limit counts one more error
+    and keeps what was extracted before it."""
+    root = parsers.parse(language, source)
+    facts = FileFacts(path=path, language=language, errors=count_errors(root))
+    pass_ = walker(facts, source)
+    try:
+        pass_.visit(root)
+    except RecursionError:
+        facts.errors += 1
+    return root, facts, pass_

@@ -1,0 +1,166 @@
+"""Options and input helpers shared by the CLI command groups, written once so that every
+command spells a flag, its help text and its default the same way."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import click
+
+from clawql_git.errors import InvalidInput
+
+if TYPE_CHECKING:
+    from clawql_git.vault import Identity, Vault
+
+F = TypeVar("F", bound=Callable[..., Any])
+Decorator = Callable[[F], F]
+
+
+def stack(*opts: Callable[[Any], Any]) -> Callable[[F], F]:
+    """One decorator applying ``opts`` so that ``--help`` lists them in the order given."""
+
+    def apply(fn: F) -> F:
+        for opt in reversed(opts):
+            fn = opt(fn)
+        return fn
+
+    return apply
+
+
+json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON for agents.")
+
+vault_option = click.option(
+    "--vault",
+    type=click.Path(file_okay=False),
+    envvar="CLAWQL_VAULT",
+    help="Vault folder (default: $CLAWQL_VAULT, else the current directory).",
+)
+"""The group-level ``--vault`` of ``memory``, ``sync`` and ``review``."""
+
+identity_options = stack(
+    click.option("--agent", "agent_id", envvar="CLAWQL_AGENT_ID", help="Agent id (author)."),
+    click.option("--session", "session_id", envvar="CLAWQL_SESSION_ID", help="Session id."),
+    click.option("--correlation", "correlation_id", help="Correlation id (task, ticket)."),
+    click.option("--verdict", help="Outcome: accepted, failed, success, ..."),
+    click.option("--confidence", type=float, help="Confidence score in 0..1."),
+)
+"""The who-wrote-it flags shared by every write command; read them back with ``identity``."""
+
+entry_options = stack(
+    click.option("--type", "entry_type", help="Entry type: decision, context, error, pattern, ..."),
+    click.option("--title", help="Title (the file name is its slug)."),
+    click.option("--tag", "tags", multiple=True, help="A tag (repeatable)."),
+    click.option("--description", help="One-line description for catalogs."),
+    click.option("--project", help="Project the entry belongs to."),
+    click.option("--body", help="Body text (Markdown)."),
+    click.option("--body-file", help="Read the body from a file ('-' for stdin)."),
+)
+"""The fields of a new entry, for ``memory ingest`` and ``workspace ingest``; read them back
+with ``entry_fields``."""
+
+
+@dataclass(frozen=True)
+class EntryFields:
+    """What the ``entry_options`` said, the body already read."""
+
+    type: str | None
+    title: str | None
+    tags: tuple[str, ...]
+    description: str | None
+    project: str | None
+    body: str | None
+
+    def overrides(self) -> dict[str, Any]:
+        """The flags that override a Markdown document's frontmatter (None: keep it)."""
+        return {
+            "type": self.type,
+            "title": self.title,
+            "description": self.description,
+            "tags": list(self.tags) or None,
+            "project": self.project,
+        }
+
+    def new_entry(self) -> dict[str, Any]:
+        """The keyword arguments of ``ingest`` for an entry given by flags alone."""
+        if not self.type or not self.title:
+            raise InvalidInput("ingest needs --type and --title (or a Markdown FILE)")
+        return {
+            "type": self.type,
+            "title": self.title,
+            "body": self.body or "",
+            "description": self.description,
+            "tags": self.tags,
+            "meta": {"project": self.project},
+        }
+
+
+def entry_fields(kw: dict[str, Any]) -> EntryFields:
+    """Pop the ``entry_options`` values out of a command's keyword arguments."""
+    body = read_body(kw.pop("body"), kw.pop("body_file"))
+    return EntryFields(
+        type=kw.pop("entry_type"),
+        title=kw.pop("title"),
+        tags=kw.pop("tags"),
+        description=kw.pop("description"),
+        project=kw.pop("project"),
+        body=body,
+    )
+
+
+def identity(kw: dict[str, Any]) -> Identity:
+    """Pop the ``identity_options`` values out of a command's keyword arguments."""
+    from clawql_git.vault import Identity
+
+    return Identity(
+        agent_id=kw.pop("agent_id") or "",
+        session_id=kw.pop("session_id") or "",
+        correlation_id=kw.pop("correlation_id") or "",
+        verdict=kw.pop("verdict") or "",
+        confidence=kw.pop("confidence"),
+    )
+
+
+def read_body(body: str | None, body_file: str | None) -> str | None:
+    """The body from ``--body`` or ``--body-file`` ('-' for stdin); both at once is an error."""
+    if body is not None and body_file is not None:
+        raise InvalidInput("give --body or --body-file, not both")
+    if body_file == "-":
+        return stdin_text()
+    if body_file is not None:
+        return file_text(Path(body_file))
+    return body
+
+
+def read_document(file: str) -> str:
+    """A Markdown document named on the command line ('-' for stdin)."""
+    return stdin_text() if file == "-" else file_text(Path(file))
+
+
+def stdin_text() -> str:
+    from clawql_git.entry import decode_text
+
+    return decode_text(sys.stdin.buffer.read(), "standard input")
+
+
+def file_text(path: Path) -> str:
+    from clawql_git.entry import decode_text
+    from clawql_git.errors import NotFound
+
+    if not path.is_file():
+        raise NotFound(f"no such file: {path}")
+    return decode_text(path.read_bytes(), str(path))
+
+
+def vault_record(vault: Vault, **fields: Any) -> dict[str, Any]:
+    """What ``init`` and ``clone`` print about the vault they made: root, id, ``fields``, head."""
+    head = vault.store.head_commit()
+    return {
+        "vault": str(vault.root),
+        "vault_id": vault.vault_id,
+        **fields,
+        "head": f"git:{head.id}" if head else None,
+    }
