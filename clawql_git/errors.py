@@ -161,6 +161,8 @@ class ReviewConflict(VaultStateError):
         )
         self.branch = branch
         self.paths = paths
+
+
 class RemoteMoved(VaultStateError):
     """A push was refused because the remote branch has commits this clone lacks; pull first.
     Nothing is ever force-pushed."""
