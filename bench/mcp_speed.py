@@ -3,7 +3,7 @@ from spawning ``clawql mcp serve`` (stdio) to a completed ``initialize`` + ``lis
 latency of warm ``memory_recall`` calls on a 10,000-entry vault.
 
 Run: ``.venv/bin/python bench/mcp_speed.py [--entries 10000] [--starts 5] [--calls 100]
-[--keep DIR] [--json]``
+[--keep DIR] [--mcp-only] [--embedder hash|minilm] [--json]``
 """
 
 from __future__ import annotations
@@ -348,8 +348,14 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="skip the in-process recall after each MCP call (it competes for the cores)",
     )
+    parser.add_argument(
+        "--embedder",
+        default="hash",
+        help="CLAWQL_EMBEDDING_MODEL of index and server (hash; minilm is the default model)",
+    )
     parser.add_argument("--json", action="store_true", help="print a JSON object")
     args = parser.parse_args(argv)
+    globals()["EMBEDDER"] = args.embedder
     rep = run(args)
     print(json.dumps(rep, indent=2) if args.json else render(rep))
     return 0

@@ -265,9 +265,11 @@ class Recaller:
     def _links(
         self, scored: list[tuple[str, float]], cands: dict[str, _Candidate], q: RecallQuery
     ) -> None:
+        top = [(path, score) for path, score in scored[:LINK_SEEDS] if score > 0]
+        if not top:  # no seed with any evidence: nothing to spread along the links
+            return
         graph = self.link_graph()
-        top = scored[:LINK_SEEDS]
-        best = top[0][1] if top else 1.0
+        best = top[0][1]
         for path, score in top:
             for hop, neighbour in _neighbours(graph, path, 2):
                 weight = (score / best) * LINK_DECAY**hop

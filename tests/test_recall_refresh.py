@@ -273,3 +273,20 @@ def test_refresh_resolves_an_imported_link_through_its_source_path(demo: Path) -
     assert_like_fresh(vault, demo, {second.path})
     graph = Recaller(vault.recall_service().index).link_graph()
     assert second.path in graph[first.path]
+
+
+def test_link_traversal_from_seeds_without_evidence_adds_nothing(demo: Path) -> None:
+    """Seeds that all score 0 (a query nothing matches) spread no link weight and never divide
+    by their zero best score (a ZeroDivisionError crashed `recall` and `review show`)."""
+    from collections import defaultdict
+
+    from clawql_git.recall import RecallQuery, _Candidate
+
+    vault = warm(demo)
+    recaller = Recaller(vault.recall_service().index)
+    source = next(path for path, linked in recaller.link_graph().items() if linked)
+    cands: defaultdict[str, _Candidate] = defaultdict(_Candidate)
+    recaller._links([(source, 0.0)], cands, RecallQuery("zebra"))
+    assert dict(cands) == {}
+    recaller._links([(source, 1.0)], cands, RecallQuery("zebra"))
+    assert cands and all("links" in c.scores for c in cands.values())
