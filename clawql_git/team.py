@@ -229,6 +229,10 @@ def clone(
     if result.returncode != 0:
         _remove_failed(target, existed)
         raise SyncError(f"cannot clone {url}: {_message(result)}")
+    if not (target / VAULT_TOML).is_file() and _remote_head_unborn(target):
+        # A bare repository made by `git init --bare` may name an empty `master` as its HEAD
+        # while the vault was pushed to `main`: check out `main` as the vault's branch.
+        run_git(target, [*NO_HOOKS, "checkout", "--quiet", "main"])
     if not (target / VAULT_TOML).is_file():
         _remove_failed(target, existed)
         raise NotAVault(f"{url} is not a clawql vault (no {VAULT_TOML} on its default branch)")
@@ -238,6 +242,13 @@ def clone(
         vault.store.mark_synced()  # git's checkout is the baseline of the work-tree sync
     vault.update_index(progress)
     return vault
+
+
+def _remote_head_unborn(target: Path) -> bool:
+    """The clone has no checkout (the remote's HEAD names a missing branch) but a ``main``."""
+    head = run_git(target, ["rev-parse", "--verify", "--quiet", "HEAD"])
+    main = run_git(target, ["rev-parse", "--verify", "--quiet", "refs/remotes/origin/main"])
+    return head.returncode != 0 and main.returncode == 0
 
 
 def _clone_args(url: str, target: Path) -> list[str]:

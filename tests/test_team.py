@@ -398,3 +398,17 @@ def test_every_clones_audit_chain_travels_with_push(remotes: Path, tmp_path: Pat
         f"refs/clawql/audits/{b_id}",
     }
     fsck_ok(remotes / "team.git")
+
+
+def test_clone_of_a_bare_repository_whose_head_names_an_empty_master(tmp_path: Path) -> None:
+    """`git init --bare` (git's default) names `master`; the vault was pushed to `main`."""
+    bare = tmp_path / "plain.git"
+    git(tmp_path, "init", "--quiet", "--bare", "--initial-branch=master", str(bare))
+    source = Vault.init(tmp_path / "source", identity=A)
+    source.ingest(type="decision", title="Use JWT", body="Stateless auth.", identity=A)
+    git(source.root, "remote", "add", "origin", str(bare))
+    git(source.root, "push", "--quiet", "origin", "main")
+    copy = clone(str(bare), tmp_path / "copy", eager_index=False)
+    assert git(copy.root, "rev-parse", "--abbrev-ref", "HEAD").stdout.strip() == "main"
+    assert [e.title for e in copy.entries() if e.type == "decision"] == ["Use JWT"]
+    fsck_ok(copy.root)
