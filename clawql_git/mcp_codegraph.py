@@ -48,7 +48,7 @@ class CodeGraphTools:
 
         root, _ = locate(repo or self.default_repo or ".")
         if root not in self._graphs:
-            self._graphs[root] = CodeGraph.open(root)
+            self._graphs[root] = CodeGraph.open(root, create=False)
         return self._graphs[root]
 
     def call(self, repo: str | None, fn: Callable[[CodeGraph], Answer]) -> CallToolResult:

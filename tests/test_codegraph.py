@@ -248,3 +248,14 @@ def test_index_reports_progress(repo: Path) -> None:
     CodeGraph.open(repo).index(lambda done, total, item: seen.append((done, total, item)))
     assert seen[0] == (0, 6, "app/__init__.py") and seen[-1] == (6, 6, "")
     assert [s[0] for s in seen] == list(range(7))
+
+
+def test_a_query_on_a_folder_never_indexed_writes_nothing(tmp_path: Path) -> None:
+    folder = tmp_path / "plain"
+    folder.mkdir()
+    (folder / "a.py").write_text("def make():\n    return 1\n")
+    done = CliRunner().invoke(cli, ["code", "find-symbol", "make", "-C", str(folder)])
+    assert done.exit_code == 3 and "no code graph yet" in done.output
+    assert sorted(p.name for p in folder.iterdir()) == ["a.py"]  # no graph file left behind
+    with pytest.raises(NotFound):
+        CodeGraph.open(folder, create=False)

@@ -65,10 +65,10 @@ def code() -> None:
     """The code graph: symbols, imports, calls and routes of a repository, for agents."""
 
 
-def _open(repo: str) -> CodeGraph:
+def _open(repo: str, create: bool = False) -> CodeGraph:
     from clawql_git.codegraph.graph import CodeGraph
 
-    return CodeGraph.open(repo)
+    return CodeGraph.open(repo, create=create)
 
 
 def _render(answer: Answer, as_json: bool, line: Callable[[dict[str, Any]], str]) -> None:
@@ -96,7 +96,7 @@ def index(path: str, no_history: bool, vault: str | None, agent: str, as_json: b
     """Index the repository at PATH (unchanged files, by content hash, are not re-parsed)."""
     from clawql_git.codegraph.changes import record_index_update
 
-    graph = _open(path)
+    graph = _open(path, create=True)
     audit = _vault_or_none(vault)
     with progress("indexing code", not as_json) as bar:
         report = graph.index(bar, history=not no_history)
@@ -273,7 +273,7 @@ def watch(path: str, vault: str | None, agent: str, debounce: int, as_json: bool
     """Index PATH, then keep the graph current from filesystem events until interrupted."""
     from clawql_git.codegraph.changes import record_index_update
 
-    graph = _open(path)
+    graph = _open(path, create=True)
     audit = _vault_or_none(vault)
     with progress("indexing code", not as_json) as bar:
         first = graph.index(bar)

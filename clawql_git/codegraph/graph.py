@@ -99,8 +99,12 @@ class CodeGraph:
         self._deps_cache: tuple[str | None, dict[str, list[str]]] | None = None
 
     @classmethod
-    def open(cls, path: str | Path = ".") -> CodeGraph:
+    def open(cls, path: str | Path = ".", create: bool = True) -> CodeGraph:
+        """The graph of the repository at ``path``; with ``create=False`` (queries) a repository
+        never indexed is NotFound and nothing is written."""
         root, db_path = locate(path)
+        if not create and not db_path.exists():
+            raise NotFound(f"{root} has no code graph yet; run `clawql code index`")
         return cls(root, db_path)
 
     def close(self) -> None:
