@@ -14,6 +14,7 @@ ClawqlError                      exit 1
 │   ├── KeyExists                a write-once remote object already exists
 │   ├── ReviewConflict           a proposal conflicts with later changes on main
 │   ├── RemoteMoved              a push refused because the remote has commits we lack
+│   ├── PushRefused              a push refused by the remote's checks (pre-receive)
 │   └── MergeConflict            a pull met the same entry changed on both sides
 ├── CheckFailed                  exit 1   a check found problems (drift, broken links)
 │   └── TamperDetected           a bundle/manifest does not match its hash, chain, prerequisites
@@ -183,3 +184,7 @@ class MergeConflict(VaultStateError):
         self.remote = remote
         self.paths = paths
         self.problems = [f"conflict: {p}" for p in paths]
+
+
+class PushRefused(VaultStateError):
+    """A remote's checks (a protected vault's pre-receive hook) refused a push; nothing moved."""

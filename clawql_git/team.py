@@ -25,6 +25,7 @@ from clawql_git.errors import (
     MergeConflict,
     NotAVault,
     NotFound,
+    PushRefused,
     RemoteMoved,
     SyncError,
     VaultStateError,
@@ -346,6 +347,8 @@ def _push_error(
             f"not have; run `clawql memory pull` and push again (nothing is ever forced). "
             f"git said: {detail}"
         )
+    if "hook declined" in status.summary or "pre-receive" in detail:
+        return PushRefused(f"push to {remote} ({url}) refused by the remote's checks: {detail}")
     return SyncError(f"push to {remote} ({url}) failed: {detail}")
 
 

@@ -14,7 +14,14 @@ from click.testing import CliRunner, Result
 
 from clawql_git import Identity, Vault
 from clawql_git.cli import cli
-from clawql_git.errors import MergeConflict, NotAVault, RemoteMoved, SyncError, VaultStateError
+from clawql_git.errors import (
+    MergeConflict,
+    NotAVault,
+    PushRefused,
+    RemoteMoved,
+    SyncError,
+    VaultStateError,
+)
 from clawql_git.team import clone, pull, push
 
 from .conftest import fsck_ok, git
@@ -197,9 +204,10 @@ def test_protected_remote_refusal_over_http_is_reported(
     bad.write_text("---\ntitle: No type\n---\nbody\n")
     git(a.root, "add", "decisions/untyped.md")
     git(a.root, "commit", "-q", "-m", "hand-written entry")
-    refused = r"push to origin \(http://.*\) failed: .*'type' is required"
-    with pytest.raises(SyncError, match=refused):
+    refused = r"push to origin \(http://.*\) refused by the remote's checks: .*'type' is required"
+    with pytest.raises(PushRefused, match=refused) as caught:
         push(a)
+    assert caught.value.exit_code == 4
 
 
 # ---------------------------------------------------------------- concurrent writers
