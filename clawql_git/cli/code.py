@@ -121,7 +121,23 @@ def status(repo: str, as_json: bool) -> None:
         emit_json(info)
         return
     for key, value in info.items():
-        click.echo(f"{key}: {value}")
+        click.echo(f"{key}: {_status_value(key, value)}")
+
+
+def _status_value(key: str, value: Any) -> str:
+    """Readable status values: a UTC time, ``python 83, go 4``, byte counts with units."""
+    from datetime import UTC, datetime
+
+    if key == "indexed_at" and value is not None:
+        try:
+            return datetime.fromtimestamp(float(value), UTC).isoformat(timespec="seconds")
+        except ValueError:
+            return str(value)
+    if isinstance(value, dict):
+        return ", ".join(f"{k} {v}" for k, v in sorted(value.items())) or "none"
+    if key == "size_bytes" and isinstance(value, int):
+        return f"{value} ({value / 1e6:.1f} MB)"
+    return str(value)
 
 
 def _symbol_line(s: dict[str, Any]) -> str:
