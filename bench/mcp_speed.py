@@ -41,7 +41,6 @@ HISTORY_MONTHS = 36
 BUILD_BATCH = 2500
 WARMUP_CALLS = 5
 SEED = Identity(agent_id="bench-seed", session_id="seed")
-EMBEDDER = "hash"  # CLAWQL_EMBEDDING_MODEL of the index and of the server process
 START_GOAL_S = 2.0
 RECALL_GOAL_MS = 50.0
 _HEADING = re.compile(r"^#\s+(.+?)\s*#*\s*$", re.MULTILINE)
@@ -130,7 +129,7 @@ def server_params(vault: Path) -> StdioServerParameters:
     if not script.is_file():
         raise SystemExit(f"no clawql console script next to {sys.executable}")
     env = {k: v for k, v in os.environ.items() if not k.startswith("CLAWQL_")}
-    env["CLAWQL_EMBEDDING_MODEL"] = EMBEDDER
+    env["CLAWQL_EMBEDDING_MODEL"] = os.environ["CLAWQL_EMBEDDING_MODEL"]  # set by run()
     args = ["mcp", "serve", "--vault", str(vault), "--agent", "bench", "--session", "mcp-speed"]
     return StdioServerParameters(command=str(script), args=args, env=env)
 
@@ -225,7 +224,7 @@ def percentile(values: list[float], q: int) -> float:
 def run(args: argparse.Namespace) -> dict[str, Any]:
     began = time.perf_counter()
     docs = load_corpus(CORPUS)
-    os.environ["CLAWQL_EMBEDDING_MODEL"] = EMBEDDER  # the index this process builds
+    os.environ["CLAWQL_EMBEDDING_MODEL"] = args.embedder  # this process's index and the server
     os.environ.setdefault("LANCEDB_LOG", "error")
     with tempfile.TemporaryDirectory(prefix="clawql-mcp-bench-") as tmp:
         vault = Path(args.keep) if args.keep else Path(tmp) / "vault"
@@ -260,7 +259,7 @@ def report(
             "entries": entries,
             "starts": len(starts),
             "calls": len(times_ms),
-            "embedder": EMBEDDER,
+            "embedder": args.embedder,
             "mcp": metadata.version("mcp"),
             "python": platform.python_version(),
             "cpus": os.cpu_count(),
@@ -355,7 +354,6 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--json", action="store_true", help="print a JSON object")
     args = parser.parse_args(argv)
-    globals()["EMBEDDER"] = args.embedder
     rep = run(args)
     print(json.dumps(rep, indent=2) if args.json else render(rep))
     return 0

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -30,6 +30,8 @@ from clawql_git.errors import (
     SyncError,
     VaultStateError,
 )
+from clawql_git.gitstore.gitcli import git_message as _message
+from clawql_git.gitstore.gitcli import run_git
 
 if TYPE_CHECKING:
     from clawql_git.gitstore import GitStore
@@ -106,33 +108,6 @@ class PullResult:
 
 
 # ---------------------------------------------------------------- running git
-
-
-def run_git(
-    cwd: Path, args: Sequence[str], stdin: str | None = None
-) -> subprocess.CompletedProcess[str]:
-    """Run the real git binary (never prompting for credentials; messages in English)."""
-    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C", "LANGUAGE": "C"}
-    try:
-        return subprocess.run(
-            ["git", *args],
-            cwd=cwd,
-            input=stdin,
-            capture_output=True,
-            text=True,
-            check=False,
-            env=env,
-        )
-    except OSError as exc:
-        raise SyncError(f"cannot run git: {exc}") from exc
-
-
-def _message(result: subprocess.CompletedProcess[str]) -> str:
-    """Git's own words, without progress noise, on one line per message."""
-    lines = [x.strip() for x in (result.stderr + "\n" + result.stdout).splitlines()]
-    noise = ("hint:", "remote: Counting", "remote: Compress", "Done")
-    keep = [x for x in lines if x and not x.startswith(noise)]
-    return "; ".join(keep[-8:]) or f"git exited with status {result.returncode}"
 
 
 # Local reads go through pygit2 (no process per question); only transport and merge run git.

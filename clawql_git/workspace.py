@@ -9,7 +9,6 @@ import contextlib
 import hashlib
 import os
 import re
-import subprocess
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,7 +17,15 @@ from typing import TYPE_CHECKING, Any
 import tomli_w
 
 from clawql_git.config import read_toml, user_config_path
-from clawql_git.errors import ClawqlError, InvalidInput, NotAVault, NotFound, SyncError
+from clawql_git.errors import (
+    ClawqlError,
+    InvalidInput,
+    NotAVault,
+    NotFound,
+    StorageError,
+    SyncError,
+)
+from clawql_git.gitstore.gitcli import git_message, run_git
 
 if TYPE_CHECKING:
     from clawql_git.index.embedders import Embedder
@@ -355,12 +362,9 @@ def _push(mount: Mount, branch: str) -> None:
 def _git(cwd: Path, *args: str) -> str:
     """Run real git (clone, pull, push go through the user's git and its credentials)."""
     try:
-        result = subprocess.run(
-            ["git", *args], cwd=cwd, capture_output=True, text=True, check=False, timeout=600
-        )
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        raise SyncError(f"git {args[0]} failed: {exc}") from exc
+        result = run_git(cwd, args, timeout=600)
+    except StorageError as exc:
+        raise SyncError(exc.message) from exc
     if result.returncode != 0:
-        detail = (result.stderr or result.stdout).strip().splitlines()
-        raise SyncError(f"git {' '.join(args[:1])} failed: {'; '.join(detail[-3:])}")
+        raise SyncError(f"git {args[0]} failed: {git_message(result)}")
     return result.stdout

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -15,6 +14,7 @@ from typing import Any
 
 from clawql_git.errors import InvalidInput, NotFound, StorageError, TamperDetected, VaultStateError
 from clawql_git.gitstore import GitStore
+from clawql_git.gitstore.gitcli import git_message, run_git
 from clawql_git.sync import apply
 from clawql_git.sync.backend import Backend
 from clawql_git.sync.manifest import AUDIT_REF, MAIN_REF, ChainLink, vault_root_key
@@ -142,6 +142,6 @@ def _settle(dest: Path) -> None:
 
 
 def _git(repo: Path, *args: str) -> None:
-    result = subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True, check=False)
+    result = run_git(repo, args)
     if result.returncode != 0:
-        raise StorageError(f"git {' '.join(args)} failed: {result.stderr.strip()}")
+        raise StorageError(f"git {' '.join(args)} failed: {git_message(result)}")

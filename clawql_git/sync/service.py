@@ -28,6 +28,7 @@ from clawql_git.errors import (
     VaultStateError,
 )
 from clawql_git.gitstore import CHECKPOINTS, GitStore, parse_trailers
+from clawql_git.gitstore.gitcli import git_message, run_git
 from clawql_git.gitstore.lock import exclusive_lock
 from clawql_git.sync import apply
 from clawql_git.sync.backend import Backend
@@ -447,13 +448,11 @@ def _count(repo: Path, tip: str | None, pushed: str | None) -> int:
 
 
 def _git_merge(repo: Path, args: list[str]) -> None:
-    result = subprocess.run(
-        ["git", "merge", "-q", *args], cwd=repo, capture_output=True, text=True, check=False
-    )
+    result = run_git(repo, ["merge", "-q", *args])
     if result.returncode != 0:
-        subprocess.run(["git", "merge", "--abort"], cwd=repo, capture_output=True, check=False)
+        run_git(repo, ["merge", "--abort"])
         raise VaultStateError(
-            f"cannot merge the remote's main into this clone: {result.stderr.strip()} "
+            f"cannot merge the remote's main into this clone: {git_message(result)} "
             "(nothing was changed; merge by hand with `git merge`)"
         )
 
