@@ -41,6 +41,33 @@ vault_option = click.option(
 )
 """The group-level ``--vault`` of ``memory``, ``sync`` and ``review``."""
 
+recall_scope_options = stack(
+    click.option("--type", "types", multiple=True, help="Only this type (repeatable)."),
+    click.option("--tag", "tags", multiple=True, help="Only entries with this tag (repeatable)."),
+    click.option("--project", help="Only this project."),
+)
+"""The filters ``memory recall`` and ``workspace recall`` share."""
+
+recall_time_options = stack(
+    click.option("--since", help="Entries not older than: 90d, a date or a timestamp."),
+    click.option("--until", help="Entries not newer than: a date or a timestamp."),
+)
+
+backend_option = click.option(
+    "--backend",
+    type=click.Choice(["auto", "hybrid", "fts", "vector", "page_index"]),
+    default="auto",
+    show_default=True,
+    help="Layers: auto = all; hybrid = fts + vectors; page_index needs no embedding model.",
+)
+
+reader_options = stack(
+    click.option(
+        "--reader", envvar="CLAWQL_AGENT_ID", help="Who recalls (audit); $CLAWQL_AGENT_ID."
+    ),
+    click.option("--session", envvar="CLAWQL_SESSION_ID", help="Session id (audit)."),
+)
+
 identity_options = stack(
     click.option("--agent", "agent_id", envvar="CLAWQL_AGENT_ID", help="Agent id (author)."),
     click.option("--session", "session_id", envvar="CLAWQL_SESSION_ID", help="Session id."),

@@ -7,6 +7,12 @@ from typing import Any
 import click
 
 from clawql_git.cli.memory import _vault, json_option, memory, parse_when
+from clawql_git.cli.options import (
+    backend_option,
+    reader_options,
+    recall_scope_options,
+    recall_time_options,
+)
 from clawql_git.cli.output import emit_json, progress
 
 
@@ -18,24 +24,14 @@ from clawql_git.cli.output import emit_json, progress
 @click.option(
     "--max-tokens", type=click.IntRange(min=1), default=2000, show_default=True, help="Budget."
 )
-@click.option("--type", "types", multiple=True, help="Only this type (repeatable).")
-@click.option("--tag", "tags", multiple=True, help="Only entries with this tag (repeatable).")
-@click.option("--project", help="Only this project.")
+@recall_scope_options
 @click.option("--agent", help="Only entries written by this agent.")
-@click.option("--since", help="Entries not older than: 90d, a date or a timestamp.")
-@click.option("--until", help="Entries not newer than: a date or a timestamp.")
+@recall_time_options
 @click.option("--as-of", "as_of", help="Answer from the vault as it was at REV or DATE.")
-@click.option(
-    "--backend",
-    type=click.Choice(["auto", "hybrid", "fts", "vector", "page_index"]),
-    default="auto",
-    show_default=True,
-    help="Layers: auto = all; hybrid = fts + vectors; page_index needs no embedding model.",
-)
+@backend_option
 @click.option("--allow-pii", is_flag=True, help="Include PHI-classified entries.")
 @click.option("--no-cache", is_flag=True, help="Do not answer from the recall cache.")
-@click.option("--reader", envvar="CLAWQL_AGENT_ID", help="Who recalls (audit); $CLAWQL_AGENT_ID.")
-@click.option("--session", envvar="CLAWQL_SESSION_ID", help="Session id (audit).")
+@reader_options
 @click.option("--correlation", help="Correlation id (audit).")
 @click.option("--index", "shared", help="Query a published shared index (s3://...) read-only.")
 @json_option

@@ -9,12 +9,16 @@ import click
 
 from clawql_git.cli.memory import parse_when
 from clawql_git.cli.options import (
+    backend_option,
     entry_fields,
     entry_options,
     identity,
     identity_options,
     json_option,
     read_document,
+    reader_options,
+    recall_scope_options,
+    recall_time_options,
 )
 from clawql_git.cli.output import emit_json, progress
 from clawql_git.errors import InvalidInput
@@ -155,21 +159,12 @@ def pull(ctx: click.Context, names: tuple[str, ...], as_json: bool) -> None:
     show_default=True,
     help="Budget over the merged list.",
 )
-@click.option("--type", "types", multiple=True, help="Only this type (repeatable).")
-@click.option("--tag", "tags", multiple=True, help="Only entries with this tag (repeatable).")
-@click.option("--project", help="Only this project.")
-@click.option("--since", help="Entries not older than: 90d, a date or a timestamp.")
-@click.option("--until", help="Entries not newer than: a date or a timestamp.")
+@recall_scope_options
+@recall_time_options
 @click.option("--allow-pii", is_flag=True, help="Include PHI-classified entries.")
 @click.option("--no-cache", is_flag=True, help="Do not answer from the recall caches.")
-@click.option(
-    "--backend",
-    type=click.Choice(["auto", "hybrid", "fts", "vector", "page_index"]),
-    default="auto",
-    show_default=True,
-)
-@click.option("--reader", envvar="CLAWQL_AGENT_ID", help="Who recalls (audit); $CLAWQL_AGENT_ID.")
-@click.option("--session", envvar="CLAWQL_SESSION_ID", help="Session id (audit).")
+@backend_option
+@reader_options
 @json_option
 @click.pass_context
 def recall(
