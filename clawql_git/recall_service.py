@@ -7,6 +7,8 @@ import json
 import sqlite3
 import time
 from collections import Counter
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -17,6 +19,7 @@ import pygit2
 from clawql_git.audit import AuditChain, ReadHit
 from clawql_git.errors import NotFound, StorageError
 from clawql_git.gitstore import GitStore
+from clawql_git.index.embedders import is_ready
 from clawql_git.index.store import BuildReport, Progress, SearchIndex
 from clawql_git.recall import Recaller, RecallQuery, RecallResult
 from clawql_git.recall_tree import category_tree
@@ -157,10 +160,12 @@ class RecallService:
     def _answer(
         self, q: RecallQuery, at: str | None
     ) -> tuple[RecallResult, SearchIndex, pygit2.Commit]:
-        index, commit, report = self.index_for(at)
-        sha = str(commit.id)
         wants_vector = q.backend in ("auto", "hybrid", "vector")
-        qvec = self.embedder.embed_query(q.text) if self.embedder and wants_vector else None
+        query_vector = _embed_query(self.embedder, q.text) if wants_vector else _no_vector
+        index, commit, report = self.index_for(at)
+        index.loaded()  # read while the query embeds (the hits and the audit record need it)
+        sha = str(commit.id)
+        qvec = query_vector()
         params = f"{index.embedder_id}|{q.cache_key()}"
         if q.use_cache:
             cached = self.cache().get(sha, params, q, qvec, self.cache_threshold)
@@ -211,6 +216,26 @@ class RecallService:
         """category path -> number of entries under it."""
         self.ensure()
         return {k: len(v) for k, v in category_tree(self.index.loaded().entries).items() if k}
+
+
+def _no_vector() -> None:
+    return None
+
+
+def _embed_query(embedder: Embedder | None, text: str) -> Callable[[], Any]:
+    """The query's vector, as a call that returns it. When the model still has to load (the
+    first recall of a process) it loads and embeds on a thread while the caller opens and
+    reads the index: in a cold `clawql memory recall` the model's start-up and LanceDB's
+    import then overlap instead of adding up."""
+    if embedder is None:
+        return _no_vector
+    if is_ready(embedder):
+        vector = embedder.embed_query(text)
+        return lambda: vector
+    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="clawql-embed")
+    future = pool.submit(embedder.embed_query, text)
+    pool.shutdown(wait=False)
+    return future.result
 
 
 def _behind(store: GitStore, head: pygit2.Commit, sha: str) -> int | None:

@@ -57,6 +57,12 @@ class Embedder(Protocol):
         ...
 
 
+def is_ready(embedder: Embedder) -> bool:
+    """Whether an embed now costs only the embedding: False for a local model not yet loaded
+    (embedders without a ``ready`` attribute have nothing to load)."""
+    return bool(getattr(embedder, "ready", True))
+
+
 def _normalise_rows(rows: Any) -> Matrix:
     import numpy as np
 
@@ -198,6 +204,11 @@ class MiniLMEmbedder:
     def embed_query(self, text: str) -> Matrix:
         """One query vector."""
         return _first_row(self.embed([text]))
+
+    @property
+    def ready(self) -> bool:
+        """Whether the model is loaded (the first embed costs a few hundred ms before)."""
+        return self._runtime is not None
 
     def _loaded(self) -> _OnnxRuntime:
         with self._lock:
@@ -354,6 +365,11 @@ class SentenceTransformerEmbedder:
     def embed_query(self, text: str) -> Matrix:
         """One query vector."""
         return _first_row(self.embed([text]))
+
+    @property
+    def ready(self) -> bool:
+        """Whether the model is loaded."""
+        return self._model is not None
 
     def _loaded(self) -> Any:
         with self._lock:

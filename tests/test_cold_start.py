@@ -1,0 +1,87 @@
+"""The first recall of a process: the query embeds beside the index's start-up."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from clawql_git import Vault
+from clawql_git.cli import cli
+from clawql_git.errors import StorageError
+from clawql_git.index.embedders import HashEmbedder
+
+from .conftest import SAMPLE, git
+
+Matrix = Any
+
+
+class ColdModel:
+    """A hash embedder that, like a local model, is not ready until its first embed; it notes
+    the thread of every call (and can be told to fail as a broken model file would)."""
+
+    def __init__(self, fail: bool = False) -> None:
+        self.inner = HashEmbedder()
+        self.id, self.dim = self.inner.id, self.inner.dim
+        self.fail = fail
+        self.threads: list[str] = []
+        self._loaded = False
+
+    @property
+    def ready(self) -> bool:
+        return self._loaded
+
+    def embed(self, texts: Sequence[str]) -> Matrix:
+        self.threads.append(threading.current_thread().name)
+        if self.fail:
+            raise StorageError("cannot load the model: truncated file")
+        self._loaded = True
+        return self.inner.embed(texts)
+
+    def embed_query(self, text: str) -> Matrix:
+        return self.embed([text])[0]
+
+
+@pytest.fixture
+def demo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("CLAWQL_EMBEDDING_MODEL", "hash")
+    root = tmp_path / "demo"
+    result = CliRunner().invoke(cli, ["memory", "init", str(root), "--from", str(SAMPLE)])
+    assert result.exit_code == 0, result.output
+    Vault.open(root, embedder=HashEmbedder()).update_index()
+    return root
+
+
+def answer(vault: Vault, query: str) -> list[tuple[str, float, tuple[str, ...]]]:
+    result = vault.recall(query, use_cache=False, limit=5)
+    return [(h.path, round(h.score, 6), tuple(h.layers)) for h in result.hits]
+
+
+def test_first_recall_embeds_on_a_thread_and_answers_the_same(demo: Path) -> None:
+    model = ColdModel()
+    cold = Vault.open(demo, embedder=model)
+    warm = Vault.open(demo, embedder=HashEmbedder())
+    query = "why did we stop queueing webhooks in redis?"
+    first = answer(cold, query)
+    assert model.threads == ["clawql-embed_0"]  # the model loaded beside the index
+    assert first == answer(warm, query)
+    assert any("vector" in layers for _, _, layers in first)
+    again = answer(cold, "how do we authenticate API clients?")
+    assert model.threads[1:] == ["MainThread"]  # a loaded model needs no thread
+    assert again == answer(warm, "how do we authenticate API clients?")
+
+
+def test_a_model_that_fails_to_load_fails_the_recall_and_writes_nothing(demo: Path) -> None:
+    audit_before = git(demo, "rev-parse", "refs/clawql/audit", check=False).stdout
+    head_before = git(demo, "rev-parse", "HEAD").stdout
+    vault = Vault.open(demo, embedder=ColdModel(fail=True))
+    with pytest.raises(StorageError, match="truncated file"):
+        vault.recall("why did we stop queueing webhooks in redis?")
+    assert git(demo, "rev-parse", "refs/clawql/audit", check=False).stdout == audit_before
+    assert git(demo, "rev-parse", "HEAD").stdout == head_before
+    # no model, no vectors: the same vault answers once the backend needs none
+    assert vault.recall("webhooks redis", backend="fts", use_cache=False).hits
