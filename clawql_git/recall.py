@@ -4,7 +4,7 @@ fused, reranked, thresholded and fitted to a token budget."""
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -14,6 +14,7 @@ from clawql_git.errors import InvalidInput
 from clawql_git.index.chunking import estimate_tokens
 from clawql_git.index.graph import GraphState
 from clawql_git.index.store import Hit, SearchIndex, quote
+from clawql_git.index.topk import top_indices
 from clawql_git.links import NoteInfo
 from clawql_git.recall_tree import POOL, WORD, CategoryTree, page_index_walk
 
@@ -223,16 +224,19 @@ class Recaller:
             for hit in self._fts(q, where):
                 cands[hit.path].add("fts", hit.score, hit.chunk, hit.snippet)
         if qvec is not None:
-            filtered = bool(q.types or q.project or q.agent)
-            hits = (
-                self.index.vector(qvec, POOL * 2, where)  # prefiltered in LanceDB
-                if filtered
-                else self.index.vector_in_memory(qvec, POOL * 2)
-            )
-            for hit in hits:
+            allow = self._allow(q)
+            for hit in self.index.vector_in_memory(qvec, POOL * 2, allow):
                 cands[hit.path].add("vector", max(hit.score, 0.0), hit.chunk, hit.snippet)
-            for path, score in self._entry_vectors(qvec):
+            for path, score in self._entry_vectors(qvec, allow):
                 cands[path].add("entry_vector", score)
+
+    def _allow(self, q: RecallQuery) -> Callable[[str], bool] | None:
+        """For a query filtered by type, project or agent: the entries it may return (the
+        vector layers then rank only those, as the FTS layer's prefilter does)."""
+        if not (q.types or q.project or q.agent):
+            return None
+        entries = self.index.loaded().entries
+        return lambda path: _passes(entries.get(path), q)
 
     def _fts(self, q: RecallQuery, where: str) -> list[Hit]:
         """The FTS layer's top chunks among those ``where`` allows."""
@@ -251,16 +255,16 @@ class Recaller:
         tree: CategoryTree = loaded.memo("tree", lambda: _build_tree(loaded))
         return tree
 
-    def _entry_vectors(self, qvec: np.ndarray) -> list[tuple[str, float]]:
-        import numpy as np
-
+    def _entry_vectors(
+        self, qvec: np.ndarray, allow: Callable[[str], bool] | None
+    ) -> list[tuple[str, float]]:
         loaded = self.index.loaded()
         if loaded.entry_vectors is None:
             return []
         sims = loaded.entry_vectors @ qvec
-        k = min(POOL, len(sims))
-        top = np.argpartition(-sims, k - 1)[:k]
-        return [(loaded.entry_order[i], float(max(sims[i], 0.0))) for i in top]
+        order = loaded.entry_order
+        ok = None if allow is None else (lambda i: allow(order[i]))
+        return [(order[i], float(max(sims[i], 0.0))) for i in top_indices(sims, POOL, ok)]
 
     def _links(
         self, scored: list[tuple[str, float]], cands: dict[str, _Candidate], q: RecallQuery

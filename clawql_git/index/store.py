@@ -29,6 +29,7 @@ from clawql_git.index.builder import (
 )
 from clawql_git.index.lance import import_lancedb
 from clawql_git.index.resident import Resident, load, refresh
+from clawql_git.index.topk import top_indices
 from clawql_git.index.vector_cache import VectorCache
 
 if TYPE_CHECKING:
@@ -492,19 +493,20 @@ class SearchIndex:
             self._loaded_for = key
         return self._loaded
 
-    def vector_in_memory(self, vec: np.ndarray, limit: int) -> list[Hit]:
+    def vector_in_memory(
+        self, vec: np.ndarray, limit: int, allow: Callable[[str], bool] | None = None
+    ) -> list[Hit]:
         """Cosine similarity over the chunk vectors held in memory (one matrix product; the
-        same vectors LanceDB stores, without a per-query table scan)."""
-        import numpy as np
-
+        same vectors LanceDB stores, without a per-query table scan). ``allow`` keeps only the
+        chunks of the entries it accepts (a filtered query), still ``limit`` of them when
+        there are that many."""
         loaded = self.loaded()
         if loaded.chunk_vectors is None or not len(loaded.chunk_keys):
             return []
         sims = loaded.chunk_vectors @ vec
-        k = min(limit, len(sims))
-        top = np.argpartition(-sims, k - 1)[:k]
-        top = top[np.argsort(-sims[top])]
-        return [Hit(loaded.chunk_keys[i][0], loaded.chunk_keys[i][1], float(sims[i])) for i in top]
+        keys = loaded.chunk_keys
+        ok = None if allow is None else (lambda i: allow(keys[i][0]))
+        return [Hit(keys[i][0], keys[i][1], float(sims[i])) for i in top_indices(sims, limit, ok)]
 
     def snippets(self, wanted: list[tuple[str, int]]) -> dict[str, str]:
         """The text of the given (path, chunk) pairs: taken by row offset (the resident chunk
