@@ -290,3 +290,19 @@ def test_link_traversal_from_seeds_without_evidence_adds_nothing(demo: Path) -> 
     assert dict(cands) == {}
     recaller._links([(source, 1.0)], cands, RecallQuery("zebra"))
     assert cands and all("links" in c.scores for c in cands.values())
+
+
+def test_appended_rows_never_change_what_an_older_view_sees() -> None:
+    import numpy as np
+
+    from clawql_git.index.resident import grow_rows
+
+    first = grow_rows(np.zeros((3, 2), dtype=np.float32), np.ones((1, 2), dtype=np.float32))
+    second = grow_rows(first, np.full((2, 2), 2, dtype=np.float32))
+    assert second.base is first.base  # written into the spare room, no copy
+    assert first.tolist() == [[0, 0], [0, 0], [0, 0], [1, 1]]
+    # an older view appending again (another Resident) must not overwrite second's rows
+    other = grow_rows(first, np.full((1, 2), 9, dtype=np.float32))
+    assert other.base is not first.base
+    assert second[4:].tolist() == [[2, 2], [2, 2]] and other[4:].tolist() == [[9, 9]]
+    assert first.tolist() == [[0, 0], [0, 0], [0, 0], [1, 1]]
