@@ -85,3 +85,26 @@ def test_a_model_that_fails_to_load_fails_the_recall_and_writes_nothing(demo: Pa
     assert git(demo, "rev-parse", "HEAD").stdout == head_before
     # no model, no vectors: the same vault answers once the backend needs none
     assert vault.recall("webhooks redis", backend="fts", use_cache=False).hits
+
+
+def test_lancedb_imports_with_deferred_models_and_leaves_pydantic_as_it_was() -> None:
+    import subprocess
+    import sys
+
+    code = """
+from clawql_git.index.lance import import_lancedb
+import_lancedb()
+import pydantic, lance_namespace
+assert "defer_build" not in pydantic.BaseModel.model_config
+model = lance_namespace.ListNamespacesResponse
+assert type(model.__pydantic_validator__).__name__ == "MockValSer"  # built on first use
+assert model(namespaces=["a"]).namespaces == ["a"]  # ... and it validates when used
+
+class After(pydantic.BaseModel):
+    n: int
+
+assert type(After.__pydantic_validator__).__name__ == "SchemaValidator"
+print("ok")
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.stdout.strip() == "ok", out.stderr

@@ -5,6 +5,11 @@ package `__init__` imports every API module: about 1.2 s of a ~2 s import on a s
 for a client a local index never uses. We register that package without running its
 `__init__` (its submodules, which lancedb does use, still import normally); the first access
 to anything the `__init__` defines runs it for real, so nothing changes for code that needs it.
+
+The client's ~200 request/response models (pydantic) are still defined at import, and each
+builds its validator then. While lancedb imports, pydantic's `defer_build` is on, so those
+validators are built on a model's first use instead (a local index never uses them); the
+setting is put back afterwards, so no other pydantic model (the MCP server's) is affected.
 """
 
 from __future__ import annotations
@@ -12,6 +17,8 @@ from __future__ import annotations
 import importlib.util
 import os
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from types import ModuleType
 from typing import Any
 
@@ -36,6 +43,25 @@ def _defer_namespace_client() -> None:
     sys.modules[_CLIENT] = module
 
 
+@contextmanager
+def _pydantic_builds_deferred() -> Iterator[None]:
+    try:
+        from pydantic import BaseModel
+    except ImportError:  # pragma: no cover - lancedb requires pydantic
+        yield
+        return
+    config = BaseModel.model_config
+    before = config.get("defer_build")
+    config["defer_build"] = True
+    try:
+        yield
+    finally:
+        if before is None:
+            config.pop("defer_build", None)
+        else:
+            config["defer_build"] = before
+
+
 def import_lancedb() -> ModuleType:
     """The lancedb module, imported the fast way, with Lance's Rust logs kept to errors
     (its warnings about future defaults are not for our users)."""
@@ -43,6 +69,10 @@ def import_lancedb() -> ModuleType:
         os.environ.setdefault("LANCE_LOG", "error")
         os.environ.setdefault("LANCEDB_LOG", "error")
         _defer_namespace_client()
+        with _pydantic_builds_deferred():
+            import lancedb
+
+            return lancedb
     import lancedb
 
     return lancedb
