@@ -54,7 +54,7 @@ DEFAULT_WHERE = "status != 'retracted' AND pii != 'PHI'"  # what recall filters 
 SEED_IDENTITY = Identity(agent_id="bench-seed", session_id="seed")
 SAMPLE_IDENTITY = Identity(agent_id="bench", session_id="s")
 IMPORT_IDENTITY = Identity(agent_id="bench-import", session_id="recall-speed")
-HEAVY_MODULES = ("lancedb", "pyarrow", "onnxruntime", "tokenizers", "numpy")
+HEAVY_MODULES = ("lancedb", "pyarrow", "pandas", "onnxruntime", "tokenizers", "numpy")
 MB = 1024 * 1024
 # LanceDB's Rust log prints WARN lines (deprecations) to stderr; the bench's own processes
 # quiet it so progress stays readable. CLI runs get the user's setting back.
@@ -628,17 +628,18 @@ def cli_commands(adr: Path, ingest_vault: Path, queries: list[Query]) -> dict[st
     }
 
 
-def clawql_script() -> Path:
-    script = Path(sys.executable).parent / "clawql"
+def clawql_script(given: str | None = None) -> Path:
+    """The ``clawql`` console script to time: ``--clawql``, else the one of this venv."""
+    script = Path(given) if given else Path(sys.executable).parent / "clawql"
     if not script.is_file():
-        raise SystemExit(f"no clawql console script next to {sys.executable}")
+        raise SystemExit(f"no clawql console script at {script}")
     return script
 
 
-def run_cli(argv: list[str], importtime: bool = False) -> tuple[float, str]:
+def run_cli(argv: list[str], script: Path, importtime: bool = False) -> tuple[float, str]:
     """Wall-clock seconds of one fresh ``clawql`` process (and its stderr)."""
-    script = clawql_script()
-    prefix = [sys.executable, "-X", "importtime"] if importtime else []
+    python = script.parent / "python"  # the script's own venv
+    prefix = [str(python), "-X", "importtime"] if importtime else []
     cmd = [*prefix, str(script), *argv]
     start = time.perf_counter()
     proc = subprocess.run(cmd, capture_output=True, text=True, env=clean_env(user_logging=True))
@@ -663,19 +664,19 @@ def imported_modules(importtime_stderr: str) -> dict[str, Any]:
     return {"lancedb": "lancedb" in found, "heavy": found}
 
 
-def measure_cli(commands: dict[str, Any], rounds: int) -> dict[str, Any]:
+def measure_cli(commands: dict[str, Any], rounds: int, script: Path) -> dict[str, Any]:
     """Each command once with ``-X importtime``, then ``rounds`` interleaved timed runs (after
     one untimed warm-up round, so the OS file cache is warm as it is for a user)."""
     out: dict[str, Any] = {}
     for n, (name, argv) in enumerate(commands.items()):
-        _, err = run_cli(argv(1000 + n), importtime=True)
+        _, err = run_cli(argv(1000 + n), script, importtime=True)
         out[name] = {**imported_modules(err), "times": []}
     names = list(commands)
     for name in names:
-        run_cli(commands[name](2000))
+        run_cli(commands[name](2000), script)
     for i in range(rounds):
         for name in rotated(names, i):
-            elapsed, err = run_cli(commands[name](i))
+            elapsed, err = run_cli(commands[name](i), script)
             out[name]["times"].append(elapsed)
             out[name]["stderr_warn_lines"] = out[name].get("stderr_warn_lines", 0) + sum(
                 " WARN " in line for line in err.splitlines()
@@ -704,6 +705,7 @@ class Plan:
     adr_every: int  # import every n-th ADR file (1: the whole corpus)
     profile: bool
     quick: bool
+    clawql: str | None = None  # the console script for the cold CLI runs (default: this venv's)
 
 
 def run(plan: Plan) -> dict[str, Any]:
@@ -765,7 +767,8 @@ def run(plan: Plan) -> dict[str, Any]:
         report["adr"] = build_adr_vault(adr, source, plan.warm_rebuilds)
         ingest_copy = root / "adr-vault-ingest"
         shutil.copytree(adr, ingest_copy, symlinks=True)
-        report["cli"] = measure_cli(cli_commands(adr, ingest_copy, queries), plan.cli_rounds)
+        commands = cli_commands(adr, ingest_copy, queries)
+        report["cli"] = measure_cli(commands, plan.cli_rounds, clawql_script(plan.clawql))
     report["goals"] = goals(report)
     report["profiles"] = profiles
     report["config"]["loadavg_end"] = os.getloadavg()
@@ -824,6 +827,7 @@ def config(plan: Plan, corpus_docs: int) -> dict[str, Any]:
         "python": platform.python_version(),
         "cpus": os.cpu_count(),
         "loadavg_start": os.getloadavg(),
+        "clawql": str(clawql_script(plan.clawql)),
     }
 
 
@@ -1083,7 +1087,8 @@ def _cli_table(report: dict[str, Any]) -> list[str]:
     rounds = len(next(iter(cli.values()))["times"])
     head = f"  {'clawql ...':<36} {'median':>7} {'min':>7} {'max':>7}  lancedb  heavy imports (s)"
     lines = [
-        f"cold CLI: fresh processes, ADR vault with its MiniLM index, {rounds} interleaved runs",
+        f"cold CLI: fresh processes, ADR vault with its MiniLM index, {rounds} interleaved runs"
+        f" ({report['config'].get('clawql', 'clawql')})",
         head,
     ]
     for name, d in cli.items():
@@ -1115,6 +1120,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--profile", action="store_true", help="cProfile recalls and updates even when they pass"
     )
+    parser.add_argument(
+        "--clawql",
+        help="the clawql console script for the cold CLI runs (default: this venv's); e.g. of "
+        "a venv made by the README's install command, without the test extra",
+    )
     parser.add_argument("--child", nargs=2, metavar=("TASK", "SPEC"), help=argparse.SUPPRESS)
     return parser.parse_args(argv)
 
@@ -1125,8 +1135,8 @@ def plan_from(args: argparse.Namespace) -> Plan:
     if not sizes or sizes[0] < 100:
         raise SystemExit("--sizes needs sizes of at least 100 entries")
     if args.quick:
-        return Plan(sizes, 40, 10, 5, 50, 1, 4, args.profile, True)
-    return Plan(sizes, 100, 25, 7, 50, 3, 1, args.profile, False)
+        return Plan(sizes, 40, 10, 5, 50, 1, 4, args.profile, True, args.clawql)
+    return Plan(sizes, 100, 25, 7, 50, 3, 1, args.profile, False, args.clawql)
 
 
 def main(argv: list[str] | None = None) -> int:
