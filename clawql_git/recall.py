@@ -322,9 +322,38 @@ def _hidden(loaded: Any, allow_pii: bool) -> tuple[frozenset[str], int]:
     return paths, sum(counts[p] for p in paths)
 
 
+def _from_disk(loaded: Any) -> None:
+    """After a load from scratch: the graph and tree saved for these rows by an earlier
+    process, if any (``index/snapshot.py``); else remember to save them once both are built."""
+    origin = loaded.carry.pop("snapshot", None)
+    if origin is None:
+        return
+    from clawql_git.index import snapshot
+
+    found = snapshot.read(*origin)
+    if found is None:
+        loaded.carry["snapshot_due"] = origin
+        return
+    loaded.carry.update(graph=found[0], graph_stale=set(), tree=found[1], tree_stale=set())
+
+
+def save_derived(loaded: Any) -> None:
+    """Save the graph and tree of rows loaded from scratch, once both are built (a later
+    process on the same index state then reads them instead of building them)."""
+    origin = loaded.carry.get("snapshot_due")
+    if origin is None or "graph" not in loaded.derived or "tree" not in loaded.derived:
+        return
+    from clawql_git.index import snapshot
+
+    del loaded.carry["snapshot_due"]
+    path, key = origin
+    snapshot.write(path, key, loaded.carry["graph"], loaded.carry["tree"])
+
+
 def _build_tree(loaded: Any) -> CategoryTree:
     """The category tree of the resident rows: patched from the one carried over from the
     previous rows when only some entries changed, built from every entry otherwise."""
+    _from_disk(loaded)
     tree: CategoryTree | None = loaded.carry.pop("tree", None)
     stale: set[str] | None = loaded.carry.pop("tree_stale", None)
     if tree is None or stale is None:
@@ -338,6 +367,7 @@ def _build_tree(loaded: Any) -> CategoryTree:
 def _build_graph(loaded: Any) -> dict[str, set[str]]:
     """The link graph of the resident rows: patched from the state carried over from the
     previous rows when only some entries changed, built from every link otherwise."""
+    _from_disk(loaded)
     state: GraphState | None = loaded.carry.pop("graph", None)
     stale: set[str] | None = loaded.carry.pop("graph_stale", None)
     if state is None or stale is None:

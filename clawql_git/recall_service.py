@@ -21,7 +21,7 @@ from clawql_git.errors import NotFound, StorageError
 from clawql_git.gitstore import GitStore
 from clawql_git.index.embedders import is_ready
 from clawql_git.index.store import BuildReport, Progress, SearchIndex
-from clawql_git.recall import Recaller, RecallQuery, RecallResult
+from clawql_git.recall import Recaller, RecallQuery, RecallResult, save_derived
 from clawql_git.recall_tree import category_tree
 
 if TYPE_CHECKING:
@@ -173,6 +173,7 @@ class RecallService:
                 cached.index_note = _note(report)
                 return cached, index, commit
         result = Recaller(index).recall(q, sha, qvec)
+        save_derived(index.loaded())
         result.index_note = _note(report)
         if q.use_cache:
             self.cache().put(sha, params, q, qvec, result)

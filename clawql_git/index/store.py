@@ -29,6 +29,7 @@ from clawql_git.index.builder import (
 )
 from clawql_git.index.lance import import_lancedb
 from clawql_git.index.resident import Resident, load, refresh
+from clawql_git.index.snapshot_key import snapshot_key
 from clawql_git.index.topk import top_indices
 from clawql_git.index.vector_cache import VectorCache
 
@@ -145,6 +146,12 @@ class SearchIndex:
         tmp = target.with_suffix(f".{os.getpid()}.tmp")
         tmp.write_text(stamp.to_json())
         os.replace(tmp, target)
+
+    @property
+    def derived_path(self) -> Path:
+        """Where the link graph and category tree of the current rows are saved
+        (``index/snapshot.py``): beside the index folder, so a rebuild keeps it apart."""
+        return self.root.with_name(self.root.name + ".derived")
 
     def _stamp_key(self) -> str:
         """Identifies the stamp on disk without parsing it: it is replaced atomically on every
@@ -489,7 +496,10 @@ class SearchIndex:
         if self._loaded is None or self._loaded_for != key:
             with lance_errors("load"):
                 patched = refresh(self.db(), self._loaded) if self._loaded is not None else None
-                self._loaded = patched if patched is not None else load(self.db())
+                if patched is None:  # a load from scratch: its graph and tree may be on disk
+                    patched = load(self.db())
+                    patched.carry["snapshot"] = (self.derived_path, snapshot_key(key))
+                self._loaded = patched
             self._loaded_for = key
         return self._loaded
 
