@@ -11,7 +11,9 @@ alternating order, a fresh ``python -m clawql_git memory --vault DIR recall QUER
 (a different query each round, so neither the recall cache nor an answer is reused; the
 file cache is warm, as for a user) and then, in fresh processes, the pieces: ``import
 lancedb`` the way the arm imports it, and the embedder's first query (model load included).
-Nothing in the vault changes: recall writes only the audit event and the cache row.
+Nothing in the vault changes: a recall writes its audit event (and, on an index state
+seen for the first time, the saved graph and tree beside the index, which the later
+rounds then read: the untimed first round writes it).
 """
 
 from __future__ import annotations

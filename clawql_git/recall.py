@@ -13,6 +13,7 @@ from clawql_git.entry import parse_timestamp
 from clawql_git.errors import InvalidInput
 from clawql_git.index.chunking import estimate_tokens
 from clawql_git.index.graph import GraphState
+from clawql_git.index.resident import SNAPSHOT, Resident
 from clawql_git.index.store import Hit, SearchIndex, quote
 from clawql_git.index.topk import top_indices
 from clawql_git.links import NoteInfo
@@ -39,6 +40,7 @@ WEIGHTS = {
 # and the hidden ones are dropped, which leaves the same top chunks. Past this many hidden
 # chunks the prefilter is cheaper.
 POSTFILTER_MAX = 400
+SNAPSHOT_DUE = "snapshot-due"  # in Resident.derived: (path, key) to save the graph and tree at
 LINK_SEEDS = 5
 LINK_DECAY = 0.5
 
@@ -231,9 +233,9 @@ class Recaller:
                 cands[path].add("entry_vector", score)
 
     def _allow(self, q: RecallQuery) -> Callable[[str], bool] | None:
-        """For a query filtered by type, project or agent: the entries it may return (the
-        vector layers then rank only those, as the FTS layer's prefilter does)."""
-        if not (q.types or q.project or q.agent):
+        """For a filtered query: the entries it may return (the vector layers then rank only
+        those, as the FTS layer's prefilter does for type, project and agent)."""
+        if not (q.types or q.project or q.agent or q.tags or q.since or q.until):
             return None
         entries = self.index.loaded().entries
         return lambda path: _passes(entries.get(path), q)
@@ -322,35 +324,36 @@ def _hidden(loaded: Any, allow_pii: bool) -> tuple[frozenset[str], int]:
     return paths, sum(counts[p] for p in paths)
 
 
-def _from_disk(loaded: Any) -> None:
-    """After a load from scratch: the graph and tree saved for these rows by an earlier
-    process, if any (``index/snapshot.py``); else remember to save them once both are built."""
-    origin = loaded.carry.pop("snapshot", None)
-    if origin is None:
+def _from_disk(loaded: Resident) -> None:
+    """For rows loaded from scratch: the graph and tree an earlier process saved for the
+    same rows (``index/snapshot.py``), else a note to save them once both are built."""
+    path = loaded.derived.pop(SNAPSHOT, None)
+    if path is None:
         return
     from clawql_git.index import snapshot
 
-    found = snapshot.read(*origin)
+    key = snapshot.rows_key(loaded.keys)
+    found = snapshot.read(path, key)
     if found is None:
-        loaded.carry["snapshot_due"] = origin
+        loaded.derived[SNAPSHOT_DUE] = (path, key)
         return
     loaded.carry.update(graph=found[0], graph_stale=set(), tree=found[1], tree_stale=set())
 
 
-def save_derived(loaded: Any) -> None:
+def save_derived(loaded: Resident) -> None:
     """Save the graph and tree of rows loaded from scratch, once both are built (a later
-    process on the same index state then reads them instead of building them)."""
-    origin = loaded.carry.get("snapshot_due")
-    if origin is None or "graph" not in loaded.derived or "tree" not in loaded.derived:
+    process with the same rows then reads them instead of building them)."""
+    if "graph" not in loaded.derived or "tree" not in loaded.derived:
+        return
+    due = loaded.derived.pop(SNAPSHOT_DUE, None)
+    if due is None:
         return
     from clawql_git.index import snapshot
 
-    del loaded.carry["snapshot_due"]
-    path, key = origin
-    snapshot.write(path, key, loaded.carry["graph"], loaded.carry["tree"])
+    snapshot.write(due[0], due[1], loaded.carry["graph"], loaded.carry["tree"])
 
 
-def _build_tree(loaded: Any) -> CategoryTree:
+def _build_tree(loaded: Resident) -> CategoryTree:
     """The category tree of the resident rows: patched from the one carried over from the
     previous rows when only some entries changed, built from every entry otherwise."""
     _from_disk(loaded)
@@ -364,7 +367,7 @@ def _build_tree(loaded: Any) -> CategoryTree:
     return tree
 
 
-def _build_graph(loaded: Any) -> dict[str, set[str]]:
+def _build_graph(loaded: Resident) -> dict[str, set[str]]:
     """The link graph of the resident rows: patched from the state carried over from the
     previous rows when only some entries changed, built from every link otherwise."""
     _from_disk(loaded)

@@ -160,10 +160,11 @@ class RecallService:
     def _answer(
         self, q: RecallQuery, at: str | None
     ) -> tuple[RecallResult, SearchIndex, pygit2.Commit]:
-        wants_vector = q.backend in ("auto", "hybrid", "vector")
-        query_vector = _embed_query(self.embedder, q.text) if wants_vector else _no_vector
         index, commit, report = self.index_for(at)
-        index.loaded()  # read while the query embeds (the hits and the audit record need it)
+        wants_vector = q.backend in ("auto", "hybrid", "vector")
+        query_vector, on_thread = _embed_query(self.embedder if wants_vector else None, q.text)
+        if on_thread:
+            index.loaded()  # the model loads meanwhile: read the rows (any answer needs them)
         sha = str(commit.id)
         qvec = query_vector()
         params = f"{index.embedder_id}|{q.cache_key()}"
@@ -210,6 +211,7 @@ class RecallService:
         recaller = Recaller(self.index)
         recaller.link_graph()
         recaller.tree()
+        save_derived(self.index.loaded())
         for name in ("chunks", "chunks#async", "entries"):
             self.index.table(name)
 
@@ -223,20 +225,20 @@ def _no_vector() -> None:
     return None
 
 
-def _embed_query(embedder: Embedder | None, text: str) -> Callable[[], Any]:
-    """The query's vector, as a call that returns it. When the model still has to load (the
-    first recall of a process) it loads and embeds on a thread while the caller opens and
-    reads the index: in a cold `clawql memory recall` the model's start-up and LanceDB's
-    import then overlap instead of adding up."""
+def _embed_query(embedder: Embedder | None, text: str) -> tuple[Callable[[], Any], bool]:
+    """The query's vector, as a call that returns it, and whether it is being computed on a
+    thread. When the model still has to load (the first recall of a process) it loads and
+    embeds on a thread while the caller reads the index: in a cold `clawql memory recall` the
+    model's start-up and LanceDB's import then overlap instead of adding up."""
     if embedder is None:
-        return _no_vector
+        return _no_vector, False
     if is_ready(embedder):
         vector = embedder.embed_query(text)
-        return lambda: vector
+        return (lambda: vector), False
     pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="clawql-embed")
     future = pool.submit(embedder.embed_query, text)
     pool.shutdown(wait=False)
-    return future.result
+    return future.result, True
 
 
 def _behind(store: GitStore, head: pygit2.Commit, sha: str) -> int | None:

@@ -87,3 +87,20 @@ def test_a_corrupt_snapshot_is_ignored_and_replaced(demo: Path, builds: list[int
     assert answers(open_vault(demo)) == before
     assert len(builds) == 2 and derived(demo).read_bytes()[:1] != b"\x00"
     assert answers(open_vault(demo)) == before and len(builds) == 2
+
+
+def test_rows_refreshed_after_a_write_never_take_the_old_state_snapshot(
+    demo: Path, builds: list[int]
+) -> None:
+    answers(open_vault(demo))  # saves the snapshot of this state
+    reader = open_vault(demo)
+    reader.recall("webhook deliveries", backend="fts", use_cache=False)  # no graph, no tree yet
+    reader.ingest(
+        type="decision",
+        title="Adopt gRPC for internal calls",
+        body="Protobuf contracts; see [[Idempotency keys for payment retries]].",
+        identity=AGENT,
+    )
+    reader.update_index()
+    assert answers(reader) == built_from_scratch(demo)["answers"]
+    assert resident(reader.recall_service().index) == built_from_scratch(demo)["resident"]

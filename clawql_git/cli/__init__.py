@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 from typing import Any
 
 import click
@@ -58,10 +57,4 @@ _register()
 
 def main() -> None:
     """Console entry point."""
-    try:
-        cli(prog_name="clawql")
-    finally:
-        # The process ends here. Spare its exit a collection of everything loaded (after a
-        # recall: LanceDB, pyarrow, pandas, the index): about 0.2 s of a cold recall
-        # (bench/cold_cli.py). Objects are still finalised as the modules are cleared.
-        gc.freeze()
+    cli(prog_name="clawql")

@@ -24,6 +24,12 @@ from typing import Any
 
 _CLIENT = "lance_namespace_urllib3_client"
 
+# Lance's Rust logs are kept to errors (its warnings about future defaults are not for our
+# users). Set when this module is imported, before any thread of ours runs: changing the
+# environment while another thread's native code reads it is not safe.
+os.environ.setdefault("LANCE_LOG", "error")
+os.environ.setdefault("LANCEDB_LOG", "error")
+
 
 def _defer_namespace_client() -> None:
     if _CLIENT in sys.modules:
@@ -45,6 +51,7 @@ def _defer_namespace_client() -> None:
 
 @contextmanager
 def _pydantic_builds_deferred() -> Iterator[None]:
+    """pydantic's ``defer_build`` on for the models defined meanwhile, then as it was."""
     try:
         from pydantic import BaseModel
     except ImportError:  # pragma: no cover - lancedb requires pydantic
@@ -63,11 +70,8 @@ def _pydantic_builds_deferred() -> Iterator[None]:
 
 
 def import_lancedb() -> ModuleType:
-    """The lancedb module, imported the fast way, with Lance's Rust logs kept to errors
-    (its warnings about future defaults are not for our users)."""
+    """The lancedb module, imported the fast way."""
     if "lancedb" not in sys.modules:
-        os.environ.setdefault("LANCE_LOG", "error")
-        os.environ.setdefault("LANCEDB_LOG", "error")
         _defer_namespace_client()
         with _pydantic_builds_deferred():
             import lancedb

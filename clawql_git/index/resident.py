@@ -10,6 +10,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+# In `Resident.derived` of rows loaded from scratch: where their graph and tree are saved
+# (index/snapshot.py). `derived` is not carried to refreshed rows, so neither is this.
+SNAPSHOT = "snapshot-path"
 # Above this share of changed entries a full reload costs about the same as patching.
 REFRESH_SHARE = 0.3
 IN_BATCH = 500  # paths per `path IN (...)` filter
@@ -149,17 +152,18 @@ def _patched(
     return out
 
 
-def _appended_vectors(old_matrix: Any, old_paths: list[str], touched: set[str], fresh: Any) -> Any:
+def _appended_vectors(old_matrix: Any, old_paths: list[str], gone: set[str], fresh: Any) -> Any:
     """The vector matrix when the rows are the old ones of untouched entries, then the fresh
     ones. After an ingest (nothing old touched) the fresh rows go into the old matrix's spare
     room: no copy of the old rows (at 100,000 entries a copy costs ~0.2 s, mostly page
-    faults). ``old_paths`` gives the entry of each old row."""
+    faults). ``old_paths`` gives the entry of each old row, ``gone`` the entries whose old
+    rows are dropped."""
     import numpy as np
 
     new = _matrix(fresh.column("vector"), fresh.num_rows) if fresh.num_rows else None
-    if not touched:
+    if not gone:
         return old_matrix if new is None else grow_rows(old_matrix, new)
-    keep = np.fromiter((p not in touched for p in old_paths), dtype=bool, count=len(old_paths))
+    keep = np.fromiter((p not in gone for p in old_paths), dtype=bool, count=len(old_paths))
     kept = int(keep.sum())
     added = 0 if new is None else len(new)
     out = _with_room(kept + added, old_matrix.shape[1], old_matrix.dtype)

@@ -3,19 +3,27 @@
 A warm process builds both once (0.45 s at 10,000 entries, several seconds at 100,000: every
 note's names, every link resolved, every catalog line stemmed) and then patches them after
 each write. A cold `clawql memory recall` would build them again for one query. So the
-process that builds them from scratch writes them next to the index, keyed by the index's
-stamp file as it was when the rows were read (the stamp is replaced on every write: another
-state never matches), and a later process on the same state reads them instead.
+process that builds them from rows it loaded from scratch writes them next to the index, and
+a later process whose rows are the same reads them instead.
+
+"The same rows" is checked, not assumed: the key is a digest of every entries row's
+`(path, blob, worm_ref)` in table order (what the rows, their links and the order that
+breaks resolution ties are a function of), with this format and Python's version. The key
+is written first, so a file of another state is rejected after reading a few bytes.
 
 The format is `marshal` (plain dicts, lists, tuples, sets and strings: fast to read, no code
-run on load); the Python version is part of the key, and anything unreadable or of the wrong
-shape counts as absent. Writes are atomic (a temporary file, then a rename).
+run on load); anything unreadable or of the wrong shape counts as absent. Writes are atomic
+(a temporary file, then a rename) and best effort: a snapshot is a cache, never an error.
 """
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import marshal
 import os
+import sys
+import tempfile
 from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
@@ -24,27 +32,41 @@ from clawql_git.index.graph import GraphState
 from clawql_git.links import NoteInfo
 from clawql_git.recall_tree import CategoryTree
 
+FORMAT = 1
 _TREE_FIELDS = ("members", "children", "labels", "words", "entry_terms", "postings")
+_BAD_PAYLOAD = (KeyError, TypeError, ValueError, IndexError, AttributeError, EOFError)
+
+
+def rows_key(keys: Any) -> str:
+    """The key of an index state: a digest of its entries rows' ``(path, blob, worm_ref)`` in
+    table order (an Arrow table, as `Resident.keys` holds them)."""
+    digest = hashlib.blake2b(f"{FORMAT}|{sys.version_info[:2]}".encode(), digest_size=20)
+    for name in keys.column_names:
+        for chunk in keys.column(name).chunks:
+            digest.update(b"\x00".join((v or "").encode() for v in chunk.to_pylist()))
+            digest.update(b"\x01")
+    return digest.hexdigest()
 
 
 def read(path: Path, key: str) -> tuple[GraphState, CategoryTree] | None:
     """The graph and tree saved for ``key``, or None (absent, other state, unreadable)."""
     try:
-        data = marshal.loads(path.read_bytes())
-    except (OSError, EOFError, ValueError, TypeError):
-        return None
-    if not isinstance(data, dict) or data.get("key") != key:
+        with path.open("rb") as fh:
+            if marshal.load(fh) != key:  # the key first: another state costs a few bytes
+                return None
+            data = marshal.load(fh)
+    except (OSError, *_BAD_PAYLOAD):
         return None
     try:
-        return _graph(data["graph"]), CategoryTree(**{f: data["tree"][f] for f in _TREE_FIELDS})
-    except (KeyError, TypeError, ValueError):
+        tree = CategoryTree(**{f: data["tree"][f] for f in _TREE_FIELDS})
+        return _graph(data["graph"]), tree
+    except _BAD_PAYLOAD:
         return None
 
 
 def write(path: Path, key: str, graph: GraphState, tree: CategoryTree) -> None:
-    """Save ``graph`` and ``tree`` for ``key`` (best effort: a cache, never an error)."""
+    """Save ``graph`` and ``tree`` for ``key``; any failure leaves no file behind."""
     data = {
-        "key": key,
         "graph": {
             "notes": [(n.path, n.title, n.aliases, n.source_path) for n in graph.notes.values()],
             "by_key": dict(graph.by_key),
@@ -56,15 +78,21 @@ def write(path: Path, key: str, graph: GraphState, tree: CategoryTree) -> None:
         },
         "tree": {f: dict(getattr(tree, f)) for f in _TREE_FIELDS},  # marshal takes no subclass
     }
-    tmp = path.with_name(f"{path.name}.tmp-{os.getpid()}")
+    tmp = ""
     try:
-        tmp.write_bytes(marshal.dumps(data))
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+        with os.fdopen(fd, "wb") as fh:
+            marshal.dump(key, fh)
+            marshal.dump(data, fh)
         os.replace(tmp, path)
     except (OSError, ValueError):
-        tmp.unlink(missing_ok=True)
+        if tmp:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
 
 
 def _graph(data: dict[str, Any]) -> GraphState:
+    """A GraphState from its saved fields, with the container types the build path makes."""
     state = GraphState()
     state.notes = {n[0]: NoteInfo(n[0], n[1], tuple(n[2]), n[3]) for n in data["notes"]}
     state.by_key = defaultdict(set, data["by_key"])

@@ -28,8 +28,7 @@ from clawql_git.index.builder import (
     read_record,
 )
 from clawql_git.index.lance import import_lancedb
-from clawql_git.index.resident import Resident, load, refresh
-from clawql_git.index.snapshot_key import snapshot_key
+from clawql_git.index.resident import SNAPSHOT, Resident, load, refresh
 from clawql_git.index.topk import top_indices
 from clawql_git.index.vector_cache import VectorCache
 
@@ -498,7 +497,7 @@ class SearchIndex:
                 patched = refresh(self.db(), self._loaded) if self._loaded is not None else None
                 if patched is None:  # a load from scratch: its graph and tree may be on disk
                     patched = load(self.db())
-                    patched.carry["snapshot"] = (self.derived_path, snapshot_key(key))
+                    patched.derived[SNAPSHOT] = self.derived_path  # not carried by a refresh
                 self._loaded = patched
             self._loaded_for = key
         return self._loaded
