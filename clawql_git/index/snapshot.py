@@ -9,7 +9,7 @@ a later process whose rows are the same reads them instead.
 "The same rows" is checked, not assumed: the key is a digest of every entries row's
 `(path, blob, worm_ref)` in table order (what the rows, their links and the order that
 breaks resolution ties are a function of), with this format and Python's version. The key
-is written first, so a file of another state is rejected after reading a few bytes.
+is the file's first line, so a file of another state is rejected after reading one line.
 
 The format is `marshal` (plain dicts, lists, tuples, sets and strings: fast to read, no code
 run on load); anything unreadable or of the wrong shape counts as absent. Writes are atomic
@@ -52,9 +52,9 @@ def read(path: Path, key: str) -> tuple[GraphState, CategoryTree] | None:
     """The graph and tree saved for ``key``, or None (absent, other state, unreadable)."""
     try:
         with path.open("rb") as fh:
-            if marshal.load(fh) != key:  # the key first: another state costs a few bytes
+            if fh.readline() != key.encode() + b"\n":  # another state costs one line
                 return None
-            data = marshal.load(fh)
+            data = marshal.loads(fh.read())  # (marshal.load on a file is several times slower)
     except (OSError, *_BAD_PAYLOAD):
         return None
     try:
@@ -82,8 +82,8 @@ def write(path: Path, key: str, graph: GraphState, tree: CategoryTree) -> None:
     try:
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
         with os.fdopen(fd, "wb") as fh:
-            marshal.dump(key, fh)
-            marshal.dump(data, fh)
+            fh.write(key.encode() + b"\n")
+            fh.write(marshal.dumps(data))
         os.replace(tmp, path)
     except (OSError, ValueError):
         if tmp:
