@@ -14,7 +14,7 @@ from clawql_git import Identity, Vault
 from clawql_git.cli import cli
 from clawql_git.errors import KeyExists, SyncError, TamperDetected
 from clawql_git.sync.manifest import AUDIT_REF, MAIN_REF, Manifest, canonical, sha256_hex
-from clawql_git.sync.remotes import RemoteConfig, make_backend, save_config
+from clawql_git.sync.remotes import RemoteConfig, save_config
 from clawql_git.sync.restore import restore
 from clawql_git.sync.s3 import S3Backend
 from clawql_git.sync.service import SyncService, for_vault
@@ -116,12 +116,21 @@ def test_init_records_the_remote_as_one_vault_commit(tmp_path: Path, remote: S3S
 
 
 def test_arweave_provider_is_imported_lazily() -> None:
-    import importlib.util
+    """An S3 remote never loads the Arweave code (nor its crypto); an Arweave one does."""
+    import subprocess
+    import sys
 
-    if importlib.util.find_spec("clawql_git.sync.arweave") is not None:
-        pytest.skip("the Arweave backend is present in this build")
-    with pytest.raises(SyncError, match="Arweave backend"):
-        make_backend(RemoteConfig("arweave", public=True))
+    code = """
+import sys
+from clawql_git.sync.remotes import RemoteConfig, make_backend
+make_backend(RemoteConfig("s3", bucket="b"), {})
+assert "clawql_git.sync.arweave" not in sys.modules, "loaded for an S3 remote"
+backend = make_backend(RemoteConfig("arweave", public=True), {})
+assert "clawql_git.sync.arweave" in sys.modules
+print(type(backend).__name__)
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0 and out.stdout.strip() == "ArweaveBackend", out.stderr
 
 
 # ---------------------------------------------------------------- push
