@@ -33,6 +33,21 @@ def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
 
 
 @pytest.fixture
+def demo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The sample vault seeded one commit per entry (``clawql memory init --from``); its
+    hooks use the hash embedder."""
+    from click.testing import CliRunner
+
+    from clawql_git.cli import cli
+
+    monkeypatch.setenv("CLAWQL_EMBEDDING_MODEL", "hash")
+    root = tmp_path / "demo"
+    result = CliRunner().invoke(cli, ["memory", "init", str(root), "--from", str(SAMPLE)])
+    assert result.exit_code == 0, result.output
+    return root
+
+
+@pytest.fixture
 def vault(tmp_path: Path) -> Iterator[Vault]:
     v = Vault.init(tmp_path / "vault", identity=AGENT)
     yield v

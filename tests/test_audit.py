@@ -9,25 +9,14 @@ import sys
 import zlib
 from pathlib import Path
 
-import pytest
 from click.testing import CliRunner
 
 from clawql_git import Identity, Vault
 from clawql_git.cli import cli
 
-from .conftest import AGENT, SAMPLE, fsck_ok, git
+from .conftest import AGENT, fsck_ok, git
 
 READER = Identity(agent_id="auditor-agent", session_id="S-1", correlation_id="C-9")
-
-
-@pytest.fixture
-def demo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("CLAWQL_EMBEDDING_MODEL", "hash")
-    root = tmp_path / "demo"
-    assert (
-        CliRunner().invoke(cli, ["memory", "init", str(root), "--from", str(SAMPLE)]).exit_code == 0
-    )
-    return root
 
 
 def run(root: Path, *args: str) -> tuple[int, str]:

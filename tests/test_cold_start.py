@@ -8,14 +8,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner
 
 from clawql_git import Vault
-from clawql_git.cli import cli
 from clawql_git.errors import StorageError
 from clawql_git.index.embedders import HashEmbedder
 
-from .conftest import SAMPLE, git
+from .conftest import git
 
 Matrix = Any
 
@@ -47,13 +45,10 @@ class ColdModel:
 
 
 @pytest.fixture
-def demo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("CLAWQL_EMBEDDING_MODEL", "hash")
-    root = tmp_path / "demo"
-    result = CliRunner().invoke(cli, ["memory", "init", str(root), "--from", str(SAMPLE)])
-    assert result.exit_code == 0, result.output
-    Vault.open(root, embedder=HashEmbedder()).update_index()
-    return root
+def demo(demo: Path) -> Path:
+    """conftest's sample vault, with its index built."""
+    Vault.open(demo, embedder=HashEmbedder()).update_index()
+    return demo
 
 
 def answer(vault: Vault, query: str) -> list[tuple[str, float, tuple[str, ...]]]:

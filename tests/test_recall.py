@@ -15,17 +15,7 @@ from clawql_git.cli import cli
 from clawql_git.errors import InvalidInput, NotFound
 from clawql_git.index.embedders import CountingEmbedder, HashEmbedder
 
-from .conftest import AGENT, SAMPLE, git
-
-
-@pytest.fixture
-def demo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """The sample vault seeded one commit per entry; hooks use the hash embedder."""
-    monkeypatch.setenv("CLAWQL_EMBEDDING_MODEL", "hash")
-    root = tmp_path / "demo"
-    result = CliRunner().invoke(cli, ["memory", "init", str(root), "--from", str(SAMPLE)])
-    assert result.exit_code == 0, result.output
-    return root
+from .conftest import AGENT, git
 
 
 def counting_vault(root: Path) -> tuple[Vault, CountingEmbedder]:

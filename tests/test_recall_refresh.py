@@ -7,16 +7,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import pytest
-from click.testing import CliRunner
-
 from clawql_git import Vault
-from clawql_git.cli import cli
 from clawql_git.index.embedders import HashEmbedder
 from clawql_git.index.store import SearchIndex
 from clawql_git.recall import Recaller
 
-from .conftest import AGENT, SAMPLE, git
+from .conftest import AGENT, git
 
 QUERIES = (
     "idempotency keys for payment retries",
@@ -26,16 +22,6 @@ QUERIES = (
     "gRPC protobuf contracts between services",
     "retry storms and backoff",
 )
-
-
-@pytest.fixture
-def demo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """The sample vault with its hooks; the hooks use the hash embedder."""
-    monkeypatch.setenv("CLAWQL_EMBEDDING_MODEL", "hash")
-    root = tmp_path / "demo"
-    result = CliRunner().invoke(cli, ["memory", "init", str(root), "--from", str(SAMPLE)])
-    assert result.exit_code == 0, result.output
-    return root
 
 
 def open_vault(root: Path) -> Vault:

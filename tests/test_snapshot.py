@@ -11,9 +11,7 @@ import pytest
 from clawql_git.index.graph import GraphState
 
 from .conftest import AGENT
-from .test_recall_refresh import answers, demo, open_vault, resident
-
-__all__ = ["demo"]  # the fixture, shared with test_recall_refresh
+from .test_recall_refresh import answers, open_vault, resident
 
 
 @pytest.fixture
