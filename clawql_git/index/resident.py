@@ -82,7 +82,7 @@ def refresh(db: Any, old: Resident) -> Resident | None:
     import pyarrow.compute as pc
 
     keys = _scan(db.open_table("entries"), list(KEY_COLUMNS))
-    new_ids, old_ids = _row_ids(keys), _row_ids(old.keys)
+    new_ids, old_ids = row_ids(keys), row_ids(old.keys)
     fresh = pc.invert(pc.is_in(new_ids, value_set=old_ids))
     kept = pc.is_in(old_ids, value_set=new_ids)
     changed = set(pc.filter(keys.column("path"), fresh).to_pylist())
@@ -238,7 +238,7 @@ def _merge_vectors(
     return out
 
 
-def _row_ids(keys: Any) -> Any:
+def row_ids(keys: Any) -> Any:
     """One string per entries row that changes whenever the row does."""
     import pyarrow.compute as pc
 

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from clawql_git.index.graph import GraphState
+from clawql_git.index.resident import row_ids
 from clawql_git.links import NoteInfo
 from clawql_git.recall_tree import CategoryTree
 
@@ -38,13 +39,10 @@ _BAD_PAYLOAD = (KeyError, TypeError, ValueError, IndexError, AttributeError, EOF
 
 
 def rows_key(keys: Any) -> str:
-    """The key of an index state: a digest of its entries rows' ``(path, blob, worm_ref)`` in
-    table order (an Arrow table, as `Resident.keys` holds them)."""
+    """The key of an index state: a digest of its entries rows' ids (``row_ids``: what a
+    refresh compares) in table order, with this format and Python's version."""
     digest = hashlib.blake2b(f"{FORMAT}|{sys.version_info[:2]}".encode(), digest_size=20)
-    for name in keys.column_names:
-        for chunk in keys.column(name).chunks:
-            digest.update(b"\x00".join((v or "").encode() for v in chunk.to_pylist()))
-            digest.update(b"\x01")
+    digest.update("\x1e".join(row_ids(keys).to_pylist()).encode())
     return digest.hexdigest()
 
 
