@@ -21,14 +21,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
 import subprocess
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
+from ab import alternate, arms_of, load_range, medians, ratio_table
+
 QUERIES = [
     "why did we pick this database",
     "how are secrets stored",
@@ -89,49 +89,35 @@ def one_round(code: Path, vault: str, query: str) -> dict[str, float]:
     }
 
 
+LABELS = {
+    "recall_s": "clawql memory recall --no-cache (wall)",
+    "import_lancedb_s": "  import lancedb (alone)",
+    "first_embed_s": "  embedder's first query (model load)",
+}
+
+
 def run(args: argparse.Namespace) -> dict[str, Any]:
-    arms = {"baseline": Path(args.baseline).resolve(), "this": ROOT}
-    rounds: dict[str, list[dict[str, float]]] = {name: [] for name in arms}
-    load = [os.getloadavg()[0]]
+    arms = arms_of(args.baseline)
     for code in arms.values():  # untimed: compile the arm's bytecode, warm the file cache
         one_round(code, args.vault, "warm-up question")
-    for r in range(args.rounds):
-        order = list(arms) if r % 2 == 0 else list(reversed(arms))
-        for name in order:
-            rounds[name].append(one_round(arms[name], args.vault, QUERIES[r % len(QUERIES)]))
-            load.append(os.getloadavg()[0])
-            progress(f"round {r + 1}/{args.rounds} {name}: {rounds[name][-1]}")
-    return {"rounds": rounds, "load_1min": load, "arms": {k: str(v) for k, v in arms.items()}}
 
+    def measure(name: str, r: int) -> dict[str, Any]:
+        return one_round(arms[name], args.vault, QUERIES[r % len(QUERIES)])
 
-def summary(report: dict[str, Any]) -> dict[str, dict[str, float]]:
-    keys = ("recall_s", "import_lancedb_s", "first_embed_s")
-    return {
-        name: {k: statistics.median(r[k] for r in rows) for k in keys}
-        for name, rows in report["rounds"].items()
-    }
+    return alternate(arms, args.rounds, measure, progress)
 
 
 def render(report: dict[str, Any]) -> str:
-    med = summary(report)
-    load = report["load_1min"]
-    lines = [
-        f"cold CLI A/B: {len(report['rounds']['this'])} rounds per arm; "
-        f"1-min load {min(load):.1f}-{max(load):.1f}",
-        f"baseline: {report['arms']['baseline']}",
-        "",
-        f"{'median (s)':<44}{'baseline':>10}{'this':>10}{'ratio':>8}",
-    ]
-    labels = {
-        "recall_s": "clawql memory recall --no-cache (wall)",
-        "import_lancedb_s": "  import lancedb (alone)",
-        "first_embed_s": "  embedder's first query (model load)",
-    }
-    for key, label in labels.items():
-        a, b = med["baseline"][key], med["this"][key]
-        lines.append(f"{label:<44}{a:>10.2f}{b:>10.2f}{b / a if a else 0:>8.2f}")
-    lines.append(f"goal: recall under 2 s: {'PASS' if med['this']['recall_s'] < 2 else 'MISS'}")
-    return "\n".join(lines)
+    rounds = len(report["rounds"]["this"])
+    head = f"cold CLI A/B: {rounds} rounds per arm; 1-min load {load_range(report)}"
+    recall = medians(report, ["recall_s"])["this"]["recall_s"]
+    return "\n".join(
+        [
+            head,
+            *ratio_table(report, LABELS, "median (s)", 44, 2),
+            f"goal: recall under 2 s: {'PASS' if recall < 2 else 'MISS'}",
+        ]
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -142,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print a JSON object")
     args = parser.parse_args(argv)
     report = run(args)
-    report["summary"] = summary(report)
+    report["summary"] = medians(report, LABELS)
     print(json.dumps(report, indent=2) if args.json else render(report))
     return 0
 

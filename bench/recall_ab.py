@@ -25,8 +25,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ab import alternate, arms_of, load_range, medians, ratio_table
+
 HERE = Path(__file__).resolve()
-ROOT = HERE.parents[1]
 
 
 def progress(message: str) -> None:
@@ -102,54 +103,36 @@ def run_arm(code: Path, vault: Path, spec: dict[str, Any]) -> dict[str, Any]:
     return result
 
 
+LABELS = {
+    "warm_ms": "warm recall p50 (ms)",
+    "update_ms": "index update after 1 ingest (ms)",
+    "first_after_write_ms": "first recall after that write (ms)",
+    "first_load_s": "first recall of a new process (s)",
+}
+
+
 def run(args: argparse.Namespace) -> dict[str, Any]:
-    arms = {"baseline": Path(args.baseline).resolve(), "this": ROOT}
-    rounds: dict[str, list[dict[str, Any]]] = {name: [] for name in arms}
-    load = [os.getloadavg()[0]]
+    arms = arms_of(args.baseline)
     with tempfile.TemporaryDirectory(prefix="clawql-recall-ab-") as tmp:
         copies = {name: Path(tmp) / name for name in arms}
         for name, copy in copies.items():
             progress(f"copying {args.vault} for {name}")
             shutil.copytree(args.vault, copy, symlinks=True)
-        for r in range(args.rounds):
-            order = list(arms) if r % 2 == 0 else list(reversed(arms))
-            for name in order:
-                spec = {"queries": args.queries, "writes": args.writes, "round": r}
-                rounds[name].append(run_arm(arms[name], copies[name], spec))
-                load.append(os.getloadavg()[0])
-                progress(f"round {r + 1}/{args.rounds} {name}: {rounds[name][-1]}")
-    return {"rounds": rounds, "load_1min": load, "arms": {k: str(v) for k, v in arms.items()}}
 
+        def measure(name: str, r: int) -> dict[str, Any]:
+            spec = {"queries": args.queries, "writes": args.writes, "round": r}
+            return run_arm(arms[name], copies[name], spec)
 
-def summary(report: dict[str, Any]) -> dict[str, dict[str, float]]:
-    keys = ("warm_ms", "update_ms", "first_after_write_ms", "first_load_s")
-    return {
-        name: {k: statistics.median(r[k] for r in rows) for k in keys}
-        for name, rows in report["rounds"].items()
-    }
+        return alternate(arms, args.rounds, measure, progress)
 
 
 def render(report: dict[str, Any]) -> str:
-    med = summary(report)
-    load = report["load_1min"]
     rows = report["rounds"]["this"]
-    lines = [
+    head = (
         f"recall A/B: {len(rows)} rounds per arm, {rows[0]['entries']:,} entries (hash embedder); "
-        f"1-min load {min(load):.1f}-{max(load):.1f}",
-        f"baseline: {report['arms']['baseline']}",
-        "",
-        f"{'median of round medians':<36}{'baseline':>10}{'this':>10}{'ratio':>8}",
-    ]
-    labels = {
-        "warm_ms": "warm recall p50 (ms)",
-        "update_ms": "index update after 1 ingest (ms)",
-        "first_after_write_ms": "first recall after that write (ms)",
-        "first_load_s": "first recall of a new process (s)",
-    }
-    for key, label in labels.items():
-        a, b = med["baseline"][key], med["this"][key]
-        lines.append(f"{label:<36}{a:>10.1f}{b:>10.1f}{b / a if a else 0:>8.2f}")
-    return "\n".join(lines)
+        f"1-min load {load_range(report)}"
+    )
+    return "\n".join([head, *ratio_table(report, LABELS, "median of round medians", 36, 1)])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -168,7 +151,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.vault or not args.baseline:
         parser.error("--vault and --baseline are required")
     report = run(args)
-    report["summary"] = summary(report)
+    report["summary"] = medians(report, LABELS)
     print(json.dumps(report, indent=2) if args.json else render(report))
     return 0
 
