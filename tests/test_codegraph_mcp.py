@@ -3,21 +3,20 @@
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
 
-import anyio
 import pytest
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
 import clawql_git
 from clawql_git.codegraph.graph import CodeGraph
+
+from .test_mcp import ok, run
 
 FIXTURES = Path(__file__).parent / "fixtures" / "code"
 CG_TOOLS = {
@@ -61,23 +60,8 @@ def session_run(
                 await session.initialize()
                 await body(session)
 
-    try:
-        anyio.run(main)
-    except BaseExceptionGroup as group:
-        first: BaseException = group
-        while isinstance(first, BaseExceptionGroup):
-            first = first.exceptions[0]
-        raise first from None
+    run(main)
     assert "Traceback" not in errlog.read_text(), errlog.read_text()
-
-
-async def ok(session: ClientSession, tool: str, **args: Any) -> dict[str, Any]:
-    result = await session.call_tool(tool, args)
-    assert not result.is_error, result.content
-    record = result.structured_content
-    block = result.content[0]
-    assert record is not None and block.type == "text" and json.loads(block.text) == record
-    return record
 
 
 def test_cg_tools_listed_read_only(repo: Path, tmp_path: Path) -> None:
