@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -14,6 +14,9 @@ from clawql_git.cli.options import (
     recall_time_options,
 )
 from clawql_git.cli.output import emit_json, progress
+
+if TYPE_CHECKING:
+    from clawql_git.recall import RecallResult
 
 
 @memory.command()
@@ -88,8 +91,12 @@ def recall(
     )
     if as_json:
         emit_json(result.to_record())
-        _ending()
-        return
+    else:
+        _print_result(result)
+    _ending()
+
+
+def _print_result(result: RecallResult) -> None:
     if result.index_note:
         click.echo(result.index_note, err=True)
     for n, hit in enumerate(result.hits, 1):
@@ -104,7 +111,6 @@ def recall(
         f"{len(result.hits)} hit(s), {result.total_tokens} tokens{more}{cached}; "
         f"layers: {', '.join(result.layers)}"
     )
-    _ending()
 
 
 def _ending() -> None:
