@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 from clawql_git import Identity, Vault
-from clawql_git.setup import seed_from
+from clawql_git.vault.setup import seed_from
 
 ROOT = Path(__file__).resolve().parent.parent
 QUERIES = [

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from clawql_git.entry import check_secrets, split_frontmatter
 from clawql_git.errors import ClawqlError
+from clawql_git.model.entry import check_secrets, split_frontmatter
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "adr"
 _HEADING = re.compile(r"^#\s+(.+?)\s*#*\s*$", re.MULTILINE)

@@ -31,8 +31,8 @@ import pygit2
 from corpus import CORPUS, Doc, describe, history_months, load_corpus, truncate_words
 
 from clawql_git import Identity, Vault
-from clawql_git.drafts import Draft, draft_from_fields
-from clawql_git.entry import (
+from clawql_git.model.drafts import Draft, draft_from_fields
+from clawql_git.model.entry import (
     slugify,
     type_folder,
     validate_entry_path,

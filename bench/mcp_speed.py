@@ -32,8 +32,8 @@ from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from clawql_git import Identity, Vault
-from clawql_git.drafts import Draft, draft_from_fields
-from clawql_git.entry import slugify, type_folder
+from clawql_git.model.drafts import Draft, draft_from_fields
+from clawql_git.model.entry import slugify, type_folder
 
 TYPES = ("decision", "context", "error", "pattern", "task_result")
 TAGS = ("auth", "storage", "api", "ci", "infra", "search", "ui", "security", "perf", "docs")

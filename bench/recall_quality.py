@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from clawql_git import Identity, Vault
-from clawql_git.importer import import_folder, markdown_files
+from clawql_git.vault.importer import import_folder, markdown_files
 
 HERE = Path(__file__).resolve().parent
 CORPUS = HERE.parents[1] / "shared" / "corpora" / "adr"

@@ -34,13 +34,13 @@ from typing import Any
 from corpus import CORPUS, Doc, describe, history_months, load_corpus, truncate_words
 
 from clawql_git import Identity, Vault
-from clawql_git.drafts import Draft, draft_from_fields
-from clawql_git.entry import (
+from clawql_git.index.embedders import HashEmbedder, MiniLMEmbedder, locate_minilm
+from clawql_git.model.drafts import Draft, draft_from_fields
+from clawql_git.model.entry import (
     slugify,
     type_folder,
     validate_entry_path,
 )
-from clawql_git.index.embedders import HashEmbedder, MiniLMEmbedder, locate_minilm
 
 HERE = Path(__file__).resolve()
 TYPES = ("decision", "context", "error", "pattern", "task_result")
@@ -551,7 +551,7 @@ def adr_source(root: Path, every: int) -> Path:
     """The ADR corpus, or (``every`` > 1) a copy of every ``every``-th of its Markdown files."""
     if every <= 1:
         return CORPUS
-    from clawql_git.importer import markdown_files
+    from clawql_git.vault.importer import markdown_files
 
     subset = root / "adr-subset"
     for n, file in enumerate(markdown_files(CORPUS)):
@@ -564,7 +564,7 @@ def adr_source(root: Path, every: int) -> Path:
 
 def build_adr_vault(path: Path, source: Path, warm_rebuilds: int) -> dict[str, Any]:
     """The ADR corpus imported in one batch commit; its MiniLM index built twice or more."""
-    from clawql_git.importer import import_folder
+    from clawql_git.vault.importer import import_folder
 
     Vault.init(path, identity=IMPORT_IDENTITY).close()
     vault = Vault.open(path, embedding_model="minilm")

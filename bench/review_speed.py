@@ -22,10 +22,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from corpus import CORPUS, describe, load_corpus, truncate_words
 
 from clawql_git import Identity, Vault
-from clawql_git.drafts import draft_from_fields
-from clawql_git.review import accept, list_proposals, set_review_policy
-from clawql_git.review_report import show
-from clawql_git.workspace import Workspace
+from clawql_git.model.drafts import draft_from_fields
+from clawql_git.review.proposals import accept, list_proposals, set_review_policy
+from clawql_git.review.report import show
+from clawql_git.workspace.mounts import Workspace
 
 HUMAN = Identity(agent_id="alice", session_id="desk")
 TYPES = ("decision", "context", "error", "pattern", "task_result")

@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench.corpus import CORPUS, load_corpus, truncate_words  # noqa: E402
 from clawql_git import Identity, Vault  # noqa: E402
-from clawql_git.team import clone, pull, push  # noqa: E402
+from clawql_git.team.sharing import clone, pull, push  # noqa: E402
 
 WRITER = Identity(agent_id="bench-writer", session_id="s1")
 

@@ -12,18 +12,19 @@ from typing import TYPE_CHECKING, Any
 from clawql_git.errors import ClawqlError
 
 if TYPE_CHECKING:
-    from clawql_git.history import LogFilter, LogRecord
-    from clawql_git.vault import EntryView, Identity, Vault, WriteResult
+    from clawql_git.audit.history import LogFilter, LogRecord
+    from clawql_git.model.identity import Identity
+    from clawql_git.vault.facade import EntryView, Vault, WriteResult
 
 __all__ = ["ClawqlError", "EntryView", "Identity", "LogFilter", "LogRecord", "Vault", "WriteResult"]
 
 _LAZY = {
-    "EntryView": "clawql_git.vault",
-    "Identity": "clawql_git.vault",
-    "Vault": "clawql_git.vault",
-    "WriteResult": "clawql_git.vault",
-    "LogFilter": "clawql_git.history",
-    "LogRecord": "clawql_git.history",
+    "EntryView": "clawql_git.vault.facade",
+    "Identity": "clawql_git.vault.facade",
+    "Vault": "clawql_git.vault.facade",
+    "WriteResult": "clawql_git.vault.facade",
+    "LogFilter": "clawql_git.audit.history",
+    "LogRecord": "clawql_git.audit.history",
 }
 
 

@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from clawql_git.catalog import LOG, LogEvent, full_log, log_changes, parse_log
+from clawql_git.catalog.render import LOG, LogEvent, full_log, log_changes, parse_log
 
 START = datetime(2026, 1, 28, 9, 0, tzinfo=UTC)
 

@@ -11,9 +11,9 @@ import pytest
 from click.testing import CliRunner, Result
 
 from clawql_git import Identity, Vault
-from clawql_git.check import check_branch
 from clawql_git.cli import cli
-from clawql_git.team import clone, push
+from clawql_git.team.check import check_branch
+from clawql_git.team.sharing import clone, push
 
 from .conftest import fsck_ok, git
 

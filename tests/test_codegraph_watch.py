@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from clawql_git import Vault
-from clawql_git.audit import AuditChain
+from clawql_git.audit.chain import AuditChain
 from clawql_git.codegraph.changes import record_index_update
 from clawql_git.codegraph.graph import CodeGraph
 from clawql_git.codegraph.indexer import IndexReport

@@ -10,7 +10,7 @@ from typing import Any
 from clawql_git import Vault
 from clawql_git.index.embedders import HashEmbedder
 from clawql_git.index.store import SearchIndex
-from clawql_git.recall import Recaller
+from clawql_git.recall.pipeline import Recaller
 
 from .conftest import AGENT, git
 
@@ -266,7 +266,7 @@ def test_link_traversal_from_seeds_without_evidence_adds_nothing(demo: Path) -> 
     by their zero best score (a ZeroDivisionError crashed `recall` and `review show`)."""
     from collections import defaultdict
 
-    from clawql_git.recall import RecallQuery, _Candidate
+    from clawql_git.recall.pipeline import RecallQuery, _Candidate
 
     vault = warm(demo)
     recaller = Recaller(vault.recall_service().index)

@@ -12,8 +12,14 @@ from click.testing import CliRunner, Result
 from clawql_git import Identity, Vault
 from clawql_git.cli import cli
 from clawql_git.errors import InvalidInput, NotFound, ReviewConflict, VaultStateError
-from clawql_git.review import accept, get_proposal, list_proposals, reject, set_review_policy
-from clawql_git.review_report import show
+from clawql_git.review.proposals import (
+    accept,
+    get_proposal,
+    list_proposals,
+    reject,
+    set_review_policy,
+)
+from clawql_git.review.report import show
 
 from .conftest import fsck_ok, git
 

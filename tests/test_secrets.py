@@ -1,4 +1,4 @@
-"""Tests for clawql_git.secrets: each detector, the look-alikes it must leave alone,
+"""Tests for clawql_git.model.secrets: each detector, the look-alikes it must leave alone,
 positions, redaction, precision on a real ADR corpus, speed, and a property test.
 
 Fake credentials are assembled at run time from a seeded random generator and split
@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from clawql_git.errors import SecretDetected, SecretFinding
-from clawql_git.secrets import scan
+from clawql_git.model.secrets import scan
 
 ADR_CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "adr"
 # Corpus files allowed to produce findings, relative to ADR_CORPUS, with the reason.

@@ -22,7 +22,7 @@ from clawql_git.errors import (
     SyncError,
     VaultStateError,
 )
-from clawql_git.team import clone, pull, push
+from clawql_git.team.sharing import clone, pull, push
 
 from .conftest import fsck_ok, git
 from .gitserver import GitHttpServer, serve
@@ -196,7 +196,7 @@ def test_errors_name_the_remote_and_leave_nothing(remotes: Path, tmp_path: Path)
 def test_protected_remote_refusal_over_http_is_reported(
     remotes: Path, tmp_path: Path, http: GitHttpServer
 ) -> None:
-    from clawql_git.protect import protect_remote
+    from clawql_git.team.protect import protect_remote
 
     protect_remote(remotes / "team.git")
     a = clone(http.url("team.git"), tmp_path / "a")

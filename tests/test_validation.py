@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 
 from clawql_git import Vault
 from clawql_git.cli import cli
-from clawql_git.entry import Entry, edit_frontmatter
 from clawql_git.errors import InvalidInput
+from clawql_git.model.entry import Entry, edit_frontmatter
 
 from .conftest import git
 

@@ -11,7 +11,7 @@ import pytest
 from clawql_git import Identity, Vault
 from clawql_git.index.embedders import HashEmbedder
 from clawql_git.index.topk import top_indices
-from clawql_git.recall import RecallQuery, _passes, _where
+from clawql_git.recall.pipeline import RecallQuery, _passes, _where
 
 WHO = Identity(agent_id="filter-test", session_id="s1")
 TOPICS = ["postgres", "kafka", "redis", "oauth", "graphql", "terraform", "grpc", "webpack"]

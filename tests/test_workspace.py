@@ -13,8 +13,8 @@ from click.testing import CliRunner, Result
 from clawql_git import Identity, Vault
 from clawql_git.cli import cli
 from clawql_git.errors import InvalidInput, NotAVault, NotFound, SyncError
-from clawql_git.review import set_review_policy
-from clawql_git.workspace import Workspace, cache_root, workspace_path
+from clawql_git.review.proposals import set_review_policy
+from clawql_git.workspace.mounts import Workspace, cache_root, workspace_path
 
 from .conftest import fsck_ok, git
 

@@ -35,7 +35,7 @@ def audit(
     """
     if ctx.invoked_subcommand is not None:
         return
-    from clawql_git.history import LogFilter
+    from clawql_git.audit.history import LogFilter
 
     vault = _vault(ctx)
     lo, hi = parse_when(since), parse_when(until)
@@ -147,7 +147,7 @@ def export(
 ) -> None:
     """Export JSONL training records: each recall (query, entries recalled, their verdicts)
     from the audit chain, then the entries whose verdict is `passed`."""
-    from clawql_git.flywheel import export_lines
+    from clawql_git.vault.flywheel import export_lines
 
     lines = export_lines(_vault(ctx), parse_when(since), exclude_cache_hits)
     if output is None:

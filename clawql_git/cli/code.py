@@ -15,7 +15,7 @@ from clawql_git.cli.output import emit_json, progress
 if TYPE_CHECKING:
     from clawql_git.codegraph.graph import Answer, CodeGraph
     from clawql_git.codegraph.indexer import IndexReport
-    from clawql_git.vault import Vault
+    from clawql_git.vault.facade import Vault
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -262,7 +262,7 @@ def find_route(
 def _vault_or_none(path: str | None) -> Vault | None:
     if not path:
         return None
-    from clawql_git.vault import Vault
+    from clawql_git.vault.facade import Vault
 
     return Vault.open(path)
 
@@ -332,7 +332,8 @@ def record_change(
     breaking or not, a summary."""
     from clawql_git.codegraph.changes import record_change as record
     from clawql_git.codegraph.graph import locate
-    from clawql_git.vault import Identity, Vault
+    from clawql_git.model.identity import Identity
+    from clawql_git.vault.facade import Vault
 
     root, _ = locate(repo)
     change, result = record(

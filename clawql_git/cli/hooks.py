@@ -15,10 +15,10 @@ def hooks(event: str, args: tuple[str, ...]) -> None:
     from pathlib import Path
 
     from clawql_git.errors import ClawqlError
-    from clawql_git.vault import Vault
+    from clawql_git.vault.facade import Vault
 
     if event == "pre-receive":
-        from clawql_git.protect import pre_receive_problems
+        from clawql_git.team.protect import pre_receive_problems
 
         problems = pre_receive_problems(Path.cwd(), sys.stdin)
         for problem in problems:

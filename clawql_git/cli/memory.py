@@ -25,11 +25,11 @@ from clawql_git.cli.output import emit_json, progress
 from clawql_git.errors import CheckFailed, InvalidInput
 
 if TYPE_CHECKING:
-    from clawql_git.vault import Vault, WriteResult
+    from clawql_git.vault.facade import Vault, WriteResult
 
 
 def _vault(ctx: click.Context) -> Vault:
-    from clawql_git.vault import Vault
+    from clawql_git.vault.facade import Vault
 
     return Vault.open(ctx.obj.get("vault"), eager_index=True)
 
@@ -84,8 +84,8 @@ def init(
     **kw: Any,
 ) -> None:
     """Create a vault at PATH (default: the current directory); harmless on a vault."""
-    from clawql_git.setup import seed_from
-    from clawql_git.vault import Vault
+    from clawql_git.vault.facade import Vault
+    from clawql_git.vault.setup import seed_from
 
     ident = identity(kw)
     target = Path(path or ctx.obj.get("vault") or ".")
@@ -319,7 +319,7 @@ def log(
     as_json: bool,
 ) -> None:
     """The audit trail: engine commits read from their Git trailers, newest first."""
-    from clawql_git.history import LogFilter
+    from clawql_git.audit.history import LogFilter
 
     flt = LogFilter(
         agent, entry_type, event, session, correlation, path, parse_when(since), parse_when(until)
@@ -442,7 +442,7 @@ def import_cmd(
     **kw: Any,
 ) -> None:
     """Import a folder of Markdown (one commit per file, or one with --batch)."""
-    from clawql_git.importer import import_folder
+    from clawql_git.vault.importer import import_folder
 
     vault = _vault(ctx)
     with progress("importing", not as_json) as bar:

@@ -14,7 +14,8 @@ import click
 from clawql_git.errors import InvalidInput
 
 if TYPE_CHECKING:
-    from clawql_git.vault import Identity, Vault
+    from clawql_git.model.identity import Identity
+    from clawql_git.vault.facade import Vault
 
 F = TypeVar("F", bound=Callable[..., Any])
 Decorator = Callable[[F], F]
@@ -140,7 +141,7 @@ def entry_fields(kw: dict[str, Any]) -> EntryFields:
 
 def identity(kw: dict[str, Any]) -> Identity:
     """Pop the ``identity_options`` values out of a command's keyword arguments."""
-    from clawql_git.vault import Identity
+    from clawql_git.model.identity import Identity
 
     return Identity(
         agent_id=kw.pop("agent_id") or "",
@@ -168,14 +169,14 @@ def read_document(file: str) -> str:
 
 
 def stdin_text() -> str:
-    from clawql_git.entry import decode_text
+    from clawql_git.model.entry import decode_text
 
     return decode_text(sys.stdin.buffer.read(), "standard input")
 
 
 def file_text(path: Path) -> str:
-    from clawql_git.entry import decode_text
     from clawql_git.errors import NotFound
+    from clawql_git.model.entry import decode_text
 
     if not path.is_file():
         raise NotFound(f"no such file: {path}")

@@ -16,7 +16,7 @@ from clawql_git.cli.options import (
 from clawql_git.cli.output import emit_json, progress
 
 if TYPE_CHECKING:
-    from clawql_git.recall import RecallResult
+    from clawql_git.recall.pipeline import RecallResult
 
 
 @memory.command()
@@ -62,7 +62,7 @@ def recall(
     as_json: bool,
 ) -> None:
     """Recall the entries that answer QUERY, within a token budget."""
-    from clawql_git.vault import Identity
+    from clawql_git.model.identity import Identity
 
     if shared:
         from clawql_git.cli.shared_index import recall_shared

@@ -20,7 +20,7 @@ def remote() -> None:
 def protect(path: str, as_json: bool) -> None:
     """Make the bare repository at PATH refuse rewrites, deletions, invalid entries, secrets
     and (when the vault policy requires signing) unsigned commits."""
-    from clawql_git.protect import protect_remote
+    from clawql_git.team.protect import protect_remote
 
     done = protect_remote(Path(path))
     if as_json:

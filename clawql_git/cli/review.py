@@ -29,7 +29,7 @@ def review(ctx: click.Context, vault: str | None) -> None:
 @click.pass_context
 def list_(ctx: click.Context, as_json: bool) -> None:
     """Open proposal branches: agent, session, entry count, age."""
-    from clawql_git.review import list_proposals
+    from clawql_git.review.proposals import list_proposals
 
     found = list_proposals(_vault(ctx).store)
     if as_json:
@@ -53,7 +53,7 @@ def list_(ctx: click.Context, as_json: bool) -> None:
 def show(ctx: click.Context, branch: str, no_recall: bool, as_json: bool) -> None:
     """Each entry BRANCH proposes: frontmatter, diff against main, validation, broken links,
     possible duplicates on main and the recall answers it would change."""
-    from clawql_git.review_report import show as build
+    from clawql_git.review.report import show as build
 
     with progress("reviewing", not as_json):
         report = build(_vault(ctx), branch, recall_impact=not no_recall)
@@ -101,7 +101,7 @@ def _print_report(rec: dict[str, Any]) -> None:
 def accept(ctx: click.Context, branch: str, reviewer: str | None, as_json: bool) -> None:
     """Merge BRANCH into main (a merge commit with MEMORY_REVIEW trailers naming the reviewer);
     the catalogs and the index follow; the branch is deleted (the merge keeps its commits)."""
-    from clawql_git.review import accept as do_accept
+    from clawql_git.review.proposals import accept as do_accept
 
     outcome = do_accept(_vault(ctx), branch, reviewer)
     _print_outcome(outcome.to_record(), as_json)
@@ -118,7 +118,7 @@ def reject(
 ) -> None:
     """Turn BRANCH down: a MEMORY_REVIEW rejected event on the audit chain, the branch deleted,
     nothing merged into main."""
-    from clawql_git.review import reject as do_reject
+    from clawql_git.review.proposals import reject as do_reject
 
     outcome = do_reject(_vault(ctx), branch, reason, reviewer)
     _print_outcome(outcome.to_record(), as_json)
@@ -132,7 +132,7 @@ def reject(
 def policy(ctx: click.Context, state: str, reviewer: str | None, as_json: bool) -> None:
     """Require review of agent writes (or stop requiring it): commits `[policy] review` into
     .clawql/vault.toml on main."""
-    from clawql_git.review import reviewer_name, set_review_policy
+    from clawql_git.review.proposals import reviewer_name, set_review_policy
 
     vault = _vault(ctx)
     sha = set_review_policy(vault, state == "required", reviewer_name(vault.store, reviewer))

@@ -13,7 +13,7 @@ from clawql_git.cli.output import emit_json, progress
 if TYPE_CHECKING:
     from clawql_git.sync.remotes import RemoteConfig
     from clawql_git.sync.service import SyncService
-    from clawql_git.vault import Vault
+    from clawql_git.vault.facade import Vault
 
 PROVIDER = click.Choice(["s3", "r2", "arweave"])
 
@@ -47,7 +47,7 @@ def sync(ctx: click.Context, vault: str | None) -> None:
 
 
 def _vault(ctx: click.Context) -> Vault:
-    from clawql_git.vault import Vault
+    from clawql_git.vault.facade import Vault
 
     return Vault.open(ctx.obj.get("vault"))
 

@@ -25,7 +25,7 @@ remote_option = click.option(
 def clone(url: str, directory: str | None, as_json: bool) -> None:
     """Clone the vault at URL (a path, file://, https:// or ssh) into DIRECTORY, install its
     hooks and merge driver, and build its index: recall works at once."""
-    from clawql_git.team import clone as clone_vault
+    from clawql_git.team.sharing import clone as clone_vault
 
     with progress("indexing", not as_json) as bar:
         vault = clone_vault(url, directory, progress=bar, eager_index=True)
@@ -44,7 +44,7 @@ def clone(url: str, directory: str | None, as_json: bool) -> None:
 def push(ctx: click.Context, /, remote: str, as_json: bool, **kw: Any) -> None:
     """Push the current branch to REMOTE. Never forces: when the remote moved, it refuses and
     tells you to pull first."""
-    from clawql_git.team import push as push_vault
+    from clawql_git.team.sharing import push as push_vault
 
     result = push_vault(_vault(ctx), remote, identity=identity(kw))
     if as_json:
@@ -63,7 +63,7 @@ def push(ctx: click.Context, /, remote: str, as_json: bool, **kw: Any) -> None:
 def pull(ctx: click.Context, /, remote: str, as_json: bool, **kw: Any) -> None:
     """Fetch REMOTE and merge it: entries by git, catalogs regenerated, index caught up. When
     both sides changed the same entry, nothing is merged and the files are named (exit 4)."""
-    from clawql_git.team import pull as pull_vault
+    from clawql_git.team.sharing import pull as pull_vault
 
     with progress("indexing", not as_json) as bar:
         result = pull_vault(_vault(ctx), remote, identity=identity(kw), progress=bar)
@@ -98,7 +98,7 @@ def check(ctx: click.Context, base: str, fmt: str, output: str | None, as_json: 
     secrets, broken links, catalog drift. Exit 0 when clean, 1 with a report otherwise."""
     import json
 
-    from clawql_git.check import check_branch
+    from clawql_git.team.check import check_branch
 
     report = check_branch(_vault(ctx), base)
     as_json = as_json or fmt == "json"

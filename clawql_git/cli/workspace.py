@@ -24,11 +24,11 @@ from clawql_git.cli.output import emit_json, progress
 from clawql_git.errors import InvalidInput
 
 if TYPE_CHECKING:
-    from clawql_git.workspace import Workspace
+    from clawql_git.workspace.mounts import Workspace
 
 
 def _workspace(ctx: click.Context) -> Workspace:
-    from clawql_git.workspace import Workspace
+    from clawql_git.workspace.mounts import Workspace
 
     given = ctx.obj.get("workspace")
     return Workspace.load(Path(given) if given else None)
@@ -187,7 +187,7 @@ def recall(
 ) -> None:
     """Recall QUERY from every mounted vault; each hit names its vault. A vault that cannot
     answer is reported and the others still answer."""
-    from clawql_git.vault import Identity
+    from clawql_git.model.identity import Identity
 
     result = _workspace(ctx).recall(
         query,

@@ -15,7 +15,8 @@ from clawql_git.errors import InvalidInput, NotFound
 
 if TYPE_CHECKING:
     from clawql_git.codegraph.indexer import IndexReport
-    from clawql_git.vault import Identity, Vault, WriteResult
+    from clawql_git.model.identity import Identity
+    from clawql_git.vault.facade import Vault, WriteResult
 
 MAX_LISTED = 200
 
@@ -211,7 +212,7 @@ def record_change(
 def record_index_update(vault: Vault, root: Path, report: IndexReport, agent: str = "") -> str:
     """Append a CODEGRAPH_INDEX_UPDATE event (which files the update re-read) to the vault's
     audit chain; returns the event's commit sha."""
-    from clawql_git.audit import AuditChain
+    from clawql_git.audit.chain import AuditChain
 
     head = vault.store.head_commit()
     if head is None:

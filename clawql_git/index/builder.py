@@ -10,12 +10,12 @@ from typing import Any
 
 import pygit2
 
-from clawql_git.catalog import is_entry_path
-from clawql_git.entry import Entry, decode_text, jsonable
 from clawql_git.errors import ClawqlError
 from clawql_git.gitstore import GitStore, parse_trailers
 from clawql_git.index.chunking import Chunk, chunk_entry, estimate_tokens
 from clawql_git.links import LinkResolver, NoteInfo, extract_links
+from clawql_git.model.entry import Entry, decode_text, jsonable
+from clawql_git.model.paths import is_entry_path
 
 ENGINE_EVENTS_PREFIX = "MEMORY_"
 

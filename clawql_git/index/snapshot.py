@@ -28,10 +28,10 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
+from clawql_git.index.categories import CategoryTree
 from clawql_git.index.graph import GraphState
 from clawql_git.index.resident import row_ids
 from clawql_git.links import NoteInfo
-from clawql_git.recall_tree import CategoryTree
 
 FORMAT = 1
 _TREE_FIELDS = ("members", "children", "labels", "words", "entry_terms", "postings")

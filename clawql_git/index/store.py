@@ -611,7 +611,7 @@ def _why_rebuild(stamp: Stamp | None, embedder_id: str) -> str:
 
 
 def _is_entry(path: str) -> bool:
-    from clawql_git.catalog import is_entry_path
+    from clawql_git.model.paths import is_entry_path
 
     return is_entry_path(path)
 

@@ -16,8 +16,9 @@ from clawql_git.config import VAULT_TOML, read_toml
 from clawql_git.errors import InvalidInput, SyncError
 
 if TYPE_CHECKING:
+    from clawql_git.model.identity import Identity
     from clawql_git.sync.backend import Backend
-    from clawql_git.vault import Identity, Vault, WriteResult
+    from clawql_git.vault.facade import Vault, WriteResult
 
 PROVIDERS = ("s3", "r2", "arweave")
 DEFAULT_GATEWAY = "https://arweave.net"
@@ -76,7 +77,7 @@ def save_config(vault: Vault, config: RemoteConfig, identity: Identity | None) -
     """Record the remote as one vault commit that changes only ``.clawql/vault.toml``."""
     import tomllib
 
-    from clawql_git.vault import _Pending
+    from clawql_git.vault.facade import _Pending
 
     def prepare(tree: Any) -> _Pending:
         current = vault.store.blob_at(tree, VAULT_TOML) or b""

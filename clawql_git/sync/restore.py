@@ -133,7 +133,7 @@ def _rebuild(work: Path, links: list[ChainLink], bundles: list[bytes]) -> GitSto
 def _settle(dest: Path) -> None:
     """Hooks and merge driver as ``init`` installs them; the work tree is git's checkout;
     then the derived index is built from HEAD."""
-    from clawql_git.vault import Vault
+    from clawql_git.vault.facade import Vault
 
     vault = Vault.init(dest)  # an existing vault: installs hooks and the merge driver
     with vault.store.lock():

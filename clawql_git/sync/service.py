@@ -19,7 +19,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from clawql_git.audit import AuditChain
+from clawql_git.audit.chain import AuditChain
 from clawql_git.errors import (
     ConcurrentUpdate,
     KeyExists,
@@ -47,7 +47,7 @@ from clawql_git.sync.manifest import (
 
 if TYPE_CHECKING:
     from clawql_git.sync.remotes import RemoteConfig
-    from clawql_git.vault import Vault
+    from clawql_git.vault.facade import Vault
 
 STATE = "sync.json"
 MAX_ATTEMPTS = 8
@@ -322,7 +322,7 @@ class SyncService:
         else:
             _git_merge(repo, ["--no-ff", "-m", f"Merge sync seq {seq}", remote])
             how = "merge"
-        from clawql_git.vault import Vault
+        from clawql_git.vault.facade import Vault
 
         Vault.open(repo).after_git_event("post-merge")  # the hook may not be installed here
         return how

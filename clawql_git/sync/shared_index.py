@@ -19,7 +19,7 @@ from clawql_git.errors import InvalidInput, StorageError, SyncError, VaultStateE
 from clawql_git.sync.manifest import MAIN_REF
 
 if TYPE_CHECKING:
-    from clawql_git.vault import Vault
+    from clawql_git.vault.facade import Vault
 
 POINTER = "current.json"
 DONE = "published.json"

@@ -1,0 +1,1 @@
+"""The audit trail: the audit chain of reads and syncs, engine history, and verify."""

@@ -1,0 +1,183 @@
+"""``verify``: prove that nothing was rewritten. Checks git fsck, that the audit chain is
+linear, that every engine commit's trailers agree with what it changed, and that every
+checkpoint the vault knows is still an ancestor of its ref. Tampering is reported with the
+commit and the problem; nothing is repaired."""
+
+from __future__ import annotations
+
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pygit2
+
+from clawql_git.audit.chain import AUDIT_REF
+from clawql_git.gitstore import CHECKPOINTS, GitStore, parse_trailers
+from clawql_git.model.paths import is_entry_path
+
+MERGE_EVENTS = frozenset({"MEMORY_MERGE", "MEMORY_REVIEW"})
+UNNAMED_OK = frozenset({"MEMORY_CATALOG_FIX", "MEMORY_ONTOLOGY"})
+
+
+@dataclass
+class VerifyReport:
+    """What verify checked and what it found."""
+
+    checks: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def to_record(self) -> dict[str, object]:
+        return {"ok": self.ok, "checks": self.checks, "problems": self.problems}
+
+
+def checkpoints_path(store: GitStore) -> Path:
+    return store.state_dir / CHECKPOINTS
+
+
+def read_checkpoints(store: GitStore) -> list[tuple[str, str]]:
+    """(ref, sha) pairs recorded after every engine commit (and from remote manifests)."""
+    try:
+        lines = checkpoints_path(store).read_text().splitlines()
+    except FileNotFoundError:
+        return []
+    out = []
+    for line in lines:
+        parts = line.split()
+        if len(parts) == 2 and len(parts[1]) == 40:  # a torn last line is skipped
+            out.append((parts[0], parts[1]))
+    return out
+
+
+def verify_vault(store: GitStore) -> VerifyReport:
+    """Run every check."""
+    report = VerifyReport()
+    _fsck(store, report)
+    head_ref = store.head_ref_name()
+    _linear_audit(store, report)
+    _trailers_agree(store, store.ref_commit(head_ref), report)
+    _checkpoints(store, report)
+    return report
+
+
+def _fsck(store: GitStore, report: VerifyReport) -> None:
+    result = subprocess.run(
+        ["git", "fsck", "--strict", "--no-dangling", "--no-progress", "--full"],
+        cwd=store.workdir,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if result.returncode == 0:
+        report.checks.append("git fsck --strict: clean")
+        return
+    lines = [x for x in (result.stdout + result.stderr).splitlines() if x.strip()]
+    report.problems.append("git fsck failed: " + "; ".join(lines[:10]))
+
+
+def _linear_audit(store: GitStore, report: VerifyReport) -> None:
+    tip = store.ref_commit(AUDIT_REF)
+    count = 0
+    for commit in store.walk(tip):
+        count += 1
+        if len(commit.parents) > 1:
+            report.problems.append(
+                f"audit commit git:{commit.id} is a merge; the chain must be linear"
+            )
+        if not parse_trailers(commit.message).get("Clawql-Event"):
+            report.problems.append(f"audit commit git:{commit.id} carries no Clawql-Event trailer")
+    report.checks.append(f"audit chain linear: {count} events")
+
+
+def _trailers_agree(store: GitStore, head: pygit2.Commit | None, report: VerifyReport) -> None:
+    count = 0
+    for commit in store.walk(head):
+        trailers = parse_trailers(commit.message)
+        event = trailers.get("Clawql-Event")
+        if not event:
+            continue
+        count += 1
+        if len(commit.parents) > 1 and event not in MERGE_EVENTS:
+            report.problems.append(
+                f"git:{commit.id} ({event}) has {len(commit.parents)} parents: engine commits "
+                "are linear"
+            )
+        _one_commit(
+            store,
+            commit,
+            event,
+            trailers.get_all("Entry-Path"),
+            trailers.get("Archived-From"),
+            report,
+        )
+    report.checks.append(f"trailers agree with changes: {count} engine commits")
+
+
+def _one_commit(
+    store: GitStore,
+    commit: pygit2.Commit,
+    event: str,
+    named: list[str],
+    moved_from: str,
+    report: VerifyReport,
+) -> None:
+    parent = commit.parents[0].tree if commit.parents else None
+    changed = {p for p, _, _ in store.diff_paths(parent, commit.tree) if is_entry_path(p)}
+    for path in named:
+        if path not in changed:
+            report.problems.append(
+                f"git:{commit.id} ({event}) names Entry-Path {path} but did not change it "
+                "(forged or edited trailers)"
+            )
+    expected = set(named) | ({moved_from} if moved_from else set())
+    if event in UNNAMED_OK or event in MERGE_EVENTS:
+        return
+    for path in sorted(changed - expected):
+        report.problems.append(
+            f"git:{commit.id} ({event}) changed {path} without naming it in its trailers"
+        )
+
+
+def _checkpoints(store: GitStore, report: VerifyReport) -> None:
+    known = read_checkpoints(store)
+    by_ref: dict[str, list[str]] = {}
+    for ref, sha in known:
+        by_ref.setdefault(ref, []).append(sha)
+    rejected = _rejected(store, by_ref)
+    for ref, shas in sorted(by_ref.items()):
+        tip = store.ref_commit(ref)
+        if tip is None:
+            if ref == AUDIT_REF or ref == store.head_ref_name():
+                report.problems.append(f"{ref} is gone but {len(shas)} checkpoints name it")
+            continue
+        # Any ancestor counts: after a pull fast-forwards onto a teammate's merge, this clone's
+        # own commits are that merge's second parent, not on the first-parent chain.
+        reachable = {str(c.id) for c in store.walk(tip, first_parent=False)}
+        lost = [s for s in dict.fromkeys(shas) if s not in reachable]
+        lost = [s for s in lost if not _reviewed(store, ref, s, rejected)]
+        for sha in lost[:20]:
+            report.problems.append(
+                f"checkpoint git:{sha} of {ref} is no longer an ancestor of its tip "
+                f"git:{tip.id}: history was rewritten (amend, rebase, reset or a deleted commit)"
+            )
+        if len(lost) > 20:
+            report.problems.append(f"... and {len(lost) - 20} more lost checkpoints of {ref}")
+    report.checks.append(f"checkpoints still ancestors: {len(known)} checked")
+
+
+def _rejected(store: GitStore, by_ref: dict[str, list[str]]) -> dict[str, set[str]]:
+    """Commits of rejected proposals, by branch (named by their MEMORY_REVIEW events)."""
+    from clawql_git.review.proposals import PROPOSALS, rejected_commits
+
+    return rejected_commits(store) if any(r.startswith(PROPOSALS) for r in by_ref) else {}
+
+
+def _reviewed(store: GitStore, ref: str, sha: str, rejected: dict[str, set[str]]) -> bool:
+    """A proposal branch name used again after review: its earlier commits were accepted (now
+    in main's history) or rejected (named on the audit chain); neither is a rewrite."""
+    from clawql_git.review.proposals import PROPOSALS, closed_proposal_commit
+
+    return ref.startswith(PROPOSALS) and closed_proposal_commit(store, ref, sha, rejected)

@@ -1,0 +1,1 @@
+"""OKF catalogs and the log: rendering (render) and incremental update along a commit (update)."""

@@ -1,0 +1,1 @@
+"""The MCP adapter: the vault and code graph tools served over stdio or HTTP."""

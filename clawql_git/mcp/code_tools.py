@@ -1,0 +1,141 @@
+"""The code graph's MCP tools (cg_*): thin adapters over ``CodeGraph`` queries, served by the
+same server as the memory tools, each answering a bounded JSON record."""
+
+from __future__ import annotations
+
+import inspect
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+from mcp_types import CallToolResult, ToolAnnotations
+from pydantic import Field
+
+from clawql_git.mcp.server import READ_ONLY, answer, tool_errors
+
+if TYPE_CHECKING:
+    from mcp.server.mcpserver import MCPServer
+
+    from clawql_git.codegraph.graph import Answer, CodeGraph
+
+Repo = Annotated[
+    str | None,
+    Field(description="The repository (a directory inside it); default: where the server runs."),
+]
+Limit = Annotated[int, Field(ge=1, le=500, description="At most this many items.")]
+MaxChars = Annotated[
+    int, Field(ge=200, le=200_000, description="At most this many characters of items.")
+]
+File = Annotated[str | None, Field(description="The definition's file when the name is ambiguous.")]
+SymbolName = Annotated[
+    str,
+    Field(description="A name, Class.method, or path/to/file.py:qualname, e.g. Flask.route."),
+]
+
+
+class CodeGraphTools:
+    """The cg_* tools over the graphs of one or more repositories (opened on first use; the
+    graph must have been built with ``clawql code index``)."""
+
+    def __init__(self, default_repo: str | None = None) -> None:
+        self.default_repo = default_repo
+        self._graphs: dict[Path, CodeGraph] = {}
+        self._lock = threading.Lock()
+
+    def graph(self, repo: str | None) -> CodeGraph:
+        from clawql_git.codegraph.graph import CodeGraph, locate
+
+        root, _ = locate(repo or self.default_repo or ".")
+        if root not in self._graphs:
+            self._graphs[root] = CodeGraph.open(root, create=False)
+        return self._graphs[root]
+
+    def call(self, repo: str | None, fn: Callable[[CodeGraph], Answer]) -> CallToolResult:
+        with self._lock, tool_errors():
+            return answer(fn(self.graph(repo)).to_record())
+
+    def cg_find_symbol(
+        self,
+        name: SymbolName,
+        kind: Annotated[
+            str | None, Field(description="Only this kind: function, class, method, ...")
+        ] = None,
+        repo: Repo = None,
+        limit: Limit = 20,
+        max_chars: MaxChars = 8000,
+    ) -> CallToolResult:
+        """Find where a function, class, method or module variable is defined: file, line
+        range, signature and docstring. Exact names first; `match` is "fuzzy" when nothing is
+        named exactly so (substring and close spellings). Read these instead of grepping."""
+        return self.call(repo, lambda g: g.find_symbol(name, limit, max_chars, kind))
+
+    def cg_find_callers(
+        self,
+        name: SymbolName,
+        file: File = None,
+        repo: Repo = None,
+        limit: Limit = 50,
+        max_chars: MaxChars = 8000,
+    ) -> CallToolResult:
+        """Every call site of a definition: file, line, the calling function, and how the edge
+        was resolved (exact 1.0, inferred from a type 0.8). Calls of the same name that could
+        not be resolved follow with confidence 0 (check them by reading the line)."""
+        return self.call(repo, lambda g: g.callers(name, file, limit, max_chars))
+
+    def cg_explain_module(
+        self,
+        module: Annotated[
+            str, Field(description="A file path (src/app/db.py) or dotted module (app.db).")
+        ],
+        repo: Repo = None,
+        limit: Limit = 50,
+        max_chars: MaxChars = 8000,
+    ) -> CallToolResult:
+        """A module at a glance: the summary line of its docstring, its exported symbols with
+        signatures, what it imports (repository files and external modules), what imports it,
+        and its recent commits with a recency-weighted change score."""
+        return self.call(repo, lambda g: g.explain_module(module, limit, max_chars))
+
+    def cg_dependency_path(
+        self,
+        source: Annotated[str, Field(description="The importing module (path or dotted).")],
+        target: Annotated[str, Field(description="The imported module (path or dotted).")],
+        repo: Repo = None,
+        max_chars: MaxChars = 8000,
+    ) -> CallToolResult:
+        """The shortest chain of imports from one module to another (`found` false when the
+        source does not reach the target)."""
+        return self.call(repo, lambda g: g.dependency_path(source, target, max_chars))
+
+    def cg_find_route(
+        self,
+        path: Annotated[
+            str, Field(description="A concrete request path, e.g. /v1/chat/42, or a pattern.")
+        ],
+        method: Annotated[str | None, Field(description="Only this HTTP method.")] = None,
+        repo: Repo = None,
+        limit: Limit = 20,
+        max_chars: MaxChars = 8000,
+    ) -> CallToolResult:
+        """Which handler serves a URL: routes whose pattern (with every router prefix joined)
+        matches the path, most specific first, with methods, handler, file, line, framework,
+        middleware/dependencies and the path parameters."""
+        return self.call(repo, lambda g: g.find_route(path, method, limit, max_chars))
+
+
+TOOLS: dict[str, ToolAnnotations] = {
+    "cg_find_symbol": READ_ONLY,
+    "cg_find_callers": READ_ONLY,
+    "cg_explain_module": READ_ONLY,
+    "cg_dependency_path": READ_ONLY,
+    "cg_find_route": READ_ONLY,
+}
+
+
+def register(server: MCPServer[Any], tools: CodeGraphTools | None = None) -> None:
+    """Add the cg_* tools to an MCP server."""
+    tools = tools or CodeGraphTools()
+    for name, hints in TOOLS.items():
+        method = getattr(tools, name)
+        server.add_tool(method, name=name, description=inspect.getdoc(method), annotations=hints)

@@ -1,0 +1,1 @@
+"""The entry model: entries, drafts, validation, secret scanning, identity, path rules, times."""

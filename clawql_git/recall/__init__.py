@@ -1,0 +1,1 @@
+"""Recall: the pipeline (pipeline), the service a vault offers (service)."""

@@ -1,0 +1,493 @@
+"""The recall pipeline: catalog survey, full-text, vectors, the category tree and link traversal,
+fused, reranked, thresholded and fitted to a token budget."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from clawql_git.errors import InvalidInput
+from clawql_git.index.categories import POOL, WORD, CategoryTree, page_index_walk
+from clawql_git.index.chunking import estimate_tokens
+from clawql_git.index.graph import GraphState
+from clawql_git.index.resident import SNAPSHOT, Resident
+from clawql_git.index.store import Hit, SearchIndex, quote
+from clawql_git.index.topk import top_indices
+from clawql_git.links import NoteInfo
+from clawql_git.model.entry import parse_timestamp
+
+if TYPE_CHECKING:
+    import numpy as np
+
+BACKENDS = ("auto", "hybrid", "fts", "vector", "page_index")
+# Layer weights for the fusion of max-normalised scores. Measured with bench/recall_quality.py
+# on the ADR corpus (150 questions, checked on both halves): weighted fusion beats RRF there;
+# catalog and category-tree matches mostly repeat the title (already prefixed to every chunk)
+# and pulled wrong records up, so they only break ties (0.03); links help little there.
+WEIGHTS = {
+    "fts": 1.0,
+    "vector": 1.1,
+    "entry_vector": 0.5,
+    "catalog": 0.03,
+    "page_index": 0.03,
+    "links": 0.25,
+}
+# FTS is asked without LanceDB's prefilter (which costs a scan of the filter columns) when the
+# only filter is "not retracted, not PHI": it then fetches as many extra chunks as those hide,
+# and the hidden ones are dropped, which leaves the same top chunks. Past this many hidden
+# chunks the prefilter is cheaper.
+POSTFILTER_MAX = 400
+SNAPSHOT_DUE = "snapshot-due"  # in Resident.derived: (path, key) to save the graph and tree at
+LINK_SEEDS = 5
+LINK_DECAY = 0.5
+
+
+@dataclass(frozen=True)
+class RecallQuery:
+    """A recall request."""
+
+    text: str
+    limit: int = 10
+    max_tokens: int = 2000
+    types: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+    project: str | None = None
+    agent: str | None = None
+    since: datetime | None = None
+    until: datetime | None = None
+    backend: str = "auto"
+    allow_pii: bool = False
+    min_score: float = 0.25  # relative to the best hit
+    use_cache: bool = True
+
+    def __post_init__(self) -> None:
+        if self.limit < 1 or self.max_tokens < 1:
+            raise InvalidInput("limit and max_tokens must be at least 1")
+
+    def cache_key(self) -> str:
+        """Everything but the text that changes the answer."""
+        parts = [
+            self.limit,
+            self.max_tokens,
+            self.types,
+            self.tags,
+            self.project,
+            self.agent,
+            self.since,
+            self.until,
+            self.backend,
+            self.allow_pii,
+            self.min_score,
+        ]
+        return repr(parts)
+
+
+@dataclass(frozen=True)
+class RecallHit:
+    """One entry returned by recall."""
+
+    path: str
+    title: str
+    type: str
+    score: float
+    layers: tuple[str, ...]
+    worm_ref: str
+    snippet: str
+    tokens: int
+    frontmatter: dict[str, Any]
+    superseded_by: str = ""
+
+    def to_record(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "title": self.title,
+            "type": self.type,
+            "score": round(self.score, 4),
+            "layers": list(self.layers),
+            "worm_ref": self.worm_ref,
+            "snippet": self.snippet,
+            "tokens": self.tokens,
+            "superseded_by": self.superseded_by or None,
+            "frontmatter": self.frontmatter,
+        }
+
+
+@dataclass
+class RecallResult:
+    """What recall answers: hits and how it got them."""
+
+    query: str
+    hits: list[RecallHit]
+    layers: list[str]
+    total_tokens: int
+    truncated: bool
+    commit: str
+    cache_hit: bool = False
+    index_note: str = ""
+    candidates: int = 0
+    audit_ref: str = ""
+
+    def to_record(self) -> dict[str, Any]:
+        return {
+            "query": self.query,
+            "commit": self.commit,
+            "worm_ref": f"git:{self.commit}",
+            "layers": self.layers,
+            "total_tokens": self.total_tokens,
+            "truncated": self.truncated,
+            "cache_hit": self.cache_hit,
+            "index": self.index_note or None,
+            "candidates": self.candidates,
+            "hits": [h.to_record() for h in self.hits],
+        }
+
+
+@dataclass
+class _Candidate:
+    scores: dict[str, float] = field(default_factory=dict)
+    chunk: int = 0
+    chunk_score: float = -1.0
+    snippet: str = ""
+
+    def add(self, layer: str, score: float, chunk: int | None = None, snippet: str = "") -> None:
+        if score > self.scores.get(layer, -1.0):
+            self.scores[layer] = score
+        if chunk is not None and layer in ("fts", "vector") and score > self.chunk_score:
+            self.chunk, self.chunk_score, self.snippet = chunk, score, snippet
+
+
+class Recaller:
+    """Runs recall queries against one SearchIndex."""
+
+    def __init__(self, index: SearchIndex) -> None:
+        self.index = index
+
+    def layers_for(self, backend: str) -> list[str]:
+        if backend not in BACKENDS:
+            raise InvalidInput(f"unknown backend {backend!r}; choose from {', '.join(BACKENDS)}")
+        vectors = ["vector", "entry_vector"] if self.index.embedder is not None else []
+        if backend == "fts":
+            return ["fts"]
+        if backend == "vector":
+            return vectors
+        if backend == "page_index":
+            return ["page_index"]
+        if backend == "hybrid":
+            return ["fts", *vectors]
+        return ["catalog", "fts", "page_index", "links", *vectors]
+
+    def search(
+        self, q: RecallQuery, qvec: Any = None
+    ) -> tuple[list[tuple[str, _Candidate, float]], list[str]]:
+        """Fused, reranked candidates (path, candidate, score) and the layers that ran.
+        ``qvec`` is the query's embedding when the caller already has it."""
+        if not q.text.strip():
+            raise InvalidInput("recall needs a non-empty query")
+        layers = self.layers_for(q.backend)
+        if q.backend == "vector" and not layers:
+            raise InvalidInput("the vector backend needs an embedding model (none is configured)")
+        loaded = self.index.loaded()
+        where = _where(q)
+        cands: dict[str, _Candidate] = defaultdict(_Candidate)
+        embedder = self.index.embedder
+        if "vector" not in layers or embedder is None:
+            qvec = None
+        elif qvec is None:
+            qvec = embedder.embed_query(q.text)
+        self._first_pass(q, layers, where, qvec, cands)
+        if "page_index" in layers:
+            tree = self.tree()
+            for path, score in page_index_walk(tree, q.text):
+                cands[path].add("page_index", score)
+        allowed = {p for p in cands if _passes(loaded.entries.get(p), q)}
+        scored = _fuse({p: cands[p] for p in allowed})
+        if "links" in layers:
+            self._links(scored, cands, q)
+            allowed = {p for p in cands if _passes(loaded.entries.get(p), q)}
+            scored = _fuse({p: cands[p] for p in allowed})
+        return _rerank(scored, cands, loaded.entries), layers
+
+    def _first_pass(
+        self,
+        q: RecallQuery,
+        layers: list[str],
+        where: str,
+        qvec: Any,
+        cands: dict[str, _Candidate],
+    ) -> None:
+        if "catalog" in layers:
+            tree = self.tree()
+            for path, score in tree.catalog_survey(q.text):
+                cands[path].add("catalog", score)
+        if "fts" in layers:
+            for hit in self._fts(q, where):
+                cands[hit.path].add("fts", hit.score, hit.chunk, hit.snippet)
+        if qvec is not None:
+            allow = self._allow(q)
+            for hit in self.index.vector_in_memory(qvec, POOL * 2, allow):
+                cands[hit.path].add("vector", max(hit.score, 0.0), hit.chunk, hit.snippet)
+            for path, score in self._entry_vectors(qvec, allow):
+                cands[path].add("entry_vector", score)
+
+    def _allow(self, q: RecallQuery) -> Callable[[str], bool] | None:
+        """For a filtered query: the entries it may return (the vector layers then rank only
+        those, as the FTS layer's prefilter does for type, project and agent)."""
+        if not (q.types or q.project or q.agent or q.tags or q.since or q.until):
+            return None
+        entries = self.index.loaded().entries
+        return lambda path: _passes(entries.get(path), q)
+
+    def _fts(self, q: RecallQuery, where: str) -> list[Hit]:
+        """The FTS layer's top chunks among those ``where`` allows."""
+        if q.types or q.project or q.agent:
+            return _safe_fts(self.index.fts, q.text, POOL * 2, where)
+        loaded = self.index.loaded()
+        hidden = loaded.memo(f"hidden-{q.allow_pii}", lambda: _hidden(loaded, q.allow_pii))
+        if hidden[1] > POSTFILTER_MAX:
+            return _safe_fts(self.index.fts, q.text, POOL * 2, where)
+        hits = _safe_fts(self.index.fts, q.text, POOL * 2 + hidden[1], None)
+        return [h for h in hits if h.path not in hidden[0]][: POOL * 2]
+
+    def tree(self) -> CategoryTree:
+        """The category tree of the resident rows (built or patched on first use)."""
+        loaded = self.index.loaded()
+        tree: CategoryTree = loaded.memo("tree", lambda: _build_tree(loaded))
+        return tree
+
+    def _entry_vectors(
+        self, qvec: np.ndarray, allow: Callable[[str], bool] | None
+    ) -> list[tuple[str, float]]:
+        loaded = self.index.loaded()
+        if loaded.entry_vectors is None:
+            return []
+        sims = loaded.entry_vectors @ qvec
+        order = loaded.entry_order
+        ok = None if allow is None else (lambda i: allow(order[i]))
+        return [(order[i], float(max(sims[i], 0.0))) for i in top_indices(sims, POOL, ok)]
+
+    def _links(
+        self, scored: list[tuple[str, float]], cands: dict[str, _Candidate], q: RecallQuery
+    ) -> None:
+        top = [(path, score) for path, score in scored[:LINK_SEEDS] if score > 0]
+        if not top:  # no seed with any evidence: nothing to spread along the links
+            return
+        graph = self.link_graph()
+        best = top[0][1]
+        for path, score in top:
+            for hop, neighbour in _neighbours(graph, path, 2):
+                weight = (score / best) * LINK_DECAY**hop
+                cands[neighbour].add("links", weight)
+
+    def link_graph(self) -> dict[str, set[str]]:
+        """Undirected adjacency between entries (links resolved with Obsidian's rules)."""
+        loaded = self.index.loaded()
+        graph: dict[str, set[str]] = loaded.memo("graph", lambda: _build_graph(loaded))
+        return graph
+
+    def recall(self, q: RecallQuery, commit: str, qvec: Any = None) -> RecallResult:
+        """Run the whole pipeline."""
+        ranked, layers = self.search(q, qvec)
+        loaded = self.index.loaded()
+        hits, total, truncated = self._budget(ranked, loaded.entries, q)
+        return RecallResult(q.text, hits, layers, total, truncated, commit, candidates=len(ranked))
+
+    def _budget(
+        self, ranked: list[tuple[str, _Candidate, float]], entries: dict[str, Any], q: RecallQuery
+    ) -> tuple[list[RecallHit], int, bool]:
+        top = ranked[0][2] if ranked else 0.0
+        kept = [r for r in ranked if r[2] >= q.min_score * top][: q.limit]
+        snippets = {p: c.snippet for p, c, _ in kept if c.snippet}  # from the search itself
+        missing = [(p, c.chunk) for p, c, _ in kept if not c.snippet and c.chunk_score >= 0]
+        snippets.update(self.index.snippets(missing))
+        hits: list[RecallHit] = []
+        total = 0
+        for path, cand, score in kept:
+            hit = _hit(entries[path], cand, score, snippets.get(path, ""))
+            if total + hit.tokens > q.max_tokens:
+                return hits, total, True
+            hits.append(hit)
+            total += hit.tokens
+        return hits, total, False
+
+
+def _hidden(loaded: Any, allow_pii: bool) -> tuple[frozenset[str], int]:
+    """Entries recall never returns (retracted; PHI unless allowed), and their chunk count."""
+    paths = frozenset(
+        p
+        for p, r in loaded.entries.items()
+        if r["status"] == "retracted" or (r["pii"] == "PHI" and not allow_pii)
+    )
+    counts = loaded.chunk_counts()
+    return paths, sum(counts[p] for p in paths)
+
+
+def _from_disk(loaded: Resident) -> None:
+    """For rows loaded from scratch: the graph and tree an earlier process saved for the
+    same rows (``index/snapshot.py``), else a note to save them once both are built."""
+    path = loaded.derived.pop(SNAPSHOT, None)
+    if path is None:
+        return
+    from clawql_git.index import snapshot
+
+    key = snapshot.rows_key(loaded.keys)
+    found = snapshot.read(path, key)
+    if found is None:
+        loaded.derived[SNAPSHOT_DUE] = (path, key)
+        return
+    loaded.carry.update(graph=found[0], graph_stale=set(), tree=found[1], tree_stale=set())
+
+
+def save_derived(loaded: Resident) -> None:
+    """Save the graph and tree of rows loaded from scratch, once both are built (a later
+    process with the same rows then reads them instead of building them)."""
+    if "graph" not in loaded.derived or "tree" not in loaded.derived:
+        return
+    due = loaded.derived.pop(SNAPSHOT_DUE, None)
+    if due is None:
+        return
+    from clawql_git.index import snapshot
+
+    snapshot.write(due[0], due[1], loaded.carry["graph"], loaded.carry["tree"])
+
+
+def _build_tree(loaded: Resident) -> CategoryTree:
+    """The category tree of the resident rows: patched from the one carried over from the
+    previous rows when only some entries changed, built from every entry otherwise."""
+    _from_disk(loaded)
+    tree: CategoryTree | None = loaded.carry.pop("tree", None)
+    stale: set[str] | None = loaded.carry.pop("tree_stale", None)
+    if tree is None or stale is None:
+        tree = CategoryTree.build(loaded.entries, loaded.carry.setdefault("terms", {}))
+    elif stale:
+        tree = tree.patched(loaded.entries, stale)
+    loaded.carry["tree"], loaded.carry["tree_stale"] = tree, set()
+    return tree
+
+
+def _build_graph(loaded: Resident) -> dict[str, set[str]]:
+    """The link graph of the resident rows: patched from the state carried over from the
+    previous rows when only some entries changed, built from every link otherwise."""
+    _from_disk(loaded)
+    state: GraphState | None = loaded.carry.pop("graph", None)
+    stale: set[str] | None = loaded.carry.pop("graph_stale", None)
+    if state is None or stale is None:
+        notes = [_note_info(p, r) for p, r in loaded.entries.items()]
+        state = GraphState.build(notes, loaded.links)
+    elif stale:
+        links = [link for link in loaded.links if link["source"] in stale]
+        state.patch(loaded.entries, stale, links, _note_info)
+    loaded.carry["graph"], loaded.carry["graph_stale"] = state, set()
+    return state.graph
+
+
+def _note_info(path: str, row: dict[str, Any]) -> NoteInfo:
+    return NoteInfo.from_row(path, row["title"], row.get("frontmatter"))
+
+
+def _safe_fts(search: Any, text: str, limit: int, where: str | None) -> list[Hit]:
+    cleaned = " ".join(WORD.findall(text.lower()))
+    if not cleaned:
+        return []
+    result: list[Hit] = search(cleaned, limit, where)
+    return result
+
+
+def _where(q: RecallQuery) -> str:
+    parts = ["status != 'retracted'"]
+    if not q.allow_pii:
+        parts.append("pii != 'PHI'")
+    if q.types:
+        parts.append("type IN (" + ", ".join(quote(t) for t in q.types) + ")")
+    if q.project:
+        parts.append(f"project = {quote(q.project)}")
+    if q.agent:
+        parts.append(f"agent_id = {quote(q.agent)}")
+    return " AND ".join(parts)
+
+
+def _passes(row: dict[str, Any] | None, q: RecallQuery) -> bool:
+    if row is None or row["status"] == "retracted":
+        return False
+    if (row["pii"] == "PHI" and not q.allow_pii) or (q.types and row["type"] not in q.types):
+        return False
+    if (q.project and row["project"] != q.project) or (q.agent and row["agent_id"] != q.agent):
+        return False
+    if q.tags and not set(q.tags) & set(row["tags"] or []):
+        return False
+    return _in_window(row["timestamp"], q.since, q.until)
+
+
+def _in_window(stamp: str, since: datetime | None, until: datetime | None) -> bool:
+    if since is None and until is None:
+        return True
+    if not stamp:
+        return False
+    when = parse_timestamp(stamp)
+    return (since is None or when >= since) and (until is None or when <= until)
+
+
+def _fuse(cands: dict[str, _Candidate]) -> list[tuple[str, float]]:
+    """Weighted sum of per-layer scores, each normalised by the layer's best score."""
+    best: dict[str, float] = defaultdict(float)
+    for cand in cands.values():
+        for layer, score in cand.scores.items():
+            best[layer] = max(best[layer], score)
+    fused = {
+        path: sum(
+            WEIGHTS[layer] * (score / best[layer])
+            for layer, score in cand.scores.items()
+            if best[layer] > 0
+        )
+        for path, cand in cands.items()
+    }
+    return sorted(fused.items(), key=lambda kv: (-kv[1], kv[0]))
+
+
+def _rerank(
+    scored: list[tuple[str, float]], cands: dict[str, _Candidate], entries: dict[str, Any]
+) -> list[tuple[str, _Candidate, float]]:
+    """Light reranking: superseded entries give way to their replacements."""
+    out = []
+    for path, score in scored:
+        row = entries.get(path)
+        if row is not None and row["status"] == "superseded":
+            score *= 0.8
+        out.append((path, cands[path], score))
+    out.sort(key=lambda r: (-r[2], r[0]))
+    return out
+
+
+def _neighbours(graph: dict[str, set[str]], start: str, hops: int) -> Iterable[tuple[int, str]]:
+    seen = {start}
+    frontier = [start]
+    for hop in range(1, hops + 1):
+        nxt = []
+        for node in frontier:
+            for other in sorted(graph.get(node, ())):
+                if other not in seen:
+                    seen.add(other)
+                    nxt.append(other)
+                    yield hop, other
+        frontier = nxt
+
+
+def _hit(row: dict[str, Any], cand: _Candidate, score: float, snippet: str) -> RecallHit:
+    import json
+
+    text = snippet or row["description"] or row["title"]
+    header = f"{row['title']} ({row['type']}) {row['path']}"
+    return RecallHit(
+        path=row["path"],
+        title=row["title"],
+        type=row["type"],
+        score=score,
+        layers=tuple(sorted(cand.scores)),
+        worm_ref=f"git:{row['worm_ref']}",
+        snippet=text,
+        tokens=estimate_tokens(header) + estimate_tokens(text),
+        frontmatter=json.loads(row["frontmatter"] or "{}"),
+        superseded_by=row["superseded_by"],
+    )

@@ -1,0 +1,372 @@
+"""Recall as a vault offers it: an index kept at HEAD (or built for a past commit), the recall
+cache, session-start summaries and the category tree."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections import Counter
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pygit2
+
+from clawql_git.audit.chain import AuditChain, ReadHit
+from clawql_git.errors import NotFound, StorageError
+from clawql_git.gitstore import GitStore
+from clawql_git.index.categories import category_tree
+from clawql_git.index.embedders import is_ready
+from clawql_git.index.store import BuildReport, Progress, SearchIndex
+from clawql_git.recall.pipeline import Recaller, RecallQuery, RecallResult, save_derived
+
+if TYPE_CHECKING:
+    from clawql_git.index.embedders import Embedder
+
+CACHE_THRESHOLD = 0.92
+
+
+@dataclass(frozen=True)
+class Reader:
+    """Who recalls: recorded with every recall on the audit chain."""
+
+    agent_id: str = ""
+    session_id: str = ""
+    correlation_id: str = ""
+    record: bool = True
+
+
+def resolve_at(store: GitStore, at: str) -> pygit2.Commit:
+    """A revision, or a date/time meaning the last first-parent commit at or before it."""
+    try:
+        when = datetime.fromisoformat(at.replace("Z", "+00:00"))
+    except ValueError:
+        return store.resolve(at)
+    when = when if when.tzinfo else when.replace(tzinfo=UTC)
+    if len(at) == 10:  # a plain date means the end of that day
+        when += timedelta(days=1) - timedelta(seconds=1)
+    for commit in store.walk(store.head_commit()):
+        if commit.commit_time <= when.timestamp():
+            return commit
+    raise NotFound(f"the vault has no commit at or before {at}")
+
+
+@dataclass
+class RecallService:
+    """Owns the search index of a vault and answers recall queries."""
+
+    store: GitStore
+    embedder: Embedder | None
+    cache_threshold: float = CACHE_THRESHOLD
+
+    def __post_init__(self) -> None:
+        self.index = SearchIndex(self.store, self.embedder)
+        self._at: dict[str, SearchIndex] = {}
+        self._head: pygit2.Commit | None = None
+        self._cache: _RecallCache | None = None
+
+    def head(self) -> pygit2.Commit:
+        """HEAD's commit. The object is kept while the ref points at it: libgit2 does not cache
+        commits over 4 KB (an import's message lists every path), and reading one again costs
+        a millisecond or more on every query."""
+        try:
+            oid = self.store.repo.references[self.store.head_ref_name()].resolve().target
+        except (KeyError, pygit2.GitError):
+            oid = None
+        if self._head is None or self._head.id != oid:
+            self._head = self.store.head_commit()
+        if self._head is None:
+            raise NotFound("the vault has no commits yet")
+        return self._head
+
+    def close(self) -> None:
+        """Close the recall cache (reopened on the next query)."""
+        if self._cache is not None:
+            self._cache.close()
+            self._cache = None
+
+    def ensure(self, progress: Progress | None = None) -> BuildReport:
+        """Catch the index up with HEAD (rebuilding when it is missing or incompatible)."""
+        return self.index.ensure(self.head(), progress)
+
+    def rebuild(self, at: str | None = None, progress: Progress | None = None) -> BuildReport:
+        """Rebuild the index from the tree of ``at`` (default HEAD)."""
+        commit = resolve_at(self.store, at) if at else self.head()
+        return self.index.rebuild(commit, progress)
+
+    def index_for(self, at: str | None) -> tuple[SearchIndex, pygit2.Commit, BuildReport]:
+        """The index to answer from: HEAD's, or one built for a past commit (cheap: vectors
+        come from the content-hash cache)."""
+        if at is None:
+            report = self.ensure()
+            return self.index, self.head(), report
+        commit = resolve_at(self.store, at)
+        sha = str(commit.id)
+        if sha == str(self.head().id):
+            return self.index, commit, self.ensure()
+        if sha not in self._at:
+            root = self.store.state_dir / "index-at" / sha
+            self._at[sha] = SearchIndex(self.store, self.embedder, root)
+        return self._at[sha], commit, self._at[sha].ensure(commit)
+
+    def recall(
+        self, q: RecallQuery, at: str | None = None, reader: Reader | None = None
+    ) -> RecallResult:
+        """Answer a query (from the cache when HEAD has not moved since the same question) and
+        record what was read on the audit chain."""
+        result, index, commit = self._answer(q, at)
+        if reader is not None and reader.record:
+            self._record(result, index, commit, q, reader)
+        return result
+
+    def _record(
+        self,
+        result: RecallResult,
+        index: SearchIndex,
+        commit: pygit2.Commit,
+        q: RecallQuery,
+        reader: Reader,
+    ) -> None:
+        entries = index.loaded().entries
+        hits = [
+            ReadHit(
+                h.path,
+                str(entries.get(h.path, {}).get("blob", "")),
+                str(entries.get(h.path, {}).get("pii", "")),
+            )
+            for h in result.hits
+        ]
+        event = "MEMORY_CACHE_HIT" if result.cache_hit else "MEMORY_RECALL"
+        extra = [
+            ("Cache-Hit", str(result.cache_hit).lower()),
+            ("Allow-PII", str(q.allow_pii).lower()),
+        ]
+        sha = AuditChain(self.store).record(
+            event,
+            commit,
+            reader.agent_id,
+            reader.session_id,
+            reader.correlation_id,
+            q.text,
+            hits,
+            extra,
+        )
+        result.audit_ref = f"git:{sha}"
+
+    def _answer(
+        self, q: RecallQuery, at: str | None
+    ) -> tuple[RecallResult, SearchIndex, pygit2.Commit]:
+        index, commit, report = self.index_for(at)
+        wants_vector = q.backend in ("auto", "hybrid", "vector")
+        query_vector, on_thread = _embed_query(self.embedder if wants_vector else None, q.text)
+        if on_thread:
+            index.loaded()  # the model loads meanwhile: read the rows (any answer needs them)
+        sha = str(commit.id)
+        qvec = query_vector()
+        params = f"{index.embedder_id}|{q.cache_key()}"
+        if q.use_cache:
+            cached = self.cache().get(sha, params, q, qvec, self.cache_threshold)
+            if cached is not None:
+                cached.index_note = _note(report)
+                return cached, index, commit
+        result = Recaller(index).recall(q, sha, qvec)
+        save_derived(index.loaded())
+        result.index_note = _note(report)
+        if q.use_cache:
+            self.cache().put(sha, params, q, qvec, result)
+        return result, index, commit
+
+    def cache(self) -> _RecallCache:
+        """The recall cache, opened once (opening it costs more than a lookup)."""
+        if self._cache is None:
+            self._cache = _RecallCache(self.store.state_dir / "recall-cache.sqlite")
+        return self._cache
+
+    def status(self) -> dict[str, Any]:
+        """The stamp, and how far it is behind HEAD."""
+        stamp = self.index.stamp()
+        head = self.store.head_commit()
+        out: dict[str, Any] = {
+            "path": str(self.index.root),
+            "head": str(head.id) if head else None,
+            "embedder": self.index.embedder_id,
+            "stamp": stamp.__dict__ if stamp else None,
+        }
+        if stamp is not None and head is not None:
+            out["behind"] = _behind(self.store, head, stamp.commit)
+            out["current"] = stamp.commit == str(head.id) and self.index.compatible(stamp)
+        else:
+            out["behind"] = None
+            out["current"] = False
+        return out
+
+    def warm(self) -> None:
+        """Load what a recall holds in memory (index rows, category tree, link graph) and open
+        the tables, so the first recall of a long-lived process is as fast as the next."""
+        self.ensure()
+        recaller = Recaller(self.index)
+        recaller.link_graph()
+        recaller.tree()
+        save_derived(self.index.loaded())
+        for name in ("chunks", "chunks#async", "entries"):
+            self.index.table(name)
+
+    def tree(self) -> dict[str, int]:
+        """category path -> number of entries under it."""
+        self.ensure()
+        return {k: len(v) for k, v in category_tree(self.index.loaded().entries).items() if k}
+
+
+def _no_vector() -> None:
+    return None
+
+
+def _embed_query(embedder: Embedder | None, text: str) -> tuple[Callable[[], Any], bool]:
+    """The query's vector, as a call that returns it, and whether it is being computed on a
+    thread. When the model still has to load (the first recall of a process) it loads and
+    embeds on a thread while the caller reads the index: in a cold `clawql memory recall` the
+    model's start-up and LanceDB's import then overlap instead of adding up."""
+    if embedder is None:
+        return _no_vector, False
+    if is_ready(embedder):
+        vector = embedder.embed_query(text)
+        return (lambda: vector), False
+    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="clawql-embed")
+    future = pool.submit(embedder.embed_query, text)
+    pool.shutdown(wait=False)
+    return future.result, True
+
+
+def _behind(store: GitStore, head: pygit2.Commit, sha: str) -> int | None:
+    for n, commit in enumerate(store.walk(head)):
+        if str(commit.id) == sha:
+            return n
+        if n > 100_000:
+            break
+    return None
+
+
+def _note(report: BuildReport) -> str:
+    if report.mode == "rebuild":
+        return f"index rebuilt ({report.reason}): {report.entries} entries in {report.seconds:.1f}s"
+    if report.mode == "update":
+        return f"index caught up: {report.changed} changed entries"
+    return ""
+
+
+class _RecallCache:
+    """Answers keyed by (commit, parameters, query); near-identical queries match by embedding."""
+
+    def __init__(self, path: Path) -> None:
+        try:
+            # Used by one thread at a time (the MCP server serialises calls), not always the same.
+            self.db = sqlite3.connect(path, timeout=30, check_same_thread=False)
+            # A cache may lose its last answers in a crash; it must not cost a disk flush.
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=OFF")
+            self.db.execute(
+                "CREATE TABLE IF NOT EXISTS answers (commit_sha TEXT, params TEXT, query TEXT, "
+                "vec BLOB, result TEXT, created REAL)"
+            )
+        except sqlite3.Error as exc:
+            raise StorageError(f"cannot open the recall cache {path}: {exc}") from exc
+
+    def get(
+        self, sha: str, params: str, q: RecallQuery, qvec: Any, threshold: float
+    ) -> RecallResult | None:
+        import numpy as np
+
+        rows = self.db.execute(
+            "SELECT query, vec, result FROM answers WHERE commit_sha = ? AND params = ?",
+            (sha, params),
+        ).fetchall()
+        norm = " ".join(q.text.lower().split())
+        for query, vec, result in rows:
+            same = query == norm
+            near = (
+                qvec is not None
+                and vec is not None
+                and float(np.frombuffer(vec, dtype=np.float32) @ qvec) >= threshold
+            )
+            if same or near:
+                return _from_json(json.loads(result), q.text)
+        return None
+
+    def put(self, sha: str, params: str, q: RecallQuery, qvec: Any, result: RecallResult) -> None:
+        vec = qvec.astype("float32").tobytes() if qvec is not None else None
+        norm = " ".join(q.text.lower().split())
+        with self.db:
+            self.db.execute("DELETE FROM answers WHERE commit_sha != ?", (sha,))
+            self.db.execute(
+                "INSERT INTO answers VALUES (?, ?, ?, ?, ?, ?)",
+                (sha, params, norm, vec, json.dumps(result.to_record()), time.time()),
+            )
+
+    def close(self) -> None:
+        self.db.close()
+
+
+def _from_json(data: dict[str, Any], text: str) -> RecallResult:
+    from clawql_git.recall.pipeline import RecallHit
+
+    hits = [
+        RecallHit(
+            h["path"],
+            h["title"],
+            h["type"],
+            h["score"],
+            tuple(h["layers"]),
+            h["worm_ref"],
+            h["snippet"],
+            h["tokens"],
+            h["frontmatter"],
+            h["superseded_by"] or "",
+        )
+        for h in data["hits"]
+    ]
+    result = RecallResult(
+        text,
+        hits,
+        data["layers"],
+        data["total_tokens"],
+        data["truncated"],
+        data["commit"],
+        cache_hit=True,
+        candidates=data["candidates"],
+    )
+    return replace(result, index_note="")
+
+
+def recent_summary(
+    entries: list[Any], log: list[Any], days: int, project: str | None, now: datetime
+) -> dict[str, Any]:
+    """What was worked on recently and the latest context entries, in a few hundred tokens."""
+    since = now - timedelta(days=days)
+    recent = [r for r in log if r.when >= since]
+    touched = Counter(p for r in recent for p in r.paths)
+    contexts = [
+        e
+        for e in entries
+        if e.type == "context"
+        and e.status == "current"
+        and (project is None or e.meta.get("project") == project)
+    ]
+    contexts.sort(key=lambda e: e.timestamp, reverse=True)
+    return {
+        "since": since.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "events": len(recent),
+        "worked_on": [{"path": p, "events": n} for p, n in touched.most_common(10)],
+        "context": [
+            {
+                "path": e.path,
+                "title": e.title,
+                "timestamp": e.timestamp,
+                "summary": (e.description or " ".join(e.body.split())[:280]),
+            }
+            for e in contexts[:5]
+        ],
+    }

@@ -1,0 +1,1 @@
+"""Review of agent writes through proposal branches: proposals, acceptance (merge), reports."""

@@ -1,0 +1,1 @@
+"""Team memory over git remotes: clone/push/pull, protected remotes, branch checks."""

@@ -1,0 +1,88 @@
+"""Importing a folder of Markdown: validate every file first, then one commit each (or one)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
+
+from clawql_git.errors import InvalidInput
+from clawql_git.model.drafts import Draft, draft_from_markdown
+from clawql_git.model.entry import (
+    ENTRY_SUFFIXES,
+    STATUSES,
+    decode_text,
+    edit_frontmatter,
+    parse_yaml_mapping,
+    render_document,
+    split_frontmatter,
+)
+
+if TYPE_CHECKING:
+    from clawql_git.model.identity import Identity
+    from clawql_git.vault.facade import Vault, WriteResult
+
+Progress = Callable[[int, int, str], None]
+
+
+def markdown_files(root: Path) -> Iterator[Path]:
+    """Markdown files under ``root``, sorted, hidden folders and files left out."""
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        for name in sorted(filenames):
+            if not name.startswith(".") and Path(name).suffix in ENTRY_SUFFIXES:
+                yield Path(dirpath) / name
+
+
+def import_drafts(vault: Vault, root: Path, entry_type: str | None) -> list[Draft]:
+    """Validated drafts for every file; any invalid file stops the import before a write."""
+    drafts: list[Draft] = []
+    problems: list[str] = []
+    for file in markdown_files(root):
+        rel = file.relative_to(root).as_posix()
+        try:
+            drafts.append(_draft(vault, file.read_bytes(), rel, entry_type))
+        except InvalidInput as exc:
+            problems.append(f"{rel}: {exc}")
+    if problems:
+        raise InvalidInput(
+            f"nothing imported: {len(problems)} of {len(problems) + len(drafts)} files are "
+            "invalid:\n  " + "\n  ".join(problems)
+        )
+    if not drafts:
+        raise InvalidInput(f"no Markdown files under {root}")
+    return drafts
+
+
+def _draft(vault: Vault, data: bytes, rel: str, entry_type: str | None) -> Draft:
+    from clawql_git.model.identity import Identity
+
+    text = decode_text(data, rel)
+    fm, body = split_frontmatter(text)
+    meta = parse_yaml_mapping(fm) if fm is not None else {}
+    overrides: dict[str, object] = {"source_path": rel}
+    if not meta.get("type"):
+        if entry_type is None:
+            raise InvalidInput("no 'type' in frontmatter (pass --type)")
+        overrides["type"] = entry_type
+    status = meta.get("status")
+    if fm is not None and status is not None and status not in STATUSES:
+        # A foreign lifecycle ("accepted", "superseded by ADR-0057") is kept, under its own key.
+        fm = edit_frontmatter(fm, {"status": None, "source_status": status})
+        text = render_document(fm, body)
+    title = PurePosixPath(rel).stem.replace("-", " ").replace("_", " ")
+    return draft_from_markdown(vault.settings, text, overrides, Identity(), None, title)
+
+
+def import_folder(
+    vault: Vault,
+    root: Path,
+    entry_type: str | None,
+    batch: bool,
+    identity: Identity,
+    progress: Progress | None = None,
+) -> list[WriteResult]:
+    """Import ``root``: one commit per file, or one commit with ``batch``."""
+    drafts = import_drafts(vault, root, entry_type)
+    return vault.ingest_many(drafts, identity, batch=batch, progress=progress)

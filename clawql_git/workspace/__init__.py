@@ -1,0 +1,1 @@
+"""Workspaces: several vaults mounted under names, recall over all of them."""
