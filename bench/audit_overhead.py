@@ -15,7 +15,6 @@ import time
 from pathlib import Path
 
 from clawql_git import Identity, Vault
-from clawql_git.vault.setup import seed_from
 
 ROOT = Path(__file__).resolve().parent.parent
 QUERIES = [
@@ -33,7 +32,7 @@ QUERIES = [
 def measure(rounds: int, embedder: str) -> dict[str, float | int | str]:
     with tempfile.TemporaryDirectory(prefix="clawql-audit-bench-") as tmp:
         base = Vault.init(Path(tmp) / "v")
-        seed_from(base, ROOT / "sample-vault", Identity(agent_id="seed"))
+        base.seed(ROOT / "sample-vault", Identity(agent_id="seed"))
         with_event = Vault.open(base.root, embedding_model=embedder)
         without = Vault.open(base.root, embedding_model=embedder, record_recalls=False)
         with_event.update_index()

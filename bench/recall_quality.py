@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from clawql_git import Identity, Vault
-from clawql_git.vault.importer import import_folder, markdown_files
+from clawql_git.vault.importer import markdown_files
 
 HERE = Path(__file__).resolve().parent
 CORPUS = HERE.parents[1] / "shared" / "corpora" / "adr"
@@ -155,7 +155,7 @@ def build_vault(path: Path, corpus: Path, docs: Sequence[str], embedder: Any) ->
     vault = Vault.open(path, embedder=embedder)
     with tempfile.TemporaryDirectory(prefix="recall-quality-corpus-") as staging:
         source = stage_corpus(corpus, docs, Path(staging))
-        import_folder(vault, source, "decision", batch=True, identity=IMPORT_IDENTITY)
+        vault.import_folder(source, type="decision", batch=True, identity=IMPORT_IDENTITY)
     vault.close()
     progress(f"imported {len(docs)} documents in {time.perf_counter() - start:.1f}s")
     return vault

@@ -564,12 +564,11 @@ def adr_source(root: Path, every: int) -> Path:
 
 def build_adr_vault(path: Path, source: Path, warm_rebuilds: int) -> dict[str, Any]:
     """The ADR corpus imported in one batch commit; its MiniLM index built twice or more."""
-    from clawql_git.vault.importer import import_folder
 
     Vault.init(path, identity=IMPORT_IDENTITY).close()
     vault = Vault.open(path, embedding_model="minilm")
     start = time.perf_counter()
-    results = import_folder(vault, source, "decision", batch=True, identity=IMPORT_IDENTITY)
+    results = vault.import_folder(source, type="decision", batch=True, identity=IMPORT_IDENTITY)
     imported = time.perf_counter() - start
     vault.close()
     progress(f"ADR vault: imported {len(results[0].paths)} entries in {imported:.1f}s")

@@ -7,7 +7,7 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from clawql_git.errors import InvalidInput
 
@@ -38,6 +38,22 @@ class Settings:
                 continue
             changes[key] = _coerce(key, value, type(getattr(self, key)))
         return replace(self, **changes)
+
+
+class SettingsOptions(TypedDict, total=False):
+    """``Settings`` fields as keyword arguments (``Vault.open(path, agent_id=..., fsync=True)``);
+    a test keeps the two in step."""
+
+    max_body_bytes: int
+    recent_entries: int
+    log_page_lines: int
+    fsync: bool
+    agent_id: str
+    session_id: str
+    embedding_model: str
+    memory_cache_threshold: float
+    record_recalls: bool
+    signing_key: str
 
 
 def _coerce(key: str, value: Any, kind: type) -> Any:

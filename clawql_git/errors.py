@@ -6,7 +6,8 @@ ClawqlError                      exit 1
 │   ├── InvalidEncoding          non-UTF-8 bytes, NUL bytes
 │   ├── EntryTooLarge            body over the configured limit
 │   ├── UnsafePath               a title or path escaping the vault or naming a reserved file
-│   └── SecretDetected           a credential found in the content
+│   ├── SecretDetected           a credential found in the content
+│   └── PiiRefused               a read of PII-classified entries without allow_pii
 ├── NotFound                     exit 3   an entry, revision or vault that is not there
 │   └── NotAVault
 ├── VaultStateError              exit 4   the vault refuses the operation in its current state
@@ -93,6 +94,18 @@ class SecretDetected(InvalidInput):
             f"{first.line}, column {first.column}: {first.excerpt}{more}"
         )
         self.findings = findings
+
+
+class PiiRefused(InvalidInput):
+    """A read of PII-classified entries without ``allow_pii``; the attempt is recorded."""
+
+    def __init__(self, paths: list[str], pii: str) -> None:
+        super().__init__(
+            f"{', '.join(paths)} is classified {pii}; pass --allow-pii (MCP: allow_pii) to read "
+            "it (the attempt was recorded on the audit chain)"
+        )
+        self.paths = paths
+        self.pii = pii
 
 
 class NotFound(ClawqlError):

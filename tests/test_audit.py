@@ -75,7 +75,7 @@ def test_negative_proof_and_pii(demo: Path) -> None:
     assert phi.path not in [h.path for h in plain.hits]
     answer = vault.audit_reads(pii="PHI", session="S-1")
     assert (
-        answer.matches == [] and "no recall returned a PHI-classified entry" in answer.statement()
+        answer.matches == [] and "no read returned a PHI-classified entry" in answer.statement()
     )
     assert answer.events_scanned == 1
     allowed = vault.recall("patient penicillin allergy", allow_pii=True, identity=READER)
@@ -84,9 +84,9 @@ def test_negative_proof_and_pii(demo: Path) -> None:
     assert [m.sha for m in answer.matches] == [allowed.audit_ref[4:]]
     assert answer.matches[0].allow_pii
     code, out = run(demo, "audit", "reads", "--path", phi.path)
-    assert code == 0 and "1 recall(s) returned entry" in out
+    assert code == 0 and "1 read(s) returned entry" in out
     code, out = run(demo, "audit", "reads", "--path", "decisions/2026-01/never.md", "--json")
-    assert "no recall returned" in json.loads(out)["statement"]
+    assert "no read returned" in json.loads(out)["statement"]
 
 
 def test_a_burst_of_recalls_from_four_processes_loses_none(demo: Path) -> None:

@@ -102,9 +102,8 @@ def test_import_refuses_everything_when_one_file_is_bad(vault: Vault, tmp_path: 
     (src / "bad.md").write_text("---\ntype: [oops\n---\n")
     head = git(vault.root, "rev-parse", "HEAD").stdout
     with pytest.raises(InvalidInput, match=r"bad\.md"):
-        from clawql_git.vault.importer import import_folder
 
-        import_folder(vault, src, "decision", False, AGENT)
+        vault.import_folder(src, type="decision", identity=AGENT)
     assert git(vault.root, "rev-parse", "HEAD").stdout == head
 
 

@@ -6,19 +6,17 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
-import pygit2
-
 from clawql_git.errors import StorageError
-from clawql_git.gitstore import ENGINE_EMAIL_DOMAIN, GitStore, format_message, parse_trailers
+from clawql_git.gitstore import AUDIT_REF, Commit, GitStore, format_message, parse_trailers
 from clawql_git.gitstore.lock import exclusive_lock
 from clawql_git.gitstore.trailers import clean_value
 from clawql_git.model.times import utc
 
-AUDIT_REF = "refs/clawql/audit"
 QUERY_MAX = 500
+READ_EVENTS = frozenset({"MEMORY_RECALL", "MEMORY_CACHE_HIT", "MEMORY_READ"})
 
 
 @dataclass(frozen=True)
@@ -54,9 +52,11 @@ class AuditEvent:
     cache_hit: bool
     allow_pii: bool
     hits: tuple[ReadHit, ...]
+    door: str = "recall"  # MEMORY_READ events name theirs: get, history, export, recent
+    refused: tuple[ReadHit, ...] = ()  # entries the PII gate kept back
 
     @classmethod
-    def from_commit(cls, commit: pygit2.Commit) -> AuditEvent:
+    def from_commit(cls, commit: Commit) -> AuditEvent:
         t = parse_trailers(commit.message)
         return cls(
             sha=str(commit.id),
@@ -70,6 +70,8 @@ class AuditEvent:
             cache_hit=t.get("Cache-Hit") == "true",
             allow_pii=t.get("Allow-PII") == "true",
             hits=tuple(ReadHit.parse(v) for v in t.get_all("Recall-Hit")),
+            door=t.get("Read-Door") or "recall",
+            refused=tuple(ReadHit.parse(v) for v in t.get_all("Read-Refused")),
         )
 
     def to_record(self) -> dict[str, object]:
@@ -85,6 +87,8 @@ class AuditEvent:
             "cache_hit": self.cache_hit,
             "allow_pii": self.allow_pii,
             "hits": [{"path": h.path, "blob": h.blob, "pii": h.pii or None} for h in self.hits],
+            "door": self.door,
+            "refused": [{"path": h.path, "pii": h.pii or None} for h in self.refused],
         }
 
 
@@ -101,7 +105,7 @@ class AuditChain:
     def record(
         self,
         event: str,
-        read_commit: pygit2.Commit,
+        read_commit: Commit,
         agent: str,
         session: str = "",
         correlation: str = "",
@@ -122,12 +126,14 @@ class AuditChain:
         pairs += list(extra) + [("Recall-Hit", h.trailer()) for h in hits]
         message = format_message(f"{event}: {clean_value(query)[:60]}", pairs)
         now = int(time.time())
-        author = pygit2.Signature(agent or "unknown-agent", f"audit@{ENGINE_EMAIL_DOMAIN}", now, 0)
+        author = self.store.agent_signature(agent or "unknown-agent", "audit", now)
         with exclusive_lock(self.store.state_dir / "audit.lock"):
             parent = self.store.ref_commit(AUDIT_REF)
-            return self.store.commit(AUDIT_REF, parent, read_commit.tree.id, message, author)
+            return self.store.commit(
+                AUDIT_REF, [parent] if parent else [], read_commit.tree.id, message, author
+            )
 
-    def tip(self) -> pygit2.Commit | None:
+    def tip(self) -> Commit | None:
         return self.store.ref_commit(AUDIT_REF)
 
     def events(self) -> Iterator[AuditEvent]:
@@ -146,15 +152,23 @@ class ReadQuery:
     agent: str | None = None
 
     def matches(self, ev: AuditEvent) -> bool:
-        if ev.event not in ("MEMORY_RECALL", "MEMORY_CACHE_HIT"):
+        """True when the event returned an entry the question names."""
+        return self._scoped(ev) and any(self._names(h) for h in ev.hits)
+
+    def refused(self, ev: AuditEvent) -> bool:
+        """True when the event asked for such an entry and the PII gate kept it back."""
+        return self._scoped(ev) and any(self._names(h) for h in ev.refused)
+
+    def _scoped(self, ev: AuditEvent) -> bool:
+        if ev.event not in READ_EVENTS:
             return False
         if self.session is not None and ev.session != self.session:
             return False
-        if self.agent is not None and ev.agent != self.agent:
-            return False
-        return any(
-            (self.path is None or h.path == self.path) and (self.pii is None or h.pii == self.pii)
-            for h in ev.hits
+        return self.agent is None or ev.agent == self.agent
+
+    def _names(self, hit: ReadHit) -> bool:
+        return (self.path is None or hit.path == self.path) and (
+            self.pii is None or hit.pii == self.pii
         )
 
 
@@ -166,15 +180,18 @@ class ReadAnswer:
     matches: list[AuditEvent]
     events_scanned: int
     chain_tip: str
+    refused: list[AuditEvent] = field(default_factory=list)
 
     def statement(self) -> str:
         what = self._what()
+        attempts = f"; {len(self.refused)} refused attempt(s)" if self.refused else ""
         if not self.matches:
             return (
-                f"no recall returned {what}: checked all {self.events_scanned} audit events "
-                f"up to git:{self.chain_tip or 'none'}"
+                f"no read returned {what} (recall, show/get, history, export, recent): checked "
+                f"all {self.events_scanned} audit events up to git:{self.chain_tip or 'none'}"
+                f"{attempts}"
             )
-        return f"{len(self.matches)} recall(s) returned {what}"
+        return f"{len(self.matches)} read(s) returned {what}{attempts}"
 
     def _what(self) -> str:
         q = self.question
@@ -190,12 +207,15 @@ def reads(chain: AuditChain, question: ReadQuery) -> ReadAnswer:
     """Scan the whole chain for recalls that returned what the question names."""
     tip = chain.tip()
     matches: list[AuditEvent] = []
+    refused: list[AuditEvent] = []
     scanned = 0
     for ev in chain.events():
         scanned += 1
         if question.matches(ev):
             matches.append(ev)
-    return ReadAnswer(question, matches, scanned, str(tip.id) if tip else "")
+        if question.refused(ev):
+            refused.append(ev)
+    return ReadAnswer(question, matches, scanned, str(tip.id) if tip else "", refused)
 
 
 def audit_error(exc: Exception) -> StorageError:

@@ -7,9 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-import pygit2
-
-from clawql_git.gitstore import GitStore, Trailers, parse_trailers
+from clawql_git.gitstore import Commit, GitStore, Trailers, Tree, parse_trailers
 from clawql_git.model.times import utc
 
 NONE = "none"
@@ -32,13 +30,13 @@ class LogRecord:
     subject: str
 
     @classmethod
-    def from_commit(cls, commit: pygit2.Commit) -> LogRecord:
+    def from_commit(cls, commit: Commit) -> LogRecord:
         t = parse_trailers(commit.message)
         return cls(
             sha=str(commit.id),
             when=utc(commit.author.time),
             event=t.get("Clawql-Event"),
-            paths=tuple(t.get_all("Entry-Path")),
+            paths=tuple(t.entry_paths()),
             entry_type=_val(t, "Entry-Type"),
             agent=_val(t, "Agent-Id"),
             session=_val(t, "Session-Id"),
@@ -103,7 +101,7 @@ class LogFilter:
 
 
 def engine_log(
-    store: GitStore, start: pygit2.Commit | None, flt: LogFilter, limit: int | None = None
+    store: GitStore, start: Commit | None, flt: LogFilter, limit: int | None = None
 ) -> Iterator[LogRecord]:
     """Engine commits reachable from ``start`` (merged branches included), newest first,
     that match the filter."""
@@ -129,7 +127,7 @@ class Version:
     record: LogRecord
 
 
-def versions(store: GitStore, start: pygit2.Commit | None, path: str) -> list[Version]:
+def versions(store: GitStore, start: Commit | None, path: str) -> list[Version]:
     """Every commit that changed the entry at ``path``, newest first, merged branches included
     (a merge that took a parent's version is not a change). Follows archive moves through the
     ``Archived-From`` trailer."""
@@ -146,7 +144,7 @@ def versions(store: GitStore, start: pygit2.Commit | None, path: str) -> list[Ve
     return out
 
 
-def last_change(store: GitStore, start: pygit2.Commit | None, path: str) -> str | None:
+def last_change(store: GitStore, start: Commit | None, path: str) -> str | None:
     """The sha of the newest commit that changed ``path`` (a bounded walk)."""
     for commit in store.walk(start):
         blob = _blob_id(commit.tree, path)
@@ -156,7 +154,7 @@ def last_change(store: GitStore, start: pygit2.Commit | None, path: str) -> str 
     return None
 
 
-def _blob_id(tree: pygit2.Tree | None, path: str) -> str | None:
+def _blob_id(tree: Tree | None, path: str) -> str | None:
     if tree is None:
         return None
     try:

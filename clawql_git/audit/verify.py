@@ -9,14 +9,10 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import pygit2
-
-from clawql_git.audit.chain import AUDIT_REF
-from clawql_git.gitstore import CHECKPOINTS, GitStore, parse_trailers
+from clawql_git.gitstore import AUDIT_REF, CHECKPOINTS, PROPOSALS, Commit, GitStore, parse_trailers
 from clawql_git.model.paths import is_entry_path
 
 MERGE_EVENTS = frozenset({"MEMORY_MERGE", "MEMORY_REVIEW"})
-UNNAMED_OK = frozenset({"MEMORY_CATALOG_FIX", "MEMORY_ONTOLOGY"})
 
 
 @dataclass
@@ -92,7 +88,7 @@ def _linear_audit(store: GitStore, report: VerifyReport) -> None:
     report.checks.append(f"audit chain linear: {count} events")
 
 
-def _trailers_agree(store: GitStore, head: pygit2.Commit | None, report: VerifyReport) -> None:
+def _trailers_agree(store: GitStore, head: Commit | None, report: VerifyReport) -> None:
     count = 0
     for commit in store.walk(head):
         trailers = parse_trailers(commit.message)
@@ -109,7 +105,7 @@ def _trailers_agree(store: GitStore, head: pygit2.Commit | None, report: VerifyR
             store,
             commit,
             event,
-            trailers.get_all("Entry-Path"),
+            trailers.entry_paths(),
             trailers.get("Archived-From"),
             report,
         )
@@ -118,7 +114,7 @@ def _trailers_agree(store: GitStore, head: pygit2.Commit | None, report: VerifyR
 
 def _one_commit(
     store: GitStore,
-    commit: pygit2.Commit,
+    commit: Commit,
     event: str,
     named: list[str],
     moved_from: str,
@@ -133,7 +129,9 @@ def _one_commit(
                 "(forged or edited trailers)"
             )
     expected = set(named) | ({moved_from} if moved_from else set())
-    if event in UNNAMED_OK or event in MERGE_EVENTS:
+    # No event may change an entry it does not name (a catalog repair or a schema commit
+    # names none, so it may change none); merges bring the other side's entries.
+    if event in MERGE_EVENTS:
         return
     for path in sorted(changed - expected):
         report.problems.append(
@@ -170,14 +168,36 @@ def _checkpoints(store: GitStore, report: VerifyReport) -> None:
 
 def _rejected(store: GitStore, by_ref: dict[str, list[str]]) -> dict[str, set[str]]:
     """Commits of rejected proposals, by branch (named by their MEMORY_REVIEW events)."""
-    from clawql_git.review.proposals import PROPOSALS, rejected_commits
-
     return rejected_commits(store) if any(r.startswith(PROPOSALS) for r in by_ref) else {}
 
 
 def _reviewed(store: GitStore, ref: str, sha: str, rejected: dict[str, set[str]]) -> bool:
     """A proposal branch name used again after review: its earlier commits were accepted (now
     in main's history) or rejected (named on the audit chain); neither is a rewrite."""
-    from clawql_git.review.proposals import PROPOSALS, closed_proposal_commit
-
     return ref.startswith(PROPOSALS) and closed_proposal_commit(store, ref, sha, rejected)
+
+
+def rejected_commits(store: GitStore) -> dict[str, set[str]]:
+    """Proposal ref -> the commits its rejections dropped (from the audit chain), so verify
+    excuses checkpoints of a rejected proposal when its branch name is used again."""
+    out: dict[str, set[str]] = {}
+    for commit in store.walk(store.ref_commit(AUDIT_REF)):
+        trailers = parse_trailers(commit.message)
+        if trailers.get("Clawql-Event") != "MEMORY_REVIEW":
+            continue
+        if trailers.get("Review-Verdict") != "rejected":
+            continue
+        ref = f"refs/heads/{trailers.get('Proposal-Branch')}"
+        out.setdefault(ref, set()).update(trailers.get_all("Proposal-Commit"))
+    return out
+
+
+def closed_proposal_commit(
+    store: GitStore, ref: str, sha: str, rejected: dict[str, set[str]]
+) -> bool:
+    """True when ``sha``, once on proposal ``ref``, left it by review rather than by a rewrite:
+    a rejection named it, or an accepted merge made it part of main's history."""
+    if sha in rejected.get(ref, set()):
+        return True
+    main = store.head_commit()
+    return main is not None and store.is_ancestor(sha, main)

@@ -289,7 +289,8 @@ def events_from_trailers(when: datetime, trailers: Mapping[str, object]) -> list
     if not event or event in UNLOGGED_EVENTS:
         return []
     paths = trailers.get("Entry-Path") or []
-    path_list = [paths] if isinstance(paths, str) else list(paths)  # type: ignore[call-overload]
+    listed = [paths] if isinstance(paths, str) else list(paths)  # type: ignore[call-overload]
+    path_list = [p for p in listed if p != "none"]  # a commit that wrote no entry
     common = {
         "entry_type": _first(trailers.get("Entry-Type")),
         "agent": _first(trailers.get("Agent-Id")),

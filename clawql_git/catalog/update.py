@@ -7,12 +7,10 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
-import pygit2
-
 from clawql_git.catalog import render as catalog
 from clawql_git.catalog.render import FolderListing, LogEvent
 from clawql_git.errors import ClawqlError
-from clawql_git.gitstore import GitStore, parse_trailers
+from clawql_git.gitstore import Commit, GitStore, Tree, parse_trailers
 from clawql_git.model.entry import Entry, decode_text
 from clawql_git.model.paths import INDEX, LOG, is_catalog_folder, is_entry_path
 from clawql_git.model.times import utc
@@ -31,7 +29,7 @@ class TreeView:
     computed before any intermediate tree object is written."""
 
     def __init__(
-        self, store: GitStore, base: pygit2.Tree | None, files: Mapping[str, bytes | None]
+        self, store: GitStore, base: Tree | None, files: Mapping[str, bytes | None]
     ) -> None:
         self.store = store
         self.base = base
@@ -69,10 +67,10 @@ class Cataloger:
 
     def incremental(
         self,
-        old_tree: pygit2.Tree | None,
+        old_tree: Tree | None,
         files: Mapping[str, bytes | None],
         changed: Mapping[str, Entry | None],
-        parent: pygit2.Commit | None,
+        parent: Commit | None,
         new_events: list[LogEvent],
     ) -> dict[str, bytes | None]:
         """Catalog files to write when ``files`` (holding the ``changed`` entries) are written
@@ -94,7 +92,7 @@ class Cataloger:
     def _plan_folder(
         self,
         plan: _Plan,
-        old_tree: pygit2.Tree | None,
+        old_tree: Tree | None,
         tree: TreeView,
         folder: str,
         changed_here: Mapping[str, Entry | None],
@@ -147,7 +145,7 @@ class Cataloger:
         plan: _Plan,
         tree: TreeView,
         changed: Mapping[str, Entry | None],
-        parent: pygit2.Commit | None,
+        parent: Commit | None,
     ) -> str:
         files, dirs = tree.children("")
         known = catalog.parse_folder_counts(_decode(tree.blob(INDEX))) if changed else None
@@ -162,7 +160,7 @@ class Cataloger:
         self,
         tree: TreeView,
         first: list[str],
-        start: pygit2.Commit | None,
+        start: Commit | None,
         changed: Mapping[str, Entry | None],
         known: dict[str, str],
     ) -> list[str]:
@@ -185,7 +183,7 @@ class Cataloger:
 
     # ------------------------------------------------------------ full regeneration
 
-    def full(self, commit: pygit2.Commit) -> dict[str, bytes]:
+    def full(self, commit: Commit) -> dict[str, bytes]:
         """Every catalog and log file, regenerated from the commit's tree and history."""
         plan = _Plan()
         tree = TreeView(self.store, commit.tree, {})
@@ -204,7 +202,29 @@ class Cataloger:
         plan.texts.update(catalog.full_log(self._history_events(commit), self.log_page))
         return {p: t.encode() for p, t in plan.texts.items() if t is not None}
 
-    def _history_events(self, commit: pygit2.Commit) -> list[LogEvent]:
+    def merged(
+        self,
+        main: Commit,
+        merged: Commit,
+        files: Mapping[str, bytes | None],
+        changed: Mapping[str, Entry | None],
+    ) -> dict[str, bytes | None]:
+        """The catalogs of a merge without re-reading every entry: folder catalogs and the root
+        index incrementally along the merged-in entries (main's catalogs are consistent, so
+        only those folders change), and the log regenerated from the merged history (the two
+        sides interleave by time, which no prepend can reproduce)."""
+        out = self.incremental(main.tree, files, changed, main, [])
+        logs = catalog.full_log(self._history_events(merged), self.log_page)
+        out.update({p: text.encode() for p, text in logs.items()})
+        for item in self.store.subtree(main.tree, "log") or ():
+            out.setdefault(f"log/{item.name}", None)  # a page the regenerated log no longer has
+        return out
+
+    def entry_paths(self, tree: Tree | None) -> list[str]:
+        """Every entry path of a tree, folder by folder."""
+        return list(_entry_paths(self.store, tree, ""))
+
+    def _history_events(self, commit: Commit) -> list[LogEvent]:
         commits = list(self.store.walk(commit, first_parent=False))  # merged branches too
         events: list[LogEvent] = []
         for c in reversed(commits):
@@ -212,7 +232,7 @@ class Cataloger:
             events += catalog.events_from_trailers(utc(c.author.time), trailers)
         return events
 
-    def drift(self, commit: pygit2.Commit) -> dict[str, tuple[bytes | None, bytes | None]]:
+    def drift(self, commit: Commit) -> dict[str, tuple[bytes | None, bytes | None]]:
         """path -> (stored, expected) for every catalog file that differs from regeneration."""
         expected: dict[str, bytes | None] = dict(self.full(commit))
         for path in _generated_paths(self.store, commit.tree):
@@ -226,7 +246,7 @@ class Cataloger:
 
     # ------------------------------------------------------------ reading
 
-    def _text(self, tree: pygit2.Tree | None, path: str) -> str:
+    def _text(self, tree: Tree | None, path: str) -> str:
         return _decode(self.store.blob_at(tree, path))
 
     def _entry(self, tree: TreeView, path: str) -> Entry:
@@ -254,7 +274,7 @@ def _folder_chain(folder: str) -> list[str]:
     return [f for f in chain if is_catalog_folder(f)]
 
 
-def _children(tree: pygit2.Tree | None, folder: str) -> tuple[set[str], list[str]]:
+def _children(tree: Tree | None, folder: str) -> tuple[set[str], list[str]]:
     files: set[str] = set()
     dirs: list[str] = []
     if tree is None:
@@ -270,7 +290,7 @@ def _children(tree: pygit2.Tree | None, folder: str) -> tuple[set[str], list[str
     return files, dirs
 
 
-def _entry_paths(store: GitStore, tree: pygit2.Tree | None, folder: str) -> Iterator[str]:
+def _entry_paths(store: GitStore, tree: Tree | None, folder: str) -> Iterator[str]:
     files, dirs = _children(tree, folder)
     for name in sorted(files):
         yield f"{folder}/{name}" if folder else name
@@ -279,7 +299,7 @@ def _entry_paths(store: GitStore, tree: pygit2.Tree | None, folder: str) -> Iter
         yield from _entry_paths(store, store.subtree(tree, name), path)
 
 
-def _generated_paths(store: GitStore, tree: pygit2.Tree) -> Iterator[str]:
+def _generated_paths(store: GitStore, tree: Tree) -> Iterator[str]:
     """Catalog files present in a tree (so stale ones count as drift)."""
     log_tree = store.subtree(tree, "log")
     if log_tree is not None:
@@ -287,7 +307,7 @@ def _generated_paths(store: GitStore, tree: pygit2.Tree) -> Iterator[str]:
     yield from _indexes(store, tree, "")
 
 
-def _indexes(store: GitStore, tree: pygit2.Tree | None, folder: str) -> Iterator[str]:
+def _indexes(store: GitStore, tree: Tree | None, folder: str) -> Iterator[str]:
     if tree is None:
         return
     for item in tree:
@@ -300,11 +320,9 @@ def _indexes(store: GitStore, tree: pygit2.Tree | None, folder: str) -> Iterator
             yield path
 
 
-def _recent_candidates(
-    store: GitStore, first: list[str], start: pygit2.Commit | None
-) -> Iterator[str]:
+def _recent_candidates(store: GitStore, first: list[str], start: Commit | None) -> Iterator[str]:
     yield from reversed(first)
     for n, commit in enumerate(store.walk(start)):
         if n >= HISTORY_SCAN_LIMIT:
             return
-        yield from reversed(parse_trailers(commit.message).get_all("Entry-Path"))
+        yield from reversed(parse_trailers(commit.message).entry_paths())

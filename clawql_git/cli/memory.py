@@ -25,7 +25,8 @@ from clawql_git.cli.output import emit_json, progress
 from clawql_git.errors import CheckFailed, InvalidInput
 
 if TYPE_CHECKING:
-    from clawql_git.vault.facade import Vault, WriteResult
+    from clawql_git.vault.facade import Vault
+    from clawql_git.vault.writer import WriteResult
 
 
 def _vault(ctx: click.Context) -> Vault:
@@ -85,7 +86,6 @@ def init(
 ) -> None:
     """Create a vault at PATH (default: the current directory); harmless on a vault."""
     from clawql_git.vault.facade import Vault
-    from clawql_git.vault.setup import seed_from
 
     ident = identity(kw)
     target = Path(path or ctx.obj.get("vault") or ".")
@@ -95,7 +95,7 @@ def init(
     seeded = 0
     if source:
         with progress("seeding", not as_json) as bar:
-            seeded = len(seed_from(vault, Path(source), ident, bar))
+            seeded = len(vault.seed(Path(source), ident, bar))
     record = vault_record(vault, seeded=seeded)
     if as_json:
         emit_json(record)
@@ -442,11 +442,12 @@ def import_cmd(
     **kw: Any,
 ) -> None:
     """Import a folder of Markdown (one commit per file, or one with --batch)."""
-    from clawql_git.vault.importer import import_folder
 
     vault = _vault(ctx)
     with progress("importing", not as_json) as bar:
-        results = import_folder(vault, Path(directory), entry_type, batch, identity(kw), bar)
+        results = vault.import_folder(
+            Path(directory), type=entry_type, batch=batch, identity=identity(kw), progress=bar
+        )
     paths = [p for r in results for p in (r.paths or (r.path,))]
     if as_json:
         emit_json(

@@ -16,7 +16,8 @@ from clawql_git.errors import InvalidInput, NotFound
 if TYPE_CHECKING:
     from clawql_git.codegraph.indexer import IndexReport
     from clawql_git.model.identity import Identity
-    from clawql_git.vault.facade import Vault, WriteResult
+    from clawql_git.vault.facade import Vault
+    from clawql_git.vault.writer import WriteResult
 
 MAX_LISTED = 200
 

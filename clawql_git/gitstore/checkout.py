@@ -11,23 +11,39 @@ from __future__ import annotations
 import json
 import shutil
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import Protocol
 
 import pygit2
 
-from clawql_git.gitstore import BLOB, _atomic_write, _file_blob_id, _prune_empty_dirs, owned_lock
-
-if TYPE_CHECKING:
-    from clawql_git.gitstore import GitStore
+from clawql_git.gitstore.files import atomic_write, file_blob_id, owned_lock, prune_empty_dirs
 
 MARKS = "checkout.json"
 _Syncer = Callable[[pygit2.Tree | None, pygit2.Tree, pygit2.Tree | None], None]
 
 
+class WorkTreeRepo(Protocol):
+    """What a sync needs of the store (``GitStore``, which owns the sync, satisfies it)."""
+
+    repo: pygit2.Repository
+    workdir: Path
+    gitdir: Path
+    state_dir: Path
+    fsync: bool
+
+    def head_commit(self) -> pygit2.Commit | None: ...
+
+    def tree_of(self, sha: str | None) -> pygit2.Tree | None: ...
+
+    def diff_paths(
+        self, old: pygit2.Tree | None, new: pygit2.Tree | None, prefix: str = ""
+    ) -> list[tuple[str, str | None, str | None]]: ...
+
+
 class CheckoutSync:
     """One sync of the work tree and the git index to HEAD (writer lock held)."""
 
-    def __init__(self, store: GitStore) -> None:
+    def __init__(self, store: WorkTreeRepo) -> None:
         self.store = store
         self.marks_path = store.state_dir / MARKS
         self.tmp = store.state_dir / "tmp"
@@ -40,7 +56,7 @@ class CheckoutSync:
         return {k: v for k, v in data.items() if isinstance(v, str)}
 
     def write_marks(self, marks: dict[str, str]) -> None:
-        _atomic_write(self.marks_path, json.dumps(marks, sort_keys=True).encode(), False)
+        atomic_write(self.marks_path, json.dumps(marks, sort_keys=True).encode(), False)
 
     def mark_synced(self) -> None:
         head = self.store.head_commit()
@@ -107,18 +123,18 @@ class CheckoutSync:
         root = self.store.workdir
         for path, old_id, new_id in self.store.diff_paths(old, new):
             target = root / path
-            current = _file_blob_id(target)
+            current = file_blob_id(target)
             if current == new_id:
                 continue
             if current is not None and current not in self._ours(earlier, path, old_id):
                 continue  # edited by a person: leave it alone
             if new_id is None:
                 target.unlink(missing_ok=True)
-                _prune_empty_dirs(target.parent, root)
+                prune_empty_dirs(target.parent, root)
             else:
                 blob = self.store.repo.get(new_id)
                 assert isinstance(blob, pygit2.Blob)
-                _atomic_write(target, blob.data, self.store.fsync, self.tmp)
+                atomic_write(target, blob.data, self.store.fsync, self.tmp)
 
     def _index_unlocked(self, marks: dict[str, str]) -> bool:
         """The index lock is free, or was left by an engine process that died holding it."""
@@ -142,8 +158,10 @@ class CheckoutSync:
             if new_id is None:
                 if staged is not None:
                     index.remove(path)
-            elif _file_blob_id(self.store.workdir / path) == new_id:
+            elif file_blob_id(self.store.workdir / path) == new_id:
                 index.add(path)  # from the work tree, with its stat data: git trusts it as is
             else:
-                index.add(pygit2.IndexEntry(path, pygit2.Oid(hex=new_id), BLOB))
+                index.add(
+                    pygit2.IndexEntry(path, pygit2.Oid(hex=new_id), pygit2.enums.FileMode.BLOB)
+                )
         index.write()

@@ -35,6 +35,10 @@ class Trailers:
         """Every value for ``key`` in order."""
         return [v for k, v in self.pairs if k.lower() == key.lower()]
 
+    def entry_paths(self) -> list[str]:
+        """The ``Entry-Path`` values, without the ``none`` a commit that wrote no entry carries."""
+        return [v for v in self.get_all("Entry-Path") if v != "none"]
+
     def as_dict(self) -> dict[str, str | list[str]]:
         """Trailers as a mapping; repeated keys become lists."""
         out: dict[str, str | list[str]] = {}

@@ -116,7 +116,7 @@ def _touched(store: GitStore, commit: pygit2.Commit) -> set[str]:
     trailers = parse_trailers(commit.message)
     event = trailers.get("Clawql-Event")
     if event.startswith(ENGINE_EVENTS_PREFIX) and event != "MEMORY_INIT":
-        return set(trailers.get_all("Entry-Path"))
+        return set(trailers.entry_paths())
     parent = commit.parents[0].tree if commit.parents else None
     return {p for p, _, new in store.diff_paths(parent, commit.tree) if new is not None}
 

@@ -7,7 +7,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from clawql_git.errors import InvalidInput
 from clawql_git.index.categories import POOL, WORD, CategoryTree, page_index_walk
@@ -83,6 +83,23 @@ class RecallQuery:
             self.min_score,
         ]
         return repr(parts)
+
+
+class RecallOptions(TypedDict, total=False):
+    """``RecallQuery`` fields but the text, as keyword arguments of ``Vault.recall``."""
+
+    limit: int
+    max_tokens: int
+    types: tuple[str, ...]
+    tags: tuple[str, ...]
+    project: str | None
+    agent: str | None
+    since: datetime | None
+    until: datetime | None
+    backend: str
+    allow_pii: bool
+    min_score: float
+    use_cache: bool
 
 
 @dataclass(frozen=True)

@@ -10,128 +10,51 @@ import tomllib
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-import pygit2
-
 from clawql_git.config import VAULT_TOML
-from clawql_git.errors import (
-    InvalidInput,
-    NotFound,
-    StorageError,
-    VaultStateError,
+from clawql_git.errors import InvalidInput, NotFound
+from clawql_git.gitstore import (
+    PROPOSALS,
+    Commit,
+    GitStore,
+    Tree,
+    parse_trailers,
+    valid_ref_name,
 )
-from clawql_git.gitstore import ENGINE_EMAIL_DOMAIN, GitStore, format_message, parse_trailers
-from clawql_git.model.entry import slugify
+from clawql_git.model.identity import Identity
 from clawql_git.model.paths import is_entry_path
+from clawql_git.vault.routing import main_ref_name
+from clawql_git.vault.writer import Plan
 
 if TYPE_CHECKING:
-    from clawql_git.model.identity import Identity
     from clawql_git.vault.facade import Vault
 
-PROPOSALS = "refs/heads/proposals/"
 REVIEW_EVENT = "MEMORY_REVIEW"
 
 
-# ---------------------------------------------------------------- policy and routing
-
-
-@dataclass(frozen=True)
-class ReviewPolicy:
-    """The ``[policy]`` table of ``.clawql/vault.toml`` as committed on main (read from the
-    commit, not the work tree, so an agent cannot switch review off by editing a file)."""
-
-    required: bool = False
-    exempt: frozenset[str] = frozenset()  # agent ids that write to main directly
-
-    @classmethod
-    def at(cls, store: GitStore, commit: pygit2.Commit | None) -> ReviewPolicy:
-        data = store.blob_at(commit.tree if commit else None, VAULT_TOML)
-        if data is None:
-            return cls()
-        try:
-            table = tomllib.loads(data.decode("utf-8")).get("policy", {})
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError):
-            return cls()  # a broken settings file is reported by `memory check`, not here
-        review = str(table.get("review", "")).strip().lower()
-        exempt = frozenset(str(a) for a in table.get("review_exempt", ()) or ())
-        return cls(review == "required", exempt)
-
-    def applies_to(self, agent_id: str) -> bool:
-        return self.required and agent_id not in self.exempt
-
-
-@dataclass(frozen=True)
-class Route:
-    """Where one write goes: main, or a proposal branch (created from main on first write)."""
-
-    ref: str
-    parent: pygit2.Commit | None
-    proposal: bool = False
-
-    @property
-    def branch(self) -> str:
-        return self.ref.removeprefix("refs/heads/") if self.proposal else ""
-
-    def open(self, store: GitStore) -> None:
-        """Create the proposal branch at main's commit when this is its first write (called
-        after the write was validated, so bad input leaves no branch behind)."""
-        if not self.proposal or self.parent is None or store.ref_commit(self.ref) is not None:
-            return
-        try:
-            store.repo.create_reference_direct(self.ref, self.parent.id, False)
-        except (pygit2.GitError, ValueError) as exc:
-            raise StorageError(f"cannot create {self.ref}: {exc}") from exc
-
-
-def proposal_ref(agent_id: str, session_id: str) -> str:
-    """``refs/heads/proposals/<agent>/<session>`` with both parts slugged for ref safety."""
-    agent = slugify(agent_id) or "unknown-agent"
-    session = slugify(session_id) or "no-session"
-    return f"{PROPOSALS}{agent}/{session}"
-
-
-def route_write(store: GitStore, ident: Identity) -> Route:
-    """The ref a write goes to under the policy on main (call with the writer lock held)."""
-    main_ref = main_ref_name(store)
-    main = store.ref_commit(main_ref)
-    if main is None or not ReviewPolicy.at(store, main).applies_to(ident.agent_id):
-        return Route(main_ref, main)
-    ref = proposal_ref(ident.agent_id, ident.session_id)
-    return Route(ref, store.ref_commit(ref) or main, proposal=True)
-
-
-def main_ref_name(store: GitStore) -> str:
-    """The branch proposals start from and merge into: the branch HEAD points at."""
-    ref = store.head_ref_name()
-    if ref.startswith(PROPOSALS):
-        raise VaultStateError(f"HEAD is on the proposal branch {ref}; check out main first")
-    return ref
+# ---------------------------------------------------------------- policy
 
 
 def set_review_policy(vault: Vault, required: bool, who: str) -> str:
     """Commit ``[policy] review`` into ``.clawql/vault.toml`` on main (a MEMORY_POLICY commit by
-    a human, never routed to a proposal); returns the commit sha."""
+    a person, never routed to a proposal); returns the commit sha."""
     import tomli_w
 
-    store = vault.store
-    with store.lock():
-        store.sync_checkout(update_index=False)
-        ref = main_ref_name(store)
-        parent = store.ref_commit(ref)
-        raw = store.blob_at(parent.tree if parent else None, VAULT_TOML) or b""
+    state = "required" if required else "off"
+
+    def prepare(tree: Tree | None) -> Plan:
+        raw = vault.store.blob_at(tree, VAULT_TOML) or b""
         data: dict[str, Any] = tomllib.loads(raw.decode("utf-8")) if raw else {}
-        data.setdefault("policy", {})["review"] = "required" if required else "off"
-        tree = store.build_tree(
-            parent.tree if parent else None, {VAULT_TOML: tomli_w.dumps(data).encode()}
+        data.setdefault("policy", {})["review"] = state
+        return Plan(
+            "MEMORY_POLICY",
+            {},
+            f"review {state}",
+            extra_trailers=[("Review-Policy", state)],
+            raw_files={VAULT_TOML: tomli_w.dumps(data).encode()},
+            person=who,
         )
-        pairs = [
-            ("Clawql-Event", "MEMORY_POLICY"),
-            ("Agent-Id", who),
-            ("Review-Policy", data["policy"]["review"]),
-        ]
-        message = format_message(f"MEMORY_POLICY: review {data['policy']['review']}", pairs)
-        sha = store.commit(ref, parent, tree, message, person_signature(store, who))
-        store.sync_checkout(update_index=True)
-    return sha
+
+    return vault.writer.write(prepare, Identity(agent_id=who), to="main").sha
 
 
 # ---------------------------------------------------------------- proposals
@@ -172,9 +95,7 @@ class Proposal:
 def list_proposals(store: GitStore) -> list[Proposal]:
     """Every proposal branch, oldest first."""
     main = store.ref_commit(main_ref_name(store))
-    found = [
-        _proposal(store, name, main) for name in store.repo.references if name.startswith(PROPOSALS)
-    ]
+    found = [_proposal(store, name, main) for name in store.ref_names(PROPOSALS)]
     return sorted((p for p in found if p is not None), key=lambda p: (p.created, p.branch))
 
 
@@ -188,23 +109,22 @@ def get_proposal(store: GitStore, branch: str) -> Proposal:
 
 
 def branch_ref(branch: str) -> str:
+    """The full ref of a proposal branch; NotFound for anything that is not one."""
     name = branch.removeprefix("refs/heads/")
-    if not name.startswith("proposals/") or not pygit2.reference_is_valid_name(
-        f"refs/heads/{name}"
-    ):
+    if not name.startswith("proposals/") or not valid_ref_name(f"refs/heads/{name}"):
         raise NotFound(
             f"{branch!r} is not a proposal branch (they are named proposals/<agent>/<session>)"
         )
     return f"refs/heads/{name}"
 
 
-def _proposal(store: GitStore, ref: str, main: pygit2.Commit | None) -> Proposal | None:
+def _proposal(store: GitStore, ref: str, main: Commit | None) -> Proposal | None:
     tip = store.ref_commit(ref)
     if tip is None or main is None:
         return None
-    base_id = store.repo.merge_base(main.id, tip.id)
-    base = store.repo.get(base_id) if base_id is not None else None
-    base_tree = base.tree if isinstance(base, pygit2.Commit) else None
+    base = store.merge_base(main, tip)
+    base_tree = base.tree if base is not None else None
+    base_id = str(base.id) if base is not None else ""
     own = _own_commits(store, tip, base_id)
     first = own[-1] if own else tip
     trailers = parse_trailers(first.message)
@@ -212,7 +132,7 @@ def _proposal(store: GitStore, ref: str, main: pygit2.Commit | None) -> Proposal
     return Proposal(
         branch=ref.removeprefix("refs/heads/"),
         tip=str(tip.id),
-        base=str(base_id) if base_id else "",
+        base=base_id,
         agent=_none(trailers.get("Agent-Id")),
         session=_none(trailers.get("Session-Id")),
         entries=paths,
@@ -222,13 +142,11 @@ def _proposal(store: GitStore, ref: str, main: pygit2.Commit | None) -> Proposal
     )
 
 
-def _own_commits(
-    store: GitStore, tip: pygit2.Commit, base: pygit2.Oid | None
-) -> list[pygit2.Commit]:
+def _own_commits(store: GitStore, tip: Commit, base: str) -> list[Commit]:
     """The proposal's commits, newest first (first-parent, down to the merge base)."""
     out = []
     for commit in store.walk(tip):
-        if base is not None and commit.id == base:
+        if base and str(commit.id) == base:
             break
         out.append(commit)
     return out
@@ -268,7 +186,7 @@ class ReviewOutcome:
 
 def reviewer_name(store: GitStore, reviewer: str | None) -> str:
     """The reviewer: given, else git's ``user.name``; a review without a name is refused."""
-    name = (reviewer or _git_config(store, "user.name")).strip()
+    name = (reviewer or store.config_get("user.name")).strip()
     if not name:
         raise InvalidInput("who reviews? pass --reviewer or set `git config user.name`")
     return name
@@ -303,56 +221,17 @@ def reject(vault: Vault, branch: str, reason: str, reviewer: str | None = None) 
         ] + [("Entry-Path", p) for p in proposal.entries]
         # The rejected commits become unreachable; naming them lets verify tell a rejection
         # from a rewrite when the same branch name is used again.
-        extra += [
-            ("Proposal-Commit", str(c.id)) for c in _own_commits(store, tip, _oid(proposal.base))
-        ]
+        extra += [("Proposal-Commit", str(c.id)) for c in _own_commits(store, tip, proposal.base)]
         sha = AuditChain(store).record(
             REVIEW_EVENT, tip, who, proposal.session, query=f"reject {proposal.branch}", extra=extra
         )
-        store.repo.references.delete(branch_ref(branch))
+        store.delete_ref(branch_ref(branch))
     return ReviewOutcome(
         "rejected", proposal.branch, proposal.tip, who, sha, proposal.entries, reason
     )
 
 
-def rejected_commits(store: GitStore) -> dict[str, set[str]]:
-    """Proposal ref -> the commits its rejections dropped (from the audit chain), so verify
-    excuses checkpoints of a rejected proposal when its branch name is used again."""
-    from clawql_git.audit.chain import AUDIT_REF
-
-    out: dict[str, set[str]] = {}
-    for commit in store.walk(store.ref_commit(AUDIT_REF)):
-        trailers = parse_trailers(commit.message)
-        if trailers.get("Clawql-Event") != REVIEW_EVENT:
-            continue
-        if trailers.get("Review-Verdict") != "rejected":
-            continue
-        ref = f"refs/heads/{trailers.get('Proposal-Branch')}"
-        out.setdefault(ref, set()).update(trailers.get_all("Proposal-Commit"))
-    return out
-
-
-def closed_proposal_commit(
-    store: GitStore, ref: str, sha: str, rejected: dict[str, set[str]]
-) -> bool:
-    """True when ``sha``, once on proposal ``ref``, left it by review rather than by a rewrite:
-    a rejection named it, or an accepted merge made it part of main's history."""
-    if sha in rejected.get(ref, set()):
-        return True
-    main = store.head_commit()
-    try:
-        return main is not None and (
-            str(main.id) == sha or store.repo.descendant_of(main.id, pygit2.Oid(hex=sha))
-        )
-    except (pygit2.GitError, ValueError, KeyError):
-        return False
-
-
 # ---------------------------------------------------------------- small helpers
-
-
-def _oid(sha: str) -> pygit2.Oid | None:
-    return pygit2.Oid(hex=sha) if sha else None
 
 
 def is_generated(path: str) -> bool:
@@ -361,21 +240,7 @@ def is_generated(path: str) -> bool:
     return name == "index.md" or path == "log.md" or path.startswith("log/")
 
 
-def person_signature(store: GitStore, who: str) -> pygit2.Signature:
-    email = (
-        _git_config(store, "user.email") or f"{slugify(who) or 'reviewer'}@{ENGINE_EMAIL_DOMAIN}"
-    )
-    return pygit2.Signature(who, email, int(time.time()), 0)
-
-
-def _git_config(store: GitStore, key: str) -> str:
-    try:
-        return str(store.repo.config[key])
-    except KeyError:
-        return ""
-
-
-def must_exist(commit: pygit2.Commit | None) -> pygit2.Commit:
+def must_exist(commit: Commit | None) -> Commit:
     if commit is None:
         raise NotFound("main has no commits yet")
     return commit

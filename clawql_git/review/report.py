@@ -9,9 +9,8 @@ import shutil
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-import pygit2
-
 from clawql_git.errors import ClawqlError
+from clawql_git.gitstore import Commit
 from clawql_git.model.entry import (
     Entry,
     check_secrets,
@@ -142,7 +141,7 @@ class TipRecall:
     to the proposal tip incrementally (only the entries the proposal changes are re-indexed;
     vectors come from the content cache), deleted when the review is done."""
 
-    def __init__(self, vault: Vault, tip: pygit2.Commit, report: ProposalReport, enabled: bool):
+    def __init__(self, vault: Vault, tip: Commit, report: ProposalReport, enabled: bool):
         self.vault, self.tip, self.report, self.enabled = vault, tip, report, enabled
         self.root = vault.store.state_dir / f"review-index-{os.getpid()}"
         self.index: Any = None
@@ -186,7 +185,7 @@ class TipRecall:
 def _review_entry(
     vault: Vault,
     path: str,
-    main: pygit2.Commit | None,
+    main: Commit | None,
     at_tip: TipRecall,
     resolver: Any,
     report: ProposalReport,
@@ -209,7 +208,7 @@ def _review_entry(
     return EntryReview(path, change, fm, _diff(path, old, new), problems, broken, dups, moved)
 
 
-def _other_changes(vault: Vault, proposal: Proposal, tip: pygit2.Commit) -> list[str]:
+def _other_changes(vault: Vault, proposal: Proposal, tip: Commit) -> list[str]:
     """Files the proposal changes that are neither entries nor generated catalogs (vault
     settings, entity schemas): an engine write never makes these, so a reviewer must see them."""
     base = vault.store.tree_of(proposal.base)
@@ -247,7 +246,7 @@ def _diff(path: str, old: bytes | None, new: bytes | None) -> str:
     return "".join(difflib.unified_diff(a, b, before, after))
 
 
-def _resolver(vault: Vault, proposal: Proposal, tip: pygit2.Commit, report: ProposalReport) -> Any:
+def _resolver(vault: Vault, proposal: Proposal, tip: Commit, report: ProposalReport) -> Any:
     """A link resolver for main as it would be after the merge: the notes of main's index (no
     re-parse of every entry) with the proposal's entries laid over them. None when main's
     index cannot be read (then links are not checked, and the report says so)."""
@@ -271,7 +270,7 @@ def _resolver(vault: Vault, proposal: Proposal, tip: pygit2.Commit, report: Prop
     return LinkResolver(notes.values())
 
 
-def _parsed(vault: Vault, tip: pygit2.Commit, path: str) -> Entry | None:
+def _parsed(vault: Vault, tip: Commit, path: str) -> Entry | None:
     data = vault.store.blob_at(tip.tree, path)
     try:
         return Entry.parse(path, decode_text(data, path)) if data is not None else None

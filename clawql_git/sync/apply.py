@@ -9,8 +9,6 @@ import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-import pygit2
-
 from clawql_git.errors import NotFound, TamperDetected
 from clawql_git.gitstore import GitStore, format_message, parse_trailers
 from clawql_git.gitstore.lock import exclusive_lock
@@ -124,9 +122,8 @@ def audit_origins(repo: Path, tip: str) -> set[str]:
 
 def drop_incoming(store: GitStore) -> None:
     """Delete the temporary refs of an unpack."""
-    for name in list(store.repo.references):
-        if name.startswith(INCOMING + "/"):
-            store.repo.references.delete(name)
+    for name in store.ref_names(INCOMING + "/"):
+        store.delete_ref(name)
 
 
 def replay_audit(store: GitStore, remote_tip: str) -> int:
@@ -144,8 +141,8 @@ def replay_audit(store: GitStore, remote_tip: str) -> int:
         present = _chain(repo, base) | (audit_origins(repo, base) if base else set())
         count = 0
         for sha in shas.split():
-            commit = store.repo.get(sha)
-            assert isinstance(commit, pygit2.Commit)
+            commit = store.commit_of(sha)
+            assert commit is not None
             trailers = parse_trailers(commit.message)
             if sha in present or present.intersection(trailers.get_all(ORIGIN_TRAILER)):
                 continue  # an event of ours that the other clone had replayed
@@ -153,7 +150,9 @@ def replay_audit(store: GitStore, remote_tip: str) -> int:
             trailers = parse_trailers(commit.message)
             pairs = [*trailers.pairs, (ORIGIN_TRAILER, sha)]
             message = format_message(commit.message.splitlines()[0], pairs)
-            store.commit(AUDIT_REF, parent, commit.tree.id, message, commit.author)
+            store.commit(
+                AUDIT_REF, [parent] if parent else [], commit.tree.id, message, commit.author
+            )
             count += 1
     return count
 

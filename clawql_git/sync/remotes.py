@@ -18,7 +18,8 @@ from clawql_git.errors import InvalidInput, SyncError
 if TYPE_CHECKING:
     from clawql_git.model.identity import Identity
     from clawql_git.sync.backend import Backend
-    from clawql_git.vault.facade import Vault, WriteResult
+    from clawql_git.vault.facade import Vault
+    from clawql_git.vault.writer import WriteResult
 
 PROVIDERS = ("s3", "r2", "arweave")
 DEFAULT_GATEWAY = "https://arweave.net"
@@ -77,17 +78,17 @@ def save_config(vault: Vault, config: RemoteConfig, identity: Identity | None) -
     """Record the remote as one vault commit that changes only ``.clawql/vault.toml``."""
     import tomllib
 
-    from clawql_git.vault.facade import _Pending
+    from clawql_git.vault.writer import Plan
 
-    def prepare(tree: Any) -> _Pending:
+    def prepare(tree: Any) -> Plan:
         current = vault.store.blob_at(tree, VAULT_TOML) or b""
         data = tomllib.loads(current.decode()) if current else {}
         data["sync"] = config.to_toml()
         rendered = vault.write_vault_toml(data)
         subject = f"sync remote {config.provider} {config.bucket or config.gateway}".strip()
-        return _Pending("MEMORY_SYNC_INIT", {}, subject, raw_files={VAULT_TOML: rendered})
+        return Plan("MEMORY_SYNC_INIT", {}, subject, raw_files={VAULT_TOML: rendered})
 
-    return vault._write(prepare, vault._identity(identity))
+    return vault.writer.write(prepare, vault.writer.identity(identity))
 
 
 def make_backend(config: RemoteConfig, env: Mapping[str, str] | None = None) -> Backend:

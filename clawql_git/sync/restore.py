@@ -124,7 +124,7 @@ def _rebuild(work: Path, links: list[ChainLink], bundles: list[bytes]) -> GitSto
     apply.check_ancestry(repo, links, tips.get(AUDIT_REF))
     for ref in (MAIN_REF, AUDIT_REF):
         if ref in tips:
-            store.repo.references.create(ref, tips[ref], force=True)
+            store.set_ref(ref, tips[ref])
     apply.drop_incoming(store)
     _git(repo, "reset", "-q", "--hard", "HEAD")
     return store

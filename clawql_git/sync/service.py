@@ -138,9 +138,9 @@ class LocalState:
         return cls(int(raw.get("seq", 0)), str(raw.get("manifest", "")), dict(raw.get("refs", {})))
 
     def save(self, store: GitStore) -> None:
-        from clawql_git.gitstore import _atomic_write
+        from clawql_git.gitstore.files import atomic_write
 
-        _atomic_write(
+        atomic_write(
             store.state_dir / STATE, json.dumps(asdict(self), sort_keys=True).encode(), True
         )
 
@@ -338,7 +338,7 @@ class SyncService:
             with exclusive_lock(self.store.state_dir / "audit.lock"):
                 if self.local_refs().get(AUDIT_REF) != local:
                     raise ConcurrentUpdate(f"{AUDIT_REF} moved while the pull was applied")
-                self.store.repo.references.create(AUDIT_REF, remote, force=True)
+                self.store.set_ref(AUDIT_REF, remote)
             return "fast-forward"
         return f"replayed {apply.replay_audit(self.store, remote)}"
 

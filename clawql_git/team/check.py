@@ -9,8 +9,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-import pygit2
-
 from clawql_git.errors import ClawqlError, NotFound, SecretDetected
 from clawql_git.links import LinkGraph, NoteInfo
 from clawql_git.model.drafts import finalize
@@ -19,7 +17,7 @@ from clawql_git.model.paths import is_entry_path
 from clawql_git.model.secrets import scan
 
 if TYPE_CHECKING:
-    from clawql_git.gitstore import GitStore
+    from clawql_git.gitstore import Commit, GitStore, Tree
     from clawql_git.vault.facade import Vault
 
 KINDS = ("entry", "secret", "link", "catalog")
@@ -104,9 +102,9 @@ def check_branch(vault: Vault, base: str = "main", head: str = "HEAD") -> CheckR
     store = vault.store
     tip = store.resolve(head)  # works on a detached HEAD, as CI checkouts are
     base_commit = resolve_base(store, base)
-    fork = store.repo.merge_base(base_commit.id, tip.id)
-    fork_commit = store.repo.get(fork) if fork is not None else None
-    fork_tree = fork_commit.tree if isinstance(fork_commit, pygit2.Commit) else None
+    fork_commit = store.merge_base(base_commit, tip)
+    fork = fork_commit.id if fork_commit is not None else None
+    fork_tree = fork_commit.tree if fork_commit is not None else None
     changed = [
         (path, new)
         for path, _, new in store.diff_paths(fork_tree, tip.tree)
@@ -127,7 +125,7 @@ def check_branch(vault: Vault, base: str = "main", head: str = "HEAD") -> CheckR
     )
 
 
-def resolve_base(store: GitStore, base: str) -> pygit2.Commit:
+def resolve_base(store: GitStore, base: str) -> Commit:
     """The base branch, locally or as the remote-tracking copy CI checkouts have."""
     for candidate in (base, f"origin/{base}", f"refs/remotes/origin/{base}"):
         try:
@@ -147,8 +145,7 @@ def _generated(path: str) -> bool:
 
 
 def _blob(store: GitStore, oid: str) -> bytes:
-    obj = store.repo.get(oid)
-    return obj.data if isinstance(obj, pygit2.Blob) else b""
+    return store.blob(oid) or b""
 
 
 def file_problems(vault: Vault, path: str, data: bytes) -> list[Problem]:
@@ -185,7 +182,7 @@ def _contract(vault: Vault, path: str, text: str) -> list[Problem]:
 # ---------------------------------------------------------------- links and catalogs
 
 
-def link_problems(store: GitStore, fork: pygit2.Tree | None, tip: pygit2.Tree) -> list[Problem]:
+def link_problems(store: GitStore, fork: Tree | None, tip: Tree) -> list[Problem]:
     """Broken links at the tip that were not broken at the merge base (new links to nowhere,
     and links left dangling by a moved or deleted entry)."""
     before = {_key(e) for e in _graph(store, fork).broken()} if fork is not None else set()
@@ -204,9 +201,7 @@ def _key(edge: Any) -> tuple[str, str, str]:
     return (edge.source, edge.ref.target, edge.ref.kind)
 
 
-def _notes(
-    store: GitStore, tree: pygit2.Tree | None
-) -> Iterator[tuple[str, tuple[NoteInfo, Entry]]]:
+def _notes(store: GitStore, tree: Tree | None) -> Iterator[tuple[str, tuple[NoteInfo, Entry]]]:
     """Every entry of a tree that parses (a broken one is reported by the contract check)."""
     for path, data in _entry_blobs(store, tree, ""):
         try:
@@ -218,25 +213,21 @@ def _notes(
 
 def _graph(
     store: GitStore,
-    tree: pygit2.Tree | None,
+    tree: Tree | None,
     notes: dict[str, tuple[NoteInfo, Entry]] | None = None,
 ) -> LinkGraph:
     found = notes if notes is not None else dict(_notes(store, tree))
     return LinkGraph.build((info, entry.body) for info, entry in found.values())
 
 
-def _entry_blobs(
-    store: GitStore, tree: pygit2.Tree | None, prefix: str
-) -> Iterator[tuple[str, bytes]]:
+def _entry_blobs(store: GitStore, tree: Tree | None, prefix: str) -> Iterator[tuple[str, bytes]]:
     if tree is None:
         return
-    for item in tree:
-        path = f"{prefix}{item.name}"
-        obj = store.repo.get(item.id)
-        if isinstance(obj, pygit2.Tree):
-            yield from _entry_blobs(store, obj, f"{path}/")
-        elif isinstance(obj, pygit2.Blob) and is_entry_path(path):
-            yield path, obj.data
+    for path, oid, is_tree in store.tree_items(tree, prefix):
+        if not is_tree and is_entry_path(path):
+            data = store.blob(oid)
+            if data is not None:
+                yield path, data
 
 
 def _body_offset(entry: Entry) -> int:
@@ -244,7 +235,7 @@ def _body_offset(entry: Entry) -> int:
     return entry.frontmatter.count("\n") + 2
 
 
-def catalog_problems(vault: Vault, tip: pygit2.Commit) -> list[Problem]:
+def catalog_problems(vault: Vault, tip: Commit) -> list[Problem]:
     """Catalog files at the tip that differ from a fresh regeneration."""
     problems = []
     for path, (have, want) in sorted(vault.cataloger.drift(tip).items()):

@@ -12,10 +12,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-import pygit2
-
 from clawql_git.config import VAULT_TOML, Settings
-from clawql_git.errors import ClawqlError, InvalidInput, NotFound
+from clawql_git.errors import ClawqlError, InvalidInput, VaultStateError
+from clawql_git.gitstore import ZERO, Commit, Repo
 from clawql_git.model.entry import (
     Entry,
     check_secrets,
@@ -26,7 +25,6 @@ from clawql_git.model.entry import (
 )
 from clawql_git.model.paths import is_entry_path
 
-ZERO = "0" * 40
 REMOTE_CONFIG = {
     "receive.denyNonFastForwards": "true",
     "receive.denyDeletes": "true",
@@ -48,15 +46,15 @@ def protect_remote(path: Path) -> list[str]:
     from clawql_git.vault.setup import clawql_command, hooks_source
 
     try:
-        repo = pygit2.Repository(str(path))
-    except (pygit2.GitError, KeyError) as exc:
-        raise NotFound(f"{path} is not a git repository") from exc
-    if not repo.is_bare:
-        raise InvalidInput(f"{path} has a work tree; protect the bare repository teams push to")
+        repo = Repo.open_bare(path)
+    except VaultStateError as exc:
+        raise InvalidInput(
+            f"{path} has a work tree; protect the bare repository teams push to"
+        ) from exc
     for key, value in REMOTE_CONFIG.items():
-        repo.config[key] = value
-    repo.config["clawql.command"] = clawql_command()
-    hook = Path(repo.path) / "hooks" / "pre-receive"
+        repo.config_set(key, value)
+    repo.config_set("clawql.command", clawql_command())
+    hook = repo.gitdir / "hooks" / "pre-receive"
     hook.parent.mkdir(exist_ok=True)
     shutil.copyfile(hooks_source() / "pre-receive", hook)
     hook.chmod(0o755)
@@ -73,16 +71,7 @@ def parse_updates(lines: Iterable[str]) -> list[RefUpdate]:
     return out
 
 
-def open_receiving(path: Path) -> pygit2.Repository:
-    """The repository a hook runs in, with the push's quarantined objects visible."""
-    repo = pygit2.Repository(str(path))
-    quarantine = os.environ.get("GIT_QUARANTINE_PATH") or os.environ.get("GIT_OBJECT_DIRECTORY")
-    if quarantine:
-        repo.odb.add_disk_alternate(quarantine)
-    return repo
-
-
-def check_push(repo: pygit2.Repository, updates: list[RefUpdate]) -> list[str]:
+def check_push(repo: Repo, updates: list[RefUpdate]) -> list[str]:
     """Every reason to refuse the push (empty: accept)."""
     problems: list[str] = []
     for update in updates:
@@ -90,7 +79,7 @@ def check_push(repo: pygit2.Repository, updates: list[RefUpdate]) -> list[str]:
             problems.append(f"{update.ref}: deleting refs is refused on a protected vault")
             continue
         policy = _policy(repo, update)
-        for commit in _new_commits(repo, update):
+        for commit in repo.new_commits(update.new):
             problems += _check_commit(repo, commit, update.ref, policy)
     return problems
 
@@ -104,64 +93,44 @@ class Policy:
     max_body_bytes: int = Settings().max_body_bytes
 
 
-def _policy(repo: pygit2.Repository, update: RefUpdate) -> Policy:
+def _policy(repo: Repo, update: RefUpdate) -> Policy:
     """The policy of the ref as it is now (a push cannot lift it), else of the pushed tip."""
     import tomllib
 
     base = update.old if update.old != ZERO else update.new
-    commit = repo.get(base)
-    if not isinstance(commit, pygit2.Commit):
+    commit = repo.commit_of(base)
+    if commit is None:
         return Policy()
     try:
-        data = tomllib.loads(repo.get((commit.tree / VAULT_TOML).id).data.decode())
-    except (KeyError, ValueError, UnicodeDecodeError):
+        data = tomllib.loads((repo.blob_at(commit.tree, VAULT_TOML) or b"").decode())
+    except (ValueError, UnicodeDecodeError):
         return Policy()
     pol = data.get("policy", {})
     signers = b""
     if pol.get("allowed_signers"):
-        try:
-            signers = repo.get((commit.tree / str(pol["allowed_signers"])).id).data
-        except KeyError:
-            signers = b""
+        signers = repo.blob_at(commit.tree, str(pol["allowed_signers"])) or b""
     limit = int(data.get("settings", {}).get("max_body_bytes", Settings().max_body_bytes))
     return Policy(bool(pol.get("require_signed")), signers, limit)
 
 
-def _new_commits(repo: pygit2.Repository, update: RefUpdate) -> list[pygit2.Commit]:
-    walker = repo.walk(update.new, pygit2.enums.SortMode.TOPOLOGICAL)
-    for ref in repo.references:
-        try:
-            walker.hide(repo.references[ref].resolve().target)
-        except (KeyError, pygit2.GitError, ValueError):
-            continue
-    return list(walker)
-
-
-def _check_commit(
-    repo: pygit2.Repository, commit: pygit2.Commit, ref: str, policy: Policy
-) -> list[str]:
+def _check_commit(repo: Repo, commit: Commit, ref: str, policy: Policy) -> list[str]:
     where = f"{ref}: git:{commit.id}"
     problems = []
     if policy.require_signed and not _signed(commit, policy):
         problems.append(f"{where} is not signed by an allowed signer (the vault requires it)")
     parent = commit.parents[0].tree if commit.parents else None
-    diff = (
-        commit.tree.diff_to_tree(parent, swap=True)
-        if parent is not None
-        else (commit.tree.diff_to_tree(swap=True))
-    )
-    for delta in diff.deltas:
-        if delta.new_file.id.raw == b"\0" * 20:
+    for path, _, new in repo.diff_paths(parent, commit.tree):
+        if new is None:
             continue  # a deletion
-        problem = _check_file(repo, delta.new_file.path, delta.new_file.id, policy)
+        problem = _check_file(repo, path, new, policy)
         if problem:
-            problems.append(f"{where} {delta.new_file.path}: {problem}")
+            problems.append(f"{where} {path}: {problem}")
     return problems
 
 
-def _check_file(repo: pygit2.Repository, path: str, oid: pygit2.Oid, policy: Policy) -> str:
-    blob = repo.get(oid)
-    if not isinstance(blob, pygit2.Blob) or blob.is_binary:
+def _check_file(repo: Repo, path: str, oid: str, policy: Policy) -> str:
+    blob = repo.blob_data(oid)
+    if blob is None or blob.binary:
         return ""
     try:
         text = decode_text(blob.data, path)
@@ -176,7 +145,7 @@ def _check_file(repo: pygit2.Repository, path: str, oid: pygit2.Oid, policy: Pol
     return ""
 
 
-def _signed(commit: pygit2.Commit, policy: Policy) -> bool:
+def _signed(commit: Commit, policy: Policy) -> bool:
     if not policy.allowed_signers:
         return False
     with tempfile.NamedTemporaryFile("wb", suffix=".signers", delete=False) as handle:
@@ -204,4 +173,4 @@ def _signed(commit: pygit2.Commit, policy: Policy) -> bool:
 
 def pre_receive_problems(path: Path, stdin: Iterable[str]) -> list[str]:
     """What the pre-receive hook refuses (empty: the push may land)."""
-    return check_push(open_receiving(path), parse_updates(stdin))
+    return check_push(Repo.open_receiving(path), parse_updates(stdin))

@@ -17,9 +17,6 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import pygit2
-
-from clawql_git.audit.chain import AUDIT_REF
 from clawql_git.config import VAULT_TOML
 from clawql_git.errors import (
     MergeConflict,
@@ -30,6 +27,7 @@ from clawql_git.errors import (
     SyncError,
     VaultStateError,
 )
+from clawql_git.gitstore import AUDIT_REF
 from clawql_git.gitstore.gitcli import git_message as _message
 from clawql_git.gitstore.gitcli import run_git
 
@@ -116,10 +114,7 @@ class PullResult:
 
 def remote_url(store: GitStore, remote: str) -> str:
     """The URL of a configured remote (an unknown remote is a clear error)."""
-    try:
-        url = store.repo.remotes[remote].url
-    except (KeyError, ValueError, pygit2.GitError):
-        url = None
+    url = store.remote_url(remote)
     if not url:
         raise NotFound(f"{store.workdir} has no remote named {remote!r} (see `git remote -v`)")
     return str(url)
@@ -141,9 +136,11 @@ def _rev(store: GitStore, ref: str) -> str | None:
 def _ahead_behind(store: GitStore, ours: str | None, theirs: str) -> tuple[int, int]:
     """(commits only we have, commits only they have)."""
     if ours is None:
-        return 0, sum(1 for _ in store.repo.walk(theirs))
-    ahead, behind = store.repo.ahead_behind(ours, theirs)
-    return int(ahead), int(behind)
+        return 0, sum(1 for _ in store.walk(store.commit_of(theirs), first_parent=False))
+    mine, other = store.commit_of(ours), store.commit_of(theirs)
+    if mine is None or other is None:
+        return 0, 0
+    return store.ahead_behind(mine, other)
 
 
 def _record(
@@ -272,14 +269,14 @@ def push(vault: Vault, remote: str = "origin", *, identity: Identity | None = No
 
 def clone_id(store: GitStore) -> str:
     """This clone's name among the team's audit chains (``git config clawql.cloneId``)."""
-    try:
-        return str(store.repo.config["clawql.cloneId"])
-    except KeyError:
-        import uuid
+    import uuid
 
-        value = uuid.uuid4().hex[:12]
-        store.config_set("clawql.cloneId", value)
-        return value
+    found = store.config_get("clawql.cloneId")
+    if found:
+        return found
+    value = uuid.uuid4().hex[:12]
+    store.config_set("clawql.cloneId", value)
+    return value
 
 
 def _audit_refspec(store: GitStore) -> list[str]:

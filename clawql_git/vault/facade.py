@@ -4,34 +4,23 @@ commit with trailers; its sha is the entry's worm_ref."""
 from __future__ import annotations
 
 import os
-import time
-import uuid
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime, timedelta
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Unpack
 
-import pygit2
 import tomli_w
 
-from clawql_git.audit.history import NONE, LogFilter, LogRecord, Version, engine_log, last_change
+from clawql_git.audit.history import LogFilter, LogRecord, Version, engine_log
 from clawql_git.audit.history import versions as path_versions
-from clawql_git.catalog import render as catalog
-from clawql_git.catalog.update import Cataloger
-from clawql_git.config import VAULT_TOML, Settings, resolve_settings
-from clawql_git.errors import (
-    ClawqlError,
-    InvalidInput,
-    NotAVault,
-    NotFound,
-    VaultStateError,
-)
-from clawql_git.gitstore import ENGINE_EMAIL_DOMAIN, GitStore, Trailers, format_message
+from clawql_git.config import VAULT_TOML, Settings, SettingsOptions, read_toml, resolve_settings
+from clawql_git.errors import ClawqlError, InvalidInput, NotAVault, NotFound, VaultStateError
+from clawql_git.gitstore import GitStore, Tree
 from clawql_git.model.drafts import Draft, draft_from_fields, draft_from_markdown
 from clawql_git.model.entry import (
     Entry,
     append_section,
-    decode_text,
     iso_timestamp,
     now_timestamp,
     parse_timestamp,
@@ -41,7 +30,10 @@ from clawql_git.model.entry import (
 )
 from clawql_git.model.identity import Identity
 from clawql_git.model.paths import INDEX
-from clawql_git.model.times import utc
+from clawql_git.model.progress import Progress
+from clawql_git.vault import importer, setup
+from clawql_git.vault.reader import Reader
+from clawql_git.vault.writer import Plan, Writer, WriteResult, check_confidence
 
 if TYPE_CHECKING:
     from clawql_git.audit.chain import AuditEvent, ReadAnswer
@@ -49,50 +41,8 @@ if TYPE_CHECKING:
     from clawql_git.index.embedders import Embedder
     from clawql_git.index.store import BuildReport
     from clawql_git.links import LinkGraph
-    from clawql_git.recall.pipeline import RecallResult
+    from clawql_git.recall.pipeline import RecallOptions, RecallQuery, RecallResult
     from clawql_git.recall.service import RecallService
-
-GITATTRIBUTES = """\
-# Generated catalogs are merged by regenerating them (clawql-git).
-index.md merge=clawql-catalog
-**/index.md merge=clawql-catalog
-log.md merge=clawql-catalog
-log/*.md merge=clawql-catalog
-*.md text eol=lf
-"""
-HOOK_NAMES = ("post-commit", "post-checkout", "post-merge", "post-rewrite")
-Progress = Callable[[int, int, str], None]
-
-
-@dataclass(frozen=True)
-class WriteResult:
-    """What a write returns: the commit (worm_ref) and the entry as written."""
-
-    event: str
-    path: str
-    sha: str
-    entry: Entry | None
-    noop: bool = False
-    paths: tuple[str, ...] = ()
-    warning: str = ""
-    branch: str = ""  # the proposal branch when the vault requires review, else ""
-
-    @property
-    def worm_ref(self) -> str:
-        return f"git:{self.sha}"
-
-    def to_record(self) -> dict[str, Any]:
-        """JSON-safe view."""
-        return {
-            "event": self.event,
-            "path": self.path,
-            "paths": list(self.paths or (self.path,)),
-            "worm_ref": self.worm_ref,
-            "commit": self.sha,
-            "noop": self.noop,
-            "proposal": self.branch or None,
-            "frontmatter": self.entry.to_record()["frontmatter"] if self.entry else None,
-        }
 
 
 @dataclass(frozen=True)
@@ -118,17 +68,6 @@ class EntryView:
         return self.entry.with_changes(changes).render()
 
 
-@dataclass
-class _Pending:
-    """What a write puts into its commit (computed under the lock, against the current tree)."""
-
-    event: str
-    changes: dict[str, Entry | None]
-    subject: str
-    extra_trailers: list[tuple[str, str]] = field(default_factory=list)
-    raw_files: dict[str, bytes] = field(default_factory=dict)
-
-
 class Vault:
     """A memory vault: a Git repository of Markdown entries."""
 
@@ -137,22 +76,32 @@ class Vault:
         self.settings = settings
         self.root = store.workdir
         self.eager_index = eager_index
-        self.cataloger = Cataloger(store, settings.recent_entries, settings.log_page_lines)
+        self.writer = Writer(store, settings, eager_index)
+        self.cataloger = self.writer.cataloger
+        self.reader = Reader(store, settings, self.cataloger)
         self._recall: RecallService | None = None
         self._embedder: Embedder | None = None  # an explicit embedder (tests, plugins)
 
     # ------------------------------------------------------------ open / init / close
 
     @classmethod
-    def open(cls, path: str | os.PathLike[str] | None = None, **flags: Any) -> Vault:
-        """Open the vault at ``path`` (default: $CLAWQL_VAULT, else the current directory)."""
+    def open(
+        cls,
+        path: str | os.PathLike[str] | None = None,
+        *,
+        embedder: Embedder | None = None,
+        eager_index: bool = True,
+        **settings: Unpack[SettingsOptions],
+    ) -> Vault:
+        """Open the vault at ``path`` (default: $CLAWQL_VAULT, else the current directory).
+        ``embedder`` shares one loaded model between vaults (or plugs in another backend);
+        ``eager_index=False`` defers the git index update of each write to ``close()``;
+        ``settings`` override any layer (``agent_id="claude-code"``, ``fsync=True``, ...)."""
         root = Path(path or os.environ.get("CLAWQL_VAULT") or Path.cwd()).resolve()
-        if not (root / VAULT_TOML).is_file() or not (root / ".git").exists():
+        if not setup.is_vault(root):
             raise NotAVault(f"{root} is not a clawql vault (run `clawql memory init {root}`)")
-        embedder = flags.pop("embedder", None)
-        settings = resolve_settings(root, flags)
-        eager = bool(flags.pop("eager_index", True))
-        vault = cls(GitStore.open(root, settings.fsync), settings, eager)
+        resolved = resolve_settings(root, dict(settings))
+        vault = cls(GitStore.open(root, resolved.fsync), resolved, eager_index)
         vault._embedder = embedder
         return vault
 
@@ -164,12 +113,26 @@ class Vault:
         adopt: bool = False,
         default_type: str | None = None,
         identity: Identity | None = None,
-        **flags: Any,
+        embedder: Embedder | None = None,
+        eager_index: bool = True,
+        **settings: Unpack[SettingsOptions],
     ) -> Vault:
-        """Create a vault at ``path``; harmless on an existing vault."""
-        from clawql_git.vault.setup import create_vault
-
-        return create_vault(cls, Path(path), adopt, default_type, identity or Identity(), flags)
+        """Create a vault at ``path`` (``adopt`` takes in the Markdown of a non-empty folder,
+        ``default_type`` typing files without one); harmless on an existing vault. Use it like
+        ``open``, also as a context manager."""
+        root = Path(path).resolve()
+        if setup.is_vault(root):
+            vault = cls.open(root, embedder=embedder, eager_index=eager_index, **settings)
+            setup.install_hooks(vault.store)
+            return vault
+        flags = dict(settings)
+        store, plan = setup.first_commit(root, adopt, default_type, resolve_settings(None, flags))
+        vault = cls(store, resolve_settings(root, flags), eager_index)
+        vault._embedder = embedder
+        vault.writer.write(lambda tree: plan, vault.writer.identity(identity))
+        setup.install_hooks(store)
+        vault.close()  # the git index follows the first commit, so `git status` starts clean
+        return vault
 
     def close(self) -> None:
         """Bring the git index up to date (deferred during fast in-process writes)."""
@@ -184,8 +147,7 @@ class Vault:
 
     @property
     def vault_id(self) -> str:
-        from clawql_git.config import read_toml
-
+        """The id committed in ``.clawql/vault.toml``."""
         return str(read_toml(self.root / VAULT_TOML).get("vault", {}).get("id", ""))
 
     # ------------------------------------------------------------ writes
@@ -229,9 +191,9 @@ class Vault:
         return self._ingest_draft(draft, ident, append)
 
     def _ingest_draft(self, draft: Draft, ident: Identity, append: bool) -> WriteResult:
-        ident = self._identity(ident, draft.meta)
+        ident = self.writer.identity(ident, draft.meta)
 
-        def prepare(tree: pygit2.Tree | None) -> _Pending:
+        def prepare(tree: Tree | None) -> Plan:
             existing = self._find_same_title(tree, draft) if append else None
             if existing is not None:
                 return self._append_plan(tree, existing, draft)
@@ -241,16 +203,16 @@ class Vault:
                 )
             path = draft.path or self._free_path(tree, draft)
             entry = Entry(path, draft.frontmatter, draft.meta, draft.body)
-            return _Pending("MEMORY_INGEST", {path: entry}, f"ingest {path}")
+            return Plan("MEMORY_INGEST", {path: entry}, f"ingest {path}")
 
-        return self._write(prepare, ident)
+        return self.writer.write(prepare, ident)
 
-    def _append_plan(self, tree: pygit2.Tree | None, path: str, draft: Draft) -> _Pending:
+    def _append_plan(self, tree: Tree | None, path: str, draft: Draft) -> Plan:
         current = self._read_entry(tree, path)
         body = append_section(current.body, draft.body, now_timestamp())
         if body is None:
-            return _Pending("NOOP", {path: current}, "")
-        return _Pending("MEMORY_UPDATE", {path: current.with_changes({}, body)}, f"append {path}")
+            return Plan("NOOP", {path: current}, "")
+        return Plan("MEMORY_UPDATE", {path: current.with_changes({}, body)}, f"append {path}")
 
     def update(
         self,
@@ -262,21 +224,21 @@ class Vault:
         event: str = "MEMORY_UPDATE",
     ) -> WriteResult:
         """Change an entry by a new commit: new body and/or frontmatter keys (None removes)."""
-        ident = self._identity(identity)
+        ident = self.writer.identity(identity)
         from clawql_git.model.drafts import check_update
 
-        def prepare(tree: pygit2.Tree | None) -> _Pending:
+        def prepare(tree: Tree | None) -> Plan:
             current = self._read_entry(tree, path)
             updated = check_update(self.settings, current, changes or {}, body)
-            return _Pending(event, {path: updated}, f"{event.split('_')[-1].lower()} {path}")
+            return Plan(event, {path: updated}, f"{event.split('_')[-1].lower()} {path}")
 
-        return self._write(prepare, ident)
+        return self.writer.write(prepare, ident)
 
     def supersede(self, old: str, by: str, identity: Identity | None = None) -> WriteResult:
         """Mark ``old`` superseded by ``by`` (both must exist; ``by`` must be current)."""
         if validate_entry_path(old) == validate_entry_path(by):
             raise InvalidInput("an entry cannot supersede itself")
-        replacement = self.get(by).entry
+        replacement = self._read_entry(self._commit_at(None).tree, by)
         if replacement.status != "current":
             raise VaultStateError(f"{by} is {replacement.status}; supersede with a current entry")
         target = str(PurePosixPath(by).with_suffix(""))
@@ -294,20 +256,20 @@ class Vault:
 
     def archive(self, path: str, identity: Identity | None = None) -> WriteResult:
         """Move an entry under ``archive/`` with ``status: archived``."""
-        ident = self._identity(identity)
+        ident = self.writer.identity(identity)
 
-        def prepare(tree: pygit2.Tree | None) -> _Pending:
+        def prepare(tree: Tree | None) -> Plan:
             current = self._read_entry(tree, path)
             if path.startswith("archive/"):
                 raise VaultStateError(f"{path} is already archived")
             new_path = f"archive/{path}"
             moved = Entry(new_path, current.frontmatter, current.meta, current.body)
             moved = moved.with_changes({"status": "archived"})
-            pending = _Pending("MEMORY_ARCHIVE", {path: None, new_path: moved}, f"archive {path}")
+            pending = Plan("MEMORY_ARCHIVE", {path: None, new_path: moved}, f"archive {path}")
             pending.extra_trailers.append(("Archived-From", path))
             return pending
 
-        return self._write(prepare, ident)
+        return self.writer.write(prepare, ident)
 
     def ingest_many(
         self,
@@ -318,7 +280,7 @@ class Vault:
         event: str = "MEMORY_INGEST",
     ) -> list[WriteResult]:
         """Write already-validated drafts: one commit each, or one commit for all."""
-        ident = self._identity(identity)
+        ident = self.writer.identity(identity)
         if not batch:
             results = []
             for n, draft in enumerate(drafts, 1):
@@ -327,119 +289,104 @@ class Vault:
                     progress(n, len(drafts), results[-1].path)
             return results
 
-        def prepare(tree: pygit2.Tree | None) -> _Pending:
+        def prepare(tree: Tree | None) -> Plan:
             changes: dict[str, Entry | None] = {}
             for draft in drafts:
                 path = draft.path or self._free_path(tree, draft, taken=set(changes))
                 changes[path] = Entry(path, draft.frontmatter, draft.meta, draft.body)
-            return _Pending(event, changes, f"import {len(changes)} entries")
+            return Plan(event, changes, f"import {len(changes)} entries")
 
-        result = self._write(prepare, ident)
+        result = self.writer.write(prepare, ident)
         if progress:
             progress(len(drafts), len(drafts), "")
         return [result]
 
-    # ------------------------------------------------------------ the commit
+    def ingest_all(
+        self,
+        items: Iterable[Mapping[str, Any] | str | bytes],
+        *,
+        identity: Identity | None = None,
+        batch: bool = True,
+        progress: Progress | None = None,
+    ) -> list[WriteResult]:
+        """Write many entries, every one validated before anything is written: each item is
+        either the keyword arguments of ``ingest`` (``{"type": ..., "title": ..., "body": ...}``)
+        or a Markdown document with frontmatter. One commit for all (``batch``) or one each."""
+        ident = _checked(identity)
+        drafts = [self._draft(item, ident) for item in items]
+        if not drafts:
+            raise InvalidInput("nothing to ingest")
+        return self.ingest_many(drafts, ident, batch=batch, progress=progress)
 
-    def _write(
-        self, prepare: Callable[[pygit2.Tree | None], _Pending], ident: Identity
-    ) -> WriteResult:
-        from clawql_git.review.proposals import route_write
-
-        with self.store.lock():
-            self.store.sync_checkout(update_index=False)
-            route = route_write(self.store, ident)  # main, or a proposal branch under review
-            parent = route.parent
-            old_tree = parent.tree if parent is not None else None
-            pending = prepare(old_tree)
-            if pending.event == "NOOP":
-                path = next(iter(pending.changes))
-                sha = last_change(self.store, parent, path) or str(parent.id if parent else "")
-                return WriteResult("NOOP", path, sha, pending.changes[path], noop=True)
-            route.open(self.store)
-            sha = self._commit(route.ref, parent, pending, ident)
-            # A proposal leaves main, the work tree and main's index as they were.
-            warning = "" if route.proposal else self._sync_after_commit()
-        written = [p for p, e in pending.changes.items() if e is not None]
-        main = written[0] if written else next(iter(pending.changes), "")
-        return WriteResult(
-            pending.event,
-            main,
-            sha,
-            pending.changes.get(main),
-            paths=tuple(written),
-            warning=warning,
-            branch=route.branch,
+    def _draft(self, item: Mapping[str, Any] | str | bytes, ident: Identity) -> Draft:
+        if isinstance(item, str | bytes):
+            return draft_from_markdown(self.settings, item, {}, ident, None)
+        fields = dict(item)
+        unknown = set(fields) - {"type", "title", "body", "description", "tags", "meta", "path"}
+        if unknown or "type" not in fields or "title" not in fields:
+            raise InvalidInput(
+                "an entry needs 'type' and 'title' (and may give body, description, tags, "
+                f"meta, path); got {sorted(fields)}"
+            )
+        return draft_from_fields(
+            self.settings,
+            str(fields["type"]),
+            str(fields["title"]),
+            str(fields.get("body", "")),
+            fields.get("description"),
+            list(fields.get("tags", ())),
+            dict(fields.get("meta") or {}),
+            ident,
+            fields.get("path"),
         )
 
-    def _sync_after_commit(self) -> str:
-        """The commit is acknowledged whatever happens here: a failed checkout sync is retried
-        by the next write or ``close()``, and only reported."""
-        try:
-            self.store.sync_checkout(update_index=self.eager_index)
-        except (OSError, pygit2.GitError, ClawqlError) as exc:
-            return f"committed, but the work tree is not updated yet: {exc}"
-        return ""
+    def import_folder(
+        self,
+        folder: str | os.PathLike[str],
+        *,
+        type: str | None = None,
+        batch: bool = False,
+        identity: Identity | None = None,
+        progress: Progress | None = None,
+    ) -> list[WriteResult]:
+        """Import every Markdown file under ``folder`` (``type`` for files without one; the
+        file's path is kept as ``source_path``): all validated first, then one commit each,
+        or one for all with ``batch``."""
+        drafts = importer.import_drafts(self.settings, Path(folder), type)
+        return self.ingest_many(drafts, identity, batch=batch, progress=progress)
 
-    def _commit(
-        self, ref: str, parent: pygit2.Commit | None, pending: _Pending, ident: Identity
-    ) -> str:
-        now = int(time.time())
-        files: dict[str, bytes | None] = {
-            p: (None if e is None else e.render().encode("utf-8"))
-            for p, e in pending.changes.items()
+    def seed(
+        self,
+        source: str | os.PathLike[str],
+        identity: Identity | None = None,
+        progress: Progress | None = None,
+    ) -> list[WriteResult]:
+        """Ingest every entry of a folder laid out like a vault, one commit per entry, oldest
+        first, keeping each entry's path; schema files (ontology/) come along in one commit.
+        Entries already in the vault are skipped, so seeding twice writes nothing new."""
+        ident = self.writer.identity(identity)
+        entries, extra = setup.seed_files(self.settings, Path(source))
+        head = self.store.head_commit()
+        tree = head.tree if head is not None else None
+        entries = [d for d in entries if self.store.blob_at(tree, d.path or "") is None]
+        schemas: dict[str, bytes | None] = {
+            p: b for p, b in extra.items() if self.store.blob_at(tree, p) != b
         }
-        files.update(pending.raw_files)
-        old_tree = parent.tree if parent is not None else None
-        trailers = self._trailers(pending, ident)
-        events = catalog.events_from_trailers(utc(now), Trailers(tuple(trailers)).as_dict())
-        catalogs = self.cataloger.incremental(
-            old_tree, files, pending.changes, parent, list(reversed(events))
-        )
-        tree2 = self.store.build_tree(old_tree, {**files, **catalogs})
-        message = format_message(f"{pending.event}: {pending.subject}", trailers)
-        author = pygit2.Signature(
-            ident.agent_id, f"{slugify(ident.agent_id) or 'agent'}@{ENGINE_EMAIL_DOMAIN}", now, 0
-        )
-        return self.store.commit(ref, parent, tree2, message, author)
-
-    def _trailers(self, pending: _Pending, ident: Identity) -> list[tuple[str, str]]:
-        written = [(p, e) for p, e in pending.changes.items() if e is not None]
-        types = sorted({e.type for _, e in written}) or [NONE]
-        pairs = [("Clawql-Event", pending.event)]
-        pairs += [("Entry-Path", p) for p, _ in written]
-        pairs += [
-            ("Entry-Type", types[0] if len(types) == 1 else ",".join(types)),
-            ("Agent-Id", ident.agent_id or NONE),
-            ("Session-Id", ident.session_id or NONE),
-            ("Correlation-Id", ident.correlation_id or NONE),
-            ("Verdict", ident.verdict or NONE),
-            ("Confidence", NONE if ident.confidence is None else f"{ident.confidence:g}"),
-        ]
-        return pairs + pending.extra_trailers
-
-    def _identity(
-        self, identity: Identity | None, meta: Mapping[str, Any] | None = None
-    ) -> Identity:
-        """Fill who-wrote-it from the arguments, then the entry's own frontmatter, then settings."""
-        ident = identity or Identity()
-        meta = meta or {}
-        if ident.confidence is not None and not 0 <= ident.confidence <= 1:
-            raise InvalidInput(f"confidence must be in 0..1, got {ident.confidence}")
-        score = meta.get("confidence_score")
-        return Identity(
-            agent_id=ident.agent_id or str(meta.get("agent_id") or self.settings.agent_id),
-            session_id=ident.session_id or str(meta.get("session_id") or self.settings.session_id),
-            correlation_id=ident.correlation_id or str(meta.get("correlation_id") or ""),
-            verdict=ident.verdict or str(meta.get("verdict") or ""),
-            confidence=ident.confidence if ident.confidence is not None else score,
-        )
+        if schemas:
+            plan = Plan(
+                "MEMORY_ONTOLOGY", {}, f"add {len(schemas)} schema files", raw_files=schemas
+            )
+            self.writer.write(lambda tree: plan, ident)
+        results = []
+        for n, draft in enumerate(entries, 1):
+            results += self.ingest_many([draft], ident)
+            if progress:
+                progress(n, len(entries), draft.path or "")
+        return results
 
     # ------------------------------------------------------------ paths
 
-    def _free_path(
-        self, tree: pygit2.Tree | None, draft: Draft, taken: set[str] | None = None
-    ) -> str:
+    def _free_path(self, tree: Tree | None, draft: Draft, taken: set[str] | None = None) -> str:
         """``<type folder>/<YYYY-MM>/<slug>.md`` with a stem not used in the type folder yet."""
         folder = type_folder(str(draft.meta["type"]), draft.meta)
         month = parse_timestamp(iso_timestamp(draft.meta["timestamp"])).strftime("%Y-%m")
@@ -453,7 +400,7 @@ class Vault:
             slug = f"{base[: 96 - len(str(n)) - 1]}-{n}"
         return f"{folder}/{month}/{slug}.md"
 
-    def _month_trees(self, tree: pygit2.Tree | None, folder: str) -> list[pygit2.Tree]:
+    def _month_trees(self, tree: Tree | None, folder: str) -> list[Tree]:
         type_tree = self.store.subtree(tree, folder)
         out = []
         for item in type_tree or ():
@@ -463,7 +410,7 @@ class Vault:
                     out.append(sub)
         return out
 
-    def _find_same_title(self, tree: pygit2.Tree | None, draft: Draft) -> str | None:
+    def _find_same_title(self, tree: Tree | None, draft: Draft) -> str | None:
         if draft.path is not None:
             return draft.path if self.store.blob_at(tree, draft.path) is not None else None
         folder = type_folder(str(draft.meta["type"]), draft.meta)
@@ -479,53 +426,87 @@ class Vault:
         return None
 
     # ------------------------------------------------------------ reads
+    # Every read below that returns entry content goes through ``self.reader``: PHI entries
+    # need ``allow_pii``, and each read is a MEMORY_READ event on the audit chain.
 
-    def _read_entry(self, tree: pygit2.Tree | None, path: str) -> Entry:
-        validate_entry_path(path)  # catalogs, logs and settings are never entries
-        data = self.store.blob_at(tree, path)
-        if data is None:
-            raise NotFound(f"no entry at {path}")
-        return Entry.parse(path, decode_text(data, path))
+    def _read_entry(self, tree: Tree | None, path: str) -> Entry:
+        return self.reader.load(tree, path)
 
-    def _commit_at(self, at: str | None) -> pygit2.Commit:
-        commit = self.store.resolve(at) if at else self.store.head_commit()
-        if commit is None:
-            raise NotFound("the vault has no commits yet")
-        return commit
+    def _commit_at(self, at: str | None) -> Any:
+        return self.reader.commit_at(at)
 
-    def get(self, path: str, at: str | None = None) -> EntryView:
-        """An entry at HEAD (or at revision ``at``) with its first and last worm_ref."""
+    def get(
+        self,
+        path: str,
+        at: str | None = None,
+        *,
+        identity: Identity | None = None,
+        allow_pii: bool = False,
+    ) -> EntryView:
+        """An entry at HEAD (or at revision ``at``) with its first and last worm_ref; recorded
+        as a read (``door="get"``); a PHI entry needs ``allow_pii``."""
+        return self._view("get", path, at, identity, allow_pii)
+
+    def _view(
+        self, door: str, path: str, at: str | None, identity: Identity | None, allow_pii: bool
+    ) -> EntryView:
         commit = self._commit_at(at)
-        entry = self._read_entry(commit.tree, path)
+        ident = self.writer.identity(identity)
+        entry = self.reader.read_one(door, commit, path, ident, allow_pii)
         found = path_versions(self.store, commit, path)
         last = found[0].sha if found else str(commit.id)
         first = found[-1].sha if found else last
         return EntryView(entry, f"git:{first}", f"git:{last}", str(commit.id))
 
-    def history(self, path: str, at: str | None = None) -> list[Version]:
-        """Every version of an entry, newest first."""
+    def history(
+        self,
+        path: str,
+        at: str | None = None,
+        *,
+        identity: Identity | None = None,
+        allow_pii: bool = False,
+    ) -> list[Version]:
+        """Every version of an entry, newest first; recorded as a read (``door="history"``)."""
         commit = self._commit_at(at)
         found = path_versions(self.store, commit, path)
         if not found:
             raise NotFound(f"no history for {path}")
+        ident = self.writer.identity(identity)
+        current = self._entry_or_last(commit, path, found)
+        if current is not None:
+            self.reader.read_one("history", commit, current, ident, allow_pii)
         return found
 
+    def _entry_or_last(self, commit: Any, path: str, found: list[Version]) -> str | None:
+        """The path whose classification gates a history: the entry at ``commit``, else (it was
+        archived or removed) none to read."""
+        return path if self.store.blob_at(commit.tree, path) is not None else None
+
     def log(self, flt: LogFilter | None = None, limit: int | None = None) -> list[LogRecord]:
-        """Engine commits (newest first) whose trailers match the filter."""
+        """Engine commits (newest first) whose trailers match the filter (trailers only)."""
         return list(engine_log(self.store, self.store.head_commit(), flt or LogFilter(), limit))
 
-    def entries(self, at: str | None = None) -> list[Entry]:
-        """Every entry in the tree at HEAD (or ``at``)."""
-        from clawql_git.catalog.update import _entry_paths
-
+    def entries(
+        self,
+        at: str | None = None,
+        *,
+        identity: Identity | None = None,
+        allow_pii: bool = False,
+        door: str = "export",
+    ) -> list[Entry]:
+        """Every entry in the tree at HEAD (or ``at``); PHI entries are withheld unless
+        ``allow_pii``; recorded as one read naming every entry returned."""
         commit = self._commit_at(at)
-        return [self._read_entry(commit.tree, p) for p in _entry_paths(self.store, commit.tree, "")]
+        loaded = self.reader.load_all(commit.tree)
+        ident = self.writer.identity(identity)
+        return self.reader.read_many(door, commit, loaded, ident, allow_pii).entries
 
     def link_graph(self, at: str | None = None) -> LinkGraph:
-        """The link graph of every entry at HEAD (or ``at``)."""
+        """The link graph of every entry at HEAD (or ``at``): paths, titles and links, which
+        the committed catalogs publish already; no entry content leaves, so it is not a read."""
         from clawql_git.links import LinkGraph, NoteInfo
 
-        entries = self.entries(at)
+        entries = self.reader.load_all(self._commit_at(at).tree)
         notes = [(NoteInfo.of(e.path, e.title, e.aliases, e.meta), e.body) for e in entries]
         return LinkGraph.build(notes)
 
@@ -562,22 +543,24 @@ class Vault:
 
     def recall(
         self,
-        text: str,
+        text: str | RecallQuery,
         *,
         at: str | None = None,
         identity: Identity | None = None,
-        **options: Any,
+        **options: Unpack[RecallOptions],
     ) -> RecallResult:
-        """Recall entries for a query (see ``RecallQuery`` for the options); the recall is
-        recorded on the audit chain with who asked (unless ``record_recalls`` is off)."""
+        """Recall entries for a query (a text with ``RecallOptions``, or a ``RecallQuery``);
+        PHI entries are left out unless ``allow_pii``; the recall is recorded on the audit
+        chain with who asked (unless ``record_recalls`` is off)."""
         from clawql_git.recall.pipeline import RecallQuery
-        from clawql_git.recall.service import Reader
+        from clawql_git.recall.service import Reader as Asker
 
-        ident = self._identity(identity)
-        reader = Reader(
+        ident = self.writer.identity(identity)
+        asker = Asker(
             ident.agent_id, ident.session_id, ident.correlation_id, self.settings.record_recalls
         )
-        return self.recall_service().recall(RecallQuery(text, **options), at, reader)
+        query = text if isinstance(text, RecallQuery) else RecallQuery(text, **options)
+        return self.recall_service().recall(query, at, asker)
 
     def rebuild_index(self, at: str | None = None, progress: Progress | None = None) -> BuildReport:
         """Rebuild the derived index from the tree of ``at`` (default HEAD)."""
@@ -595,20 +578,37 @@ class Vault:
         """The category tree (page_index_path) with entry counts."""
         return self.recall_service().tree()
 
-    def recent(self, days: int = 7, project: str | None = None) -> dict[str, Any]:
-        """Session start: what was worked on recently and the latest context entries."""
-        from datetime import UTC, datetime, timedelta
-
+    def recent(
+        self,
+        days: int = 7,
+        project: str | None = None,
+        *,
+        identity: Identity | None = None,
+        allow_pii: bool = False,
+    ) -> dict[str, Any]:
+        """Session start: what was worked on recently and the latest context entries (their
+        summaries are content: recorded as a read, PHI withheld unless ``allow_pii``)."""
         from clawql_git.recall.service import recent_summary
 
         now = datetime.now(UTC)
         log = self.log(LogFilter(since=now - timedelta(days=days)))
-        return recent_summary(self.entries(), log, days, project, now)
+        commit = self._commit_at(None)
+        loaded = self.reader.load_all(commit.tree)
+        summary = recent_summary(loaded, log, days, project, now)
+        shown = {c["path"] for c in summary["context"]}
+        ident = self.writer.identity(identity)
+        read = self.reader.read_many(
+            "recent", commit, [e for e in loaded if e.path in shown], ident, allow_pii
+        )
+        if read.refused:
+            kept = {e.path for e in read.entries}
+            summary["context"] = [c for c in summary["context"] if c["path"] in kept]
+        return summary
 
     def enable_signing(self, key: str | None = None) -> Path:
         """Sign every engine commit from now on with an SSH key (``key``, else the
         ``signing_key`` setting, else git's ``user.signingkey``)."""
-        chosen = key or self.settings.signing_key or _git_config(self.store, "user.signingkey")
+        chosen = key or self.settings.signing_key or self.store.config_get("user.signingkey")
         if not chosen:
             raise InvalidInput(
                 "no signing key: pass one, set CLAWQL_SIGNING_KEY or `git config user.signingkey`"
@@ -654,44 +654,30 @@ class Vault:
 
     def catalog_fix(self, identity: Identity | None = None) -> WriteResult | None:
         """Commit the regenerated catalogs when they drifted; None when nothing to fix."""
-        ident = self._identity(identity)
-        with self.store.lock():
-            ref = self.store.head_ref_name()
-            parent = self._commit_at(None)
-            drift = self.cataloger.drift(parent)
+        ident = self.writer.identity(identity)
+        regenerated: list[str] = []
+
+        def prepare(tree: Tree | None) -> Plan | None:
+            drift = self.cataloger.drift(self._commit_at(None))
             if not drift:
                 return None
             files = {p: want for p, (_, want) in drift.items()}
-            tree = self.store.build_tree(parent.tree, files)
-            pairs = [("Clawql-Event", "MEMORY_CATALOG_FIX"), ("Agent-Id", ident.agent_id)]
-            message = format_message(f"MEMORY_CATALOG_FIX: regenerate {len(files)} files", pairs)
-            author = pygit2.Signature(ident.agent_id, f"catalog@{ENGINE_EMAIL_DOMAIN}")
-            sha = self.store.commit(ref, parent, tree, message, author)
-            self.store.sync_checkout(update_index=True)
-        return WriteResult("MEMORY_CATALOG_FIX", INDEX_PATH, sha, None, paths=tuple(sorted(files)))
+            regenerated[:] = sorted(files)
+            subject = f"regenerate {len(files)} files"
+            return Plan("MEMORY_CATALOG_FIX", {}, subject, raw_files=files, catalogs=False)
+
+        result = self.writer.write(prepare, ident, to="head")
+        if result.noop:
+            return None
+        self.close()
+        return replace(result, path=INDEX, paths=tuple(regenerated))
 
     def write_vault_toml(self, data: Mapping[str, Any]) -> bytes:
         """Render vault settings (used by init)."""
         return tomli_w.dumps(dict(data)).encode()
 
 
-INDEX_PATH = INDEX
-
-
-def _git_config(store: GitStore, key: str) -> str:
-    try:
-        return str(store.repo.config[key])
-    except KeyError:
-        return ""
-
-
 def _checked(identity: Identity | None) -> Identity:
     ident = identity or Identity()
-    if ident.confidence is not None and not 0 <= ident.confidence <= 1:
-        raise InvalidInput(f"confidence must be in 0..1, got {ident.confidence}")
+    check_confidence(ident)
     return ident
-
-
-def new_vault_id() -> str:
-    """A fresh vault id."""
-    return str(uuid.uuid4())

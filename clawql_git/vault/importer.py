@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING
 
+from clawql_git.config import Settings
 from clawql_git.errors import InvalidInput
 from clawql_git.model.drafts import Draft, draft_from_markdown
 from clawql_git.model.entry import (
@@ -18,12 +18,7 @@ from clawql_git.model.entry import (
     render_document,
     split_frontmatter,
 )
-
-if TYPE_CHECKING:
-    from clawql_git.model.identity import Identity
-    from clawql_git.vault.facade import Vault, WriteResult
-
-Progress = Callable[[int, int, str], None]
+from clawql_git.model.identity import Identity
 
 
 def markdown_files(root: Path) -> Iterator[Path]:
@@ -35,14 +30,14 @@ def markdown_files(root: Path) -> Iterator[Path]:
                 yield Path(dirpath) / name
 
 
-def import_drafts(vault: Vault, root: Path, entry_type: str | None) -> list[Draft]:
+def import_drafts(settings: Settings, root: Path, entry_type: str | None) -> list[Draft]:
     """Validated drafts for every file; any invalid file stops the import before a write."""
     drafts: list[Draft] = []
     problems: list[str] = []
     for file in markdown_files(root):
         rel = file.relative_to(root).as_posix()
         try:
-            drafts.append(_draft(vault, file.read_bytes(), rel, entry_type))
+            drafts.append(_draft(settings, file.read_bytes(), rel, entry_type))
         except InvalidInput as exc:
             problems.append(f"{rel}: {exc}")
     if problems:
@@ -55,9 +50,7 @@ def import_drafts(vault: Vault, root: Path, entry_type: str | None) -> list[Draf
     return drafts
 
 
-def _draft(vault: Vault, data: bytes, rel: str, entry_type: str | None) -> Draft:
-    from clawql_git.model.identity import Identity
-
+def _draft(settings: Settings, data: bytes, rel: str, entry_type: str | None) -> Draft:
     text = decode_text(data, rel)
     fm, body = split_frontmatter(text)
     meta = parse_yaml_mapping(fm) if fm is not None else {}
@@ -72,17 +65,4 @@ def _draft(vault: Vault, data: bytes, rel: str, entry_type: str | None) -> Draft
         fm = edit_frontmatter(fm, {"status": None, "source_status": status})
         text = render_document(fm, body)
     title = PurePosixPath(rel).stem.replace("-", " ").replace("_", " ")
-    return draft_from_markdown(vault.settings, text, overrides, Identity(), None, title)
-
-
-def import_folder(
-    vault: Vault,
-    root: Path,
-    entry_type: str | None,
-    batch: bool,
-    identity: Identity,
-    progress: Progress | None = None,
-) -> list[WriteResult]:
-    """Import ``root``: one commit per file, or one commit with ``batch``."""
-    drafts = import_drafts(vault, root, entry_type)
-    return vault.ingest_many(drafts, identity, batch=batch, progress=progress)
+    return draft_from_markdown(settings, text, overrides, Identity(), None, title)

@@ -1,28 +1,43 @@
-"""Creating vaults: init, adopting an Obsidian folder, seeding from a folder of entries, hooks."""
+"""Creating vaults: the first commit's plan (a new vault, or an adopted Obsidian folder), the
+files a seed folder brings, and the git hooks. The facade's ``Vault.init`` and ``Vault.seed``
+write what is planned here through the writer."""
 
 from __future__ import annotations
 
 import os
 import shutil
 import sys
-from collections.abc import Callable, Iterator
+import uuid
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from clawql_git.config import VAULT_TOML, resolve_settings
+from clawql_git.config import VAULT_TOML, Settings
 from clawql_git.errors import InvalidInput, NotFound, VaultStateError
 from clawql_git.gitstore import GitStore
 from clawql_git.model.drafts import Draft, draft_from_markdown, finalize
-from clawql_git.model.entry import ENTRY_SUFFIXES, decode_text, split_frontmatter
-
-if TYPE_CHECKING:
-    from clawql_git.model.identity import Identity
-    from clawql_git.vault.facade import Vault, WriteResult
+from clawql_git.model.entry import (
+    ENTRY_SUFFIXES,
+    Entry,
+    decode_text,
+    parse_yaml_mapping,
+    split_frontmatter,
+)
+from clawql_git.model.identity import Identity
+from clawql_git.model.paths import is_entry_path
+from clawql_git.vault.writer import Plan
 
 HOOK_NAMES = ("post-commit", "post-checkout", "post-merge", "post-rewrite")
 RESERVED_ADOPT = ("index.md", "log.md")
-Progress = Callable[[int, int, str], None]
+GITATTRIBUTES = """\
+# Generated catalogs are merged by regenerating them (clawql-git).
+index.md merge=clawql-catalog
+**/index.md merge=clawql-catalog
+log.md merge=clawql-catalog
+log/*.md merge=clawql-catalog
+*.md text eol=lf
+"""
 
 
 def hooks_source() -> Path:
@@ -80,35 +95,38 @@ def _visible_files(root: Path) -> Iterator[Path]:
                 yield Path(dirpath) / name
 
 
-def create_vault(
-    cls: type[Vault],
-    path: Path,
-    adopt: bool,
-    default_type: str | None,
-    ident: Identity,
-    flags: dict[str, Any],
-) -> Vault:
-    """Create a vault at ``path`` (see ``Vault.init``)."""
-    path = path.resolve()
-    if (path / VAULT_TOML).is_file() and (path / ".git").exists():
-        vault = cls.open(path, **flags)
-        install_hooks(vault.store)
-        return vault
+def is_vault(path: Path) -> bool:
+    """True when ``path`` already holds a vault (settings committed, a git repository)."""
+    return (path / VAULT_TOML).is_file() and (path / ".git").exists()
+
+
+def first_commit(
+    path: Path, adopt: bool, default_type: str | None, settings: Settings
+) -> tuple[GitStore, Plan]:
+    """The repository of a new vault at ``path`` and the plan of its first commit (everything
+    adopted is validated before the repository is created)."""
     existing = list(_visible_files(path)) if path.is_dir() else []
     if existing and not adopt:
         raise VaultStateError(
             f"{path} is not empty and not a vault ({len(existing)} files); "
             "pass --adopt to take in its Markdown, or choose an empty folder"
         )
-    settings = resolve_settings(None, flags)
     drafts, raw = _adoption(settings, path, existing, default_type) if adopt else ([], {})
     path.mkdir(parents=True, exist_ok=True)
     store = GitStore.open(path) if (path / ".git").exists() else GitStore.init(path)
-    vault = cls(store, resolve_settings(path, flags), bool(flags.get("eager_index", True)))
-    _first_commit(vault, drafts, raw, ident)
-    install_hooks(store)
-    vault.close()  # the git index follows the first commit, so `git status` starts clean
-    return vault
+    store.start_checkout()
+    files: dict[str, bytes | None] = {VAULT_TOML: vault_toml(new_vault_id())}
+    files[".gitattributes"] = GITATTRIBUTES.encode()
+    files.update(raw)
+    changes: dict[str, Entry | None] = {
+        d.path or "": Entry(d.path or "", d.frontmatter, d.meta, d.body) for d in drafts
+    }
+    return store, Plan("MEMORY_INIT", changes, "initialise vault", raw_files=files)
+
+
+def new_vault_id() -> str:
+    """A fresh vault id."""
+    return str(uuid.uuid4())
 
 
 def _adoption(
@@ -138,9 +156,6 @@ def _adoption(
 
 
 def _adopt_one(settings: Any, data: bytes, rel: str, default_type: str | None) -> Draft:
-    from clawql_git.model.entry import parse_yaml_mapping
-    from clawql_git.model.identity import Identity
-
     text = decode_text(data, rel)
     fm, body = split_frontmatter(text)
     has_type = fm is not None and parse_yaml_mapping(fm).get("type")
@@ -153,66 +168,16 @@ def _adopt_one(settings: Any, data: bytes, rel: str, default_type: str | None) -
     return draft_from_markdown(settings, text, {"type": default_type}, Identity(), rel)
 
 
-def _first_commit(
-    vault: Vault, drafts: list[Draft], raw: dict[str, bytes], ident: Identity
-) -> WriteResult:
-    from clawql_git.model.entry import Entry
-    from clawql_git.vault.facade import _Pending, new_vault_id
-
-    files = {VAULT_TOML: vault_toml(new_vault_id())}
-    files[".gitattributes"] = _gitattributes()
-    files.update(raw)
-    changes = {d.path or "": Entry(d.path or "", d.frontmatter, d.meta, d.body) for d in drafts}
-    pending = _Pending("MEMORY_INIT", dict(changes), "initialise vault", raw_files=files)
-    from clawql_git.gitstore.checkout import CheckoutSync
-
-    CheckoutSync(vault.store).write_marks({"worktree": "", "index": ""})
-    return vault._write(lambda tree: pending, vault._identity(ident))
-
-
-def _gitattributes() -> bytes:
-    from clawql_git.vault.facade import GITATTRIBUTES
-
-    return GITATTRIBUTES.encode()
-
-
-def seed_from(
-    vault: Vault, source: Path, ident: Identity, progress: Progress | None = None
-) -> list[WriteResult]:
-    """Ingest every entry of a folder laid out like a vault, one commit per entry, oldest first,
-    keeping each entry's path; schema files (ontology/) come along in one commit."""
-    from clawql_git.vault.facade import _Pending
-
+def seed_files(settings: Settings, source: Path) -> tuple[list[Draft], dict[str, bytes]]:
+    """The entries (validated drafts keeping their paths) and schema files of a seed folder."""
     if not source.is_dir():
         raise NotFound(f"{source} is not a folder")
-    entries, extra = _seed_files(vault, source)
-    head = vault.store.head_commit()
-    tree = head.tree if head is not None else None
-    entries = [d for d in entries if vault.store.blob_at(tree, d.path or "") is None]
-    extra = {p: b for p, b in extra.items() if vault.store.blob_at(tree, p) != b}
-    if extra:
-        pending = _Pending("MEMORY_ONTOLOGY", {}, f"add {len(extra)} schema files", raw_files=extra)
-        vault._write(lambda tree: pending, vault._identity(ident))
-    results = []
-    for n, draft in enumerate(entries, 1):
-        results += vault.ingest_many([draft], ident)
-        if progress:
-            progress(n, len(entries), draft.path or "")
-    return results
-
-
-def _seed_files(vault: Vault, source: Path) -> tuple[list[Draft], dict[str, bytes]]:
-    from clawql_git.model.identity import Identity
-    from clawql_git.model.paths import is_entry_path
-
     drafts: list[Draft] = []
     extra: dict[str, bytes] = {}
     for file in _visible_files(source):
         rel = file.relative_to(source).as_posix()
         if is_entry_path(rel):
-            drafts.append(
-                draft_from_markdown(vault.settings, file.read_bytes(), {}, Identity(), rel)
-            )
+            drafts.append(draft_from_markdown(settings, file.read_bytes(), {}, Identity(), rel))
         elif rel.startswith("ontology/"):
             extra[rel] = file.read_bytes()
     drafts.sort(key=lambda d: (str(d.meta.get("timestamp", "")), d.path or ""))

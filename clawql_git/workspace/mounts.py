@@ -30,7 +30,8 @@ from clawql_git.gitstore.gitcli import git_message, run_git
 if TYPE_CHECKING:
     from clawql_git.index.embedders import Embedder
     from clawql_git.model.identity import Identity
-    from clawql_git.vault.facade import Vault, WriteResult
+    from clawql_git.vault.facade import Vault
+    from clawql_git.vault.writer import WriteResult
     from clawql_git.workspace.recall import WorkspaceRecall
 
 SCOPES = ("personal", "team", "org")

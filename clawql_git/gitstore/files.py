@@ -1,0 +1,48 @@
+"""Files beside the object database: atomic writes, blob ids of work-tree files, lock ownership."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pygit2
+
+
+def file_blob_id(path: Path) -> str | None:
+    """The blob id git would give the file at ``path``, or None when there is no file."""
+    try:
+        data = path.read_bytes()
+    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+        return None
+    return str(pygit2.hash(data))
+
+
+def owned_lock(lock: Path, marker: Path) -> bool:
+    """True when ``lock`` was left by an engine process that died holding it: the engine wrote
+    ``marker`` just before taking the lock, so their times match (git's own locks do not)."""
+    try:
+        return abs(lock.stat().st_mtime - marker.stat().st_mtime) < 2.0
+    except FileNotFoundError:
+        return False
+
+
+def atomic_write(path: Path, data: bytes, fsync: bool, tmp_dir: Path | None = None) -> None:
+    """Write via a temporary file and rename; temporaries live in ``tmp_dir`` when given, so a
+    crash never leaves them in the work tree."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    folder = tmp_dir or path.parent
+    folder.mkdir(parents=True, exist_ok=True)
+    tmp = folder / f".{path.name}.{os.getpid()}.tmp"
+    with open(tmp, "wb") as handle:
+        handle.write(data)
+        if fsync:
+            handle.flush()
+            os.fsync(handle.fileno())
+    os.replace(tmp, path)
+
+
+def prune_empty_dirs(folder: Path, stop: Path) -> None:
+    """Remove ``folder`` and its parents up to ``stop`` while they are empty."""
+    while folder != stop and folder.is_dir() and not any(folder.iterdir()):
+        folder.rmdir()
+        folder = folder.parent

@@ -1,0 +1,295 @@
+"""The read side of a repository through pygit2 (refs, trees, blobs, walks, tree diffs), for a
+vault's repository and for the bare repositories teams push to. pygit2 errors stop here."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pygit2
+
+from clawql_git.errors import NotFound, StorageError, VaultStateError
+from clawql_git.gitstore.trailers import Trailers
+
+Commit = pygit2.Commit
+Tree = pygit2.Tree
+Oid = pygit2.Oid
+Signature = pygit2.Signature
+ZERO = "0" * 40
+
+
+@dataclass(frozen=True)
+class CommitInfo:
+    """One commit of history, as the audit and history views need it."""
+
+    sha: str
+    parents: tuple[str, ...]
+    author: str
+    author_email: str
+    time: int
+    subject: str
+    trailers: Trailers
+
+    @property
+    def event(self) -> str:
+        return self.trailers.get("Clawql-Event")
+
+
+@dataclass(frozen=True)
+class BlobData:
+    """A blob's bytes and whether libgit2 calls it binary."""
+
+    data: bytes
+    binary: bool
+
+
+def valid_ref_name(name: str) -> bool:
+    """True when ``name`` (a full ref name) is one git accepts."""
+    return bool(pygit2.reference_is_valid_name(name))
+
+
+def signature(name: str, email: str, when: int | None = None) -> Signature:
+    """An author or committer signature (UTC offset 0)."""
+    if when is None:
+        return pygit2.Signature(name, email)
+    return pygit2.Signature(name, email, when, 0)
+
+
+class Repo:
+    """A repository read through pygit2: refs, commits, trees, blobs, history."""
+
+    def __init__(self, repo: pygit2.Repository) -> None:
+        self.repo = repo
+        self.gitdir = Path(repo.path)
+
+    @classmethod
+    def open_bare(cls, path: Path) -> Repo:
+        """Open a bare repository (a team remote)."""
+        try:
+            repo = pygit2.Repository(str(path))
+        except (pygit2.GitError, KeyError) as exc:
+            raise NotFound(f"{path} is not a git repository") from exc
+        if not repo.is_bare:
+            raise VaultStateError(f"{path} has a work tree; expected a bare repository")
+        return cls(repo)
+
+    @classmethod
+    def open_receiving(cls, path: Path) -> Repo:
+        """The repository a receive hook runs in, with the push's quarantined objects visible."""
+        try:
+            repo = pygit2.Repository(str(path))
+        except (pygit2.GitError, KeyError) as exc:
+            raise NotFound(f"{path} is not a git repository") from exc
+        quarantine = os.environ.get("GIT_QUARANTINE_PATH") or os.environ.get("GIT_OBJECT_DIRECTORY")
+        if quarantine:
+            repo.odb.add_disk_alternate(quarantine)
+        return cls(repo)
+
+    # ------------------------------------------------------------ refs
+
+    def ref_commit(self, ref: str) -> Commit | None:
+        """The commit a ref points at, or None for an unborn branch."""
+        target = self.ref_target(ref)
+        return self.commit_of(target) if target else None
+
+    def ref_target(self, ref: str) -> str | None:
+        """The sha a ref (symbolic refs followed) points at, or None."""
+        try:
+            return str(self.repo.references[ref].resolve().target)
+        except (KeyError, pygit2.GitError, ValueError):
+            return None
+
+    def ref_names(self, prefix: str = "refs/") -> list[str]:
+        """Every ref name starting with ``prefix``."""
+        return [name for name in self.repo.references if name.startswith(prefix)]
+
+    def resolve(self, rev: str) -> Commit:
+        """Resolve a revision (sha, branch, HEAD~2, tag) to a commit."""
+        try:
+            obj = self.repo.revparse_single(rev)
+            commit = obj.peel(pygit2.Commit)
+        except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError) as exc:
+            raise NotFound(f"unknown revision {rev!r}") from exc
+        assert isinstance(commit, pygit2.Commit)
+        return commit
+
+    def config_get(self, key: str) -> str:
+        """A git config value (local, then global), or ``""``."""
+        try:
+            return str(self.repo.config[key])
+        except (KeyError, pygit2.GitError):
+            return ""
+
+    def config_set(self, key: str, value: str) -> None:
+        """Set a key in the repository's local git config."""
+        try:
+            self.repo.config[key] = value
+        except pygit2.GitError as exc:
+            raise StorageError(f"cannot set git config {key}: {exc}") from exc
+
+    def remote_url(self, name: str) -> str | None:
+        """The URL of a configured remote, or None."""
+        try:
+            return str(self.repo.remotes[name].url)
+        except (KeyError, ValueError, pygit2.GitError):
+            return None
+
+    # ------------------------------------------------------------ objects
+
+    def commit_of(self, sha: str | Oid | None) -> Commit | None:
+        """The commit with this id, or None (unknown id, or not a commit)."""
+        if not sha:
+            return None
+        try:
+            obj = self.repo.get(sha)
+        except (ValueError, KeyError, TypeError):
+            return None
+        return obj if isinstance(obj, pygit2.Commit) else None
+
+    def tree_of(self, sha: str | None) -> Tree | None:
+        """The tree of a commit sha, or None."""
+        commit = self.commit_of(sha)
+        return commit.tree if commit is not None else None
+
+    def blob(self, oid: str | Oid) -> bytes | None:
+        """The bytes of a blob by id, or None."""
+        found = self.blob_data(oid)
+        return found.data if found is not None else None
+
+    def blob_data(self, oid: str | Oid) -> BlobData | None:
+        """A blob's bytes and binary flag by id, or None when it is not a blob."""
+        try:
+            obj = self.repo.get(oid)
+        except (ValueError, KeyError, TypeError):
+            return None
+        return BlobData(obj.data, bool(obj.is_binary)) if isinstance(obj, pygit2.Blob) else None
+
+    def blob_at(self, tree: Tree | None, path: str) -> bytes | None:
+        """The bytes of the blob at ``path`` in ``tree``, or None."""
+        if tree is None:
+            return None
+        try:
+            obj = self.repo.get((tree / path).id)
+        except KeyError:
+            return None
+        return obj.data if isinstance(obj, pygit2.Blob) else None
+
+    def blob_id_at(self, tree: Tree | None, path: str) -> str:
+        """The id of the object at ``path`` in ``tree``, or ``""``."""
+        if tree is None:
+            return ""
+        try:
+            return str((tree / path).id)
+        except KeyError:
+            return ""
+
+    def subtree(self, tree: Tree | None, path: str) -> Tree | None:
+        """The tree at ``path`` (``""`` for the root), or None."""
+        if tree is None or not path:
+            return tree
+        try:
+            obj = self.repo.get((tree / path).id)
+        except KeyError:
+            return None
+        return obj if isinstance(obj, pygit2.Tree) else None
+
+    def tree_items(self, tree: Tree | None, prefix: str = "") -> Iterator[tuple[str, str, bool]]:
+        """(path, object id, is a tree) for every item of ``tree``, depth first."""
+        for item in tree or ():
+            path = f"{prefix}{item.name}"
+            sub = self._as_tree(item)
+            yield path, str(item.id), sub is not None
+            if sub is not None:
+                yield from self.tree_items(sub, f"{path}/")
+
+    # ------------------------------------------------------------ history
+
+    def walk(self, start: Commit | None, first_parent: bool = True) -> Iterator[Commit]:
+        """Commits from ``start`` back to the root, newest first."""
+        if start is None:
+            return
+        # TOPOLOGICAL/TIME sort the whole history before the first commit comes out; a
+        # first-parent walk needs no sorting, so it starts at once whatever the history's size.
+        mode = (
+            pygit2.enums.SortMode.NONE
+            if first_parent
+            else pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.TIME
+        )
+        walker = self.repo.walk(start.id, mode)
+        if first_parent:
+            walker.simplify_first_parent()
+        yield from walker
+
+    def new_commits(self, tip: str) -> list[Commit]:
+        """Commits reachable from ``tip`` and from no ref (what a push brings), parents last."""
+        try:
+            walker = self.repo.walk(tip, pygit2.enums.SortMode.TOPOLOGICAL)
+        except (ValueError, KeyError, pygit2.GitError) as exc:
+            raise NotFound(f"unknown commit {tip}: {exc}") from exc
+        for name in self.repo.references:
+            target = self.ref_target(name)
+            if target is not None:
+                try:
+                    walker.hide(target)
+                except (KeyError, pygit2.GitError, ValueError):
+                    continue
+        return list(walker)
+
+    def merge_base(self, a: Commit, b: Commit) -> Commit | None:
+        """The best common ancestor of two commits, or None."""
+        try:
+            base = self.repo.merge_base(a.id, b.id)
+        except pygit2.GitError:
+            return None
+        return self.commit_of(base) if base is not None else None
+
+    def is_ancestor(self, sha: str, of: Commit) -> bool:
+        """True when commit ``sha`` is ``of`` or one of its ancestors."""
+        if str(of.id) == sha:
+            return True
+        try:
+            return bool(self.repo.descendant_of(of.id, pygit2.Oid(hex=sha)))
+        except (pygit2.GitError, ValueError, KeyError):
+            return False
+
+    def ahead_behind(self, ours: Commit, theirs: Commit) -> tuple[int, int]:
+        """How many commits ``ours`` has that ``theirs`` lacks, and the other way round."""
+        ahead, behind = self.repo.ahead_behind(ours.id, theirs.id)
+        return int(ahead), int(behind)
+
+    def diff_paths(
+        self, old: Tree | None, new: Tree | None, prefix: str = ""
+    ) -> list[tuple[str, str | None, str | None]]:
+        """(path, old blob id, new blob id) for every blob that differs between two trees.
+        Subtrees with equal ids are skipped, so the cost follows the change, not the vault."""
+        if old is not None and new is not None and old.id == new.id:
+            return []
+        before = _entries(old)
+        after = _entries(new)
+        out: list[tuple[str, str | None, str | None]] = []
+        for name in sorted(before.keys() | after.keys()):
+            a, b = before.get(name), after.get(name)
+            if a is not None and b is not None and a.id == b.id:
+                continue
+            path = f"{prefix}{name}"
+            a_tree = self._as_tree(a)
+            b_tree = self._as_tree(b)
+            if a_tree is not None or b_tree is not None:
+                out += self.diff_paths(a_tree, b_tree, f"{path}/")
+            if (a is not None and a_tree is None) or (b is not None and b_tree is None):
+                old_id = str(a.id) if a is not None and a_tree is None else None
+                new_id = str(b.id) if b is not None and b_tree is None else None
+                out.append((path, old_id, new_id))
+        return out
+
+    def _as_tree(self, obj: pygit2.Object | None) -> Tree | None:
+        if obj is None or obj.type_str != "tree":
+            return None
+        tree = self.repo.get(obj.id)
+        return tree if isinstance(tree, pygit2.Tree) else None
+
+
+def _entries(tree: Tree | None) -> dict[str, pygit2.Object]:
+    return {item.name or "": item for item in tree} if tree is not None else {}
