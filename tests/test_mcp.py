@@ -300,11 +300,17 @@ def test_refused_calls_are_tool_errors_and_change_nothing(
         assert "unknown revision" in (await refused(session, "memory_get", path=OUTBOX, at="nope"))
         assert "not a time" in (await refused(session, "memory_log", since="yesterday-ish"))
         assert "unknown tool" in (await refused(session, "memory_delete", path=OUTBOX)).lower()
-        # the server is still there, and still answers
+        assert vault_state(vault_path) == before  # refused: nothing written, not even audit
+        # the server is still there, and still answers; the read is recorded, nothing else
         assert (await ok(session, "memory_get", path=OUTBOX))["path"] == OUTBOX
 
     over_stdio(vault_path, server_env, errlog, body)
-    assert vault_state(vault_path) == before
+    after = vault_state(vault_path)
+    assert after[:2] == before[:2]
+    moved = set(after[2].splitlines()) ^ set(before[2].splitlines())
+    assert {line.split()[-1] for line in moved} == {"refs/clawql/audit"}
+    event = git(vault_path, "log", "-1", "--format=%B", "refs/clawql/audit").stdout
+    assert "Clawql-Event: MEMORY_READ" in event and "Read-Door: get" in event
     assert "Traceback" not in errlog.read_text()
 
 
