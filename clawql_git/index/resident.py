@@ -10,6 +10,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from clawql_git.index.lance import quote
+
 # In `Resident.derived` of rows loaded from scratch: where their graph and tree are saved
 # (index/snapshot.py). `derived` is not carried to refreshed rows, so neither is this.
 SNAPSHOT = "snapshot-path"
@@ -256,8 +258,6 @@ def _rows_of(table: Any, column: str, values: Iterable[str], cols: list[str]) ->
     """The rows whose ``column`` is one of ``values`` (all columns unless ``cols``), in table
     order (row ids grow with it)."""
     import pyarrow as pa
-
-    from clawql_git.index.store import quote
 
     wanted = sorted(values)
     parts = []

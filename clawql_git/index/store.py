@@ -27,7 +27,7 @@ from clawql_git.index.builder import (
     entry_paths,
     read_record,
 )
-from clawql_git.index.lance import import_lancedb
+from clawql_git.index.lance import import_lancedb, quote
 from clawql_git.index.resident import SNAPSHOT, Resident, load, refresh
 from clawql_git.index.topk import top_indices
 from clawql_git.index.vector_cache import VectorCache
@@ -94,11 +94,6 @@ def lance_errors(what: str) -> Iterator[None]:
         yield
     except (OSError, ValueError, RuntimeError) as exc:
         raise StorageError(f"index {what} failed: {exc}") from exc
-
-
-def quote(value: str) -> str:
-    """A SQL string literal for LanceDB filters."""
-    return "'" + value.replace("'", "''") + "'"
 
 
 class SearchIndex:

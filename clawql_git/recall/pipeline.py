@@ -13,8 +13,9 @@ from clawql_git.errors import InvalidInput
 from clawql_git.index.categories import POOL, WORD, CategoryTree, page_index_walk
 from clawql_git.index.chunking import estimate_tokens
 from clawql_git.index.graph import GraphState
+from clawql_git.index.lance import quote
 from clawql_git.index.resident import SNAPSHOT, Resident
-from clawql_git.index.store import Hit, SearchIndex, quote
+from clawql_git.index.store import Hit, SearchIndex
 from clawql_git.index.topk import top_indices
 from clawql_git.links import NoteInfo
 from clawql_git.model.entry import parse_timestamp
