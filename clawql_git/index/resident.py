@@ -8,11 +8,12 @@ import weakref
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
-# In `Resident.derived` of rows loaded from scratch: where their graph and tree are saved
-# (index/snapshot.py). `derived` is not carried to refreshed rows, so neither is this.
-SNAPSHOT = "snapshot-path"
+from clawql_git.index.derived import Derived
+from clawql_git.index.lance import quote
+
 # Above this share of changed entries a full reload costs about the same as patching.
 REFRESH_SHARE = 0.3
 IN_BATCH = 500  # paths per `path IN (...)` filter
@@ -30,17 +31,22 @@ class Resident:
     entry_order: list[str] = field(default_factory=list)
     chunk_vectors: Any = None
     chunk_keys: list[tuple[str, int]] = field(default_factory=list)
-    derived: dict[str, Any] = field(default_factory=dict)  # graph, tree: built once per state
-    carry: dict[str, Any] = field(default_factory=dict)  # per-entry caches, checked on use
+    memos: dict[str, Any] = field(default_factory=dict)  # built once per state (see `memo`)
+    carry: Derived = field(default_factory=Derived)  # graph, tree, terms: patched on refresh
     changed: frozenset[str] = frozenset()  # entries the last refresh replaced or removed
     appended: bool = False  # ... and their new rows are at the end, in table order
     keys: Any = None  # KEY_COLUMNS of the entries, an Arrow table in table order
+    # Rows loaded from scratch: where their graph and tree are saved (index/snapshot.py), and
+    # once looked up and not found, (that path, the rows' key) to save them at. Neither is
+    # carried to refreshed rows.
+    snapshot: Path | None = None
+    snapshot_due: tuple[Path, str] | None = None
 
     def memo(self, key: str, build: Callable[[], Any]) -> Any:
         """A structure derived from the rows, built on first use."""
-        if key not in self.derived:
-            self.derived[key] = build()
-        return self.derived[key]
+        if key not in self.memos:
+            self.memos[key] = build()
+        return self.memos[key]
 
     def chunk_offsets(self) -> dict[tuple[str, int], int]:
         """(path, chunk) -> row offset in the chunks table."""
@@ -127,14 +133,9 @@ def _patched(
         chunk_keys = [k for k in old.chunk_keys if k[0] not in touched] + fresh_keys
     else:
         chunk_keys = _keys(_scan(chunks_table, ["path", "chunk"]))
-    out = Resident(entries, links, None, paths, None, chunk_keys, {}, old.carry, frozenset(touched))
-    out.appended, out.keys = appended, keys
-    for name in ("graph_stale", "tree_stale"):  # what the carried graph and tree must catch up on
-        stale = old.carry.get(name)
-        if stale is not None:
-            stale.update(touched)
-    if not appended:  # the tree is patched by appending: rebuild it instead
-        old.carry.pop("tree_stale", None)
+    out = Resident(entries, links, None, paths, None, chunk_keys, carry=old.carry)
+    out.changed, out.appended, out.keys = frozenset(touched), appended, keys
+    old.carry.mark_touched(touched, appended)
     if not has_vectors or not paths:
         return out
     if appended and old.entry_vectors is not None:
@@ -256,8 +257,6 @@ def _rows_of(table: Any, column: str, values: Iterable[str], cols: list[str]) ->
     """The rows whose ``column`` is one of ``values`` (all columns unless ``cols``), in table
     order (row ids grow with it)."""
     import pyarrow as pa
-
-    from clawql_git.index.store import quote
 
     wanted = sorted(values)
     parts = []

@@ -27,8 +27,8 @@ from clawql_git.index.builder import (
     entry_paths,
     read_record,
 )
-from clawql_git.index.lance import import_lancedb
-from clawql_git.index.resident import SNAPSHOT, Resident, load, refresh
+from clawql_git.index.lance import import_lancedb, quote
+from clawql_git.index.resident import Resident, load, refresh
 from clawql_git.index.topk import top_indices
 from clawql_git.index.vector_cache import VectorCache
 
@@ -94,11 +94,6 @@ def lance_errors(what: str) -> Iterator[None]:
         yield
     except (OSError, ValueError, RuntimeError) as exc:
         raise StorageError(f"index {what} failed: {exc}") from exc
-
-
-def quote(value: str) -> str:
-    """A SQL string literal for LanceDB filters."""
-    return "'" + value.replace("'", "''") + "'"
 
 
 class SearchIndex:
@@ -497,7 +492,7 @@ class SearchIndex:
                 patched = refresh(self.db(), self._loaded) if self._loaded is not None else None
                 if patched is None:  # a load from scratch: its graph and tree may be on disk
                     patched = load(self.db())
-                    patched.derived[SNAPSHOT] = self.derived_path  # not carried by a refresh
+                    patched.snapshot = self.derived_path  # not carried by a refresh
                 self._loaded = patched
             self._loaded_for = key
         return self._loaded

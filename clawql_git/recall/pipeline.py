@@ -13,8 +13,9 @@ from clawql_git.errors import InvalidInput
 from clawql_git.index.categories import POOL, WORD, CategoryTree, page_index_walk
 from clawql_git.index.chunking import estimate_tokens
 from clawql_git.index.graph import GraphState
-from clawql_git.index.resident import SNAPSHOT, Resident
-from clawql_git.index.store import Hit, SearchIndex, quote
+from clawql_git.index.lance import quote
+from clawql_git.index.resident import Resident
+from clawql_git.index.store import Hit, SearchIndex
 from clawql_git.index.topk import top_indices
 from clawql_git.links import NoteInfo
 from clawql_git.model.entry import parse_timestamp
@@ -40,7 +41,6 @@ WEIGHTS = {
 # and the hidden ones are dropped, which leaves the same top chunks. Past this many hidden
 # chunks the prefilter is cheaper.
 POSTFILTER_MAX = 400
-SNAPSHOT_DUE = "snapshot-due"  # in Resident.derived: (path, key) to save the graph and tree at
 LINK_SEEDS = 5
 LINK_DECAY = 0.5
 
@@ -344,7 +344,7 @@ def _hidden(loaded: Any, allow_pii: bool) -> tuple[frozenset[str], int]:
 def _from_disk(loaded: Resident) -> None:
     """For rows loaded from scratch: the graph and tree an earlier process saved for the
     same rows (``index/snapshot.py``), else a note to save them once both are built."""
-    path = loaded.derived.pop(SNAPSHOT, None)
+    path, loaded.snapshot = loaded.snapshot, None
     if path is None:
         return
     from clawql_git.index import snapshot
@@ -352,35 +352,36 @@ def _from_disk(loaded: Resident) -> None:
     key = snapshot.rows_key(loaded.keys)
     found = snapshot.read(path, key)
     if found is None:
-        loaded.derived[SNAPSHOT_DUE] = (path, key)
+        loaded.snapshot_due = (path, key)
         return
-    loaded.carry.update(graph=found[0], graph_stale=set(), tree=found[1], tree_stale=set())
+    loaded.carry.keep_graph(found[0])
+    loaded.carry.keep_tree(found[1])
 
 
 def save_derived(loaded: Resident) -> None:
     """Save the graph and tree of rows loaded from scratch, once both are built (a later
     process with the same rows then reads them instead of building them)."""
-    if "graph" not in loaded.derived or "tree" not in loaded.derived:
+    if "graph" not in loaded.memos or "tree" not in loaded.memos:
         return
-    due = loaded.derived.pop(SNAPSHOT_DUE, None)
-    if due is None:
+    due, loaded.snapshot_due = loaded.snapshot_due, None
+    graph, tree = loaded.carry.graph, loaded.carry.tree
+    if due is None or graph is None or tree is None:
         return
     from clawql_git.index import snapshot
 
-    snapshot.write(due[0], due[1], loaded.carry["graph"], loaded.carry["tree"])
+    snapshot.write(due[0], due[1], graph, tree)
 
 
 def _build_tree(loaded: Resident) -> CategoryTree:
     """The category tree of the resident rows: patched from the one carried over from the
     previous rows when only some entries changed, built from every entry otherwise."""
     _from_disk(loaded)
-    tree: CategoryTree | None = loaded.carry.pop("tree", None)
-    stale: set[str] | None = loaded.carry.pop("tree_stale", None)
+    tree, stale = loaded.carry.take_tree()
     if tree is None or stale is None:
-        tree = CategoryTree.build(loaded.entries, loaded.carry.setdefault("terms", {}))
+        tree = CategoryTree.build(loaded.entries, loaded.carry.terms)
     elif stale:
         tree = tree.patched(loaded.entries, stale)
-    loaded.carry["tree"], loaded.carry["tree_stale"] = tree, set()
+    loaded.carry.keep_tree(tree)
     return tree
 
 
@@ -388,15 +389,14 @@ def _build_graph(loaded: Resident) -> dict[str, set[str]]:
     """The link graph of the resident rows: patched from the state carried over from the
     previous rows when only some entries changed, built from every link otherwise."""
     _from_disk(loaded)
-    state: GraphState | None = loaded.carry.pop("graph", None)
-    stale: set[str] | None = loaded.carry.pop("graph_stale", None)
+    state, stale = loaded.carry.take_graph()
     if state is None or stale is None:
         notes = [_note_info(p, r) for p, r in loaded.entries.items()]
         state = GraphState.build(notes, loaded.links)
     elif stale:
         links = [link for link in loaded.links if link["source"] in stale]
         state.patch(loaded.entries, stale, links, _note_info)
-    loaded.carry["graph"], loaded.carry["graph_stale"] = state, set()
+    loaded.carry.keep_graph(state)
     return state.graph
 
 

@@ -26,18 +26,16 @@ from clawql_git.errors import (
     SyncError,
 )
 from clawql_git.gitstore.gitcli import git_message, run_git
+from clawql_git.workspace.mount import SCOPES, Mount, is_url, open_mount, open_vault
 
 if TYPE_CHECKING:
-    from clawql_git.index.embedders import Embedder
     from clawql_git.model.identity import Identity
     from clawql_git.vault.facade import Vault
     from clawql_git.vault.writer import WriteResult
     from clawql_git.workspace.recall import WorkspaceRecall
 
-SCOPES = ("personal", "team", "org")
 ENV_WORKSPACE = "CLAWQL_WORKSPACE"
 _NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
-_SCP_URL = re.compile(r"^[\w.-]+@[\w.-]+:")  # git@host:owner/repo
 
 
 def workspace_path(env: Mapping[str, str] | None = None) -> Path:
@@ -52,34 +50,6 @@ def cache_root(env: Mapping[str, str] | None = None) -> Path:
     env = os.environ if env is None else env
     base = env.get("XDG_CACHE_HOME") or str(Path(env.get("HOME", "~")).expanduser() / ".cache")
     return Path(base) / "clawql" / "workspace"
-
-
-def is_url(source: str) -> bool:
-    """A git URL (scheme://... or user@host:path) rather than a local folder."""
-    return "://" in source or bool(_SCP_URL.match(source))
-
-
-@dataclass(frozen=True)
-class Mount:
-    """One mounted vault: its name, where it comes from, its scope and its local folder."""
-
-    name: str
-    source: str
-    scope: str
-    path: Path
-
-    @property
-    def remote(self) -> bool:
-        return is_url(self.source)
-
-    def to_record(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "source": self.source,
-            "scope": self.scope,
-            "path": str(self.path),
-            "remote": self.remote,
-        }
 
 
 @dataclass(frozen=True)
@@ -158,7 +128,7 @@ class Workspace:
             path = self._clone(name, source)
         else:
             path = Path(source).expanduser().resolve()
-            _open_vault(path)  # refuse a folder that is not a vault, before saving anything
+            open_vault(path)  # refuse a folder that is not a vault, before saving anything
         mount = Mount(name, source if is_url(source) else str(path), scope, path)
         self.mounts[name] = mount
         if not self.default and scope == "personal":
@@ -173,7 +143,7 @@ class Workspace:
             target.parent.mkdir(parents=True, exist_ok=True)
             _git(target.parent, "clone", "--quiet", url, str(target))
         try:
-            vault = _open_vault(target)
+            vault = open_vault(target)
         except NotAVault:
             import shutil
 
@@ -256,7 +226,7 @@ class Workspace:
         """Recall from every mounted vault (see ``workspace_recall``)."""
         from clawql_git.workspace.recall import recall_all
 
-        return recall_all(self, text, identity, options)
+        return recall_all(list(self.mounts.values()), self.opened, text, identity, options)
 
     def ingest(self, *, type: str, to: str | None = None, **fields: Any) -> WorkspaceWrite:
         """``Vault.ingest`` into the vault the routing rules (or ``to``) choose."""
@@ -328,20 +298,6 @@ def _mount(where: Path, name: str, table: Any) -> Mount:
     if not isinstance(table, dict) or not all(k in table for k in ("source", "scope", "path")):
         raise InvalidInput(f"{where}: [mounts.{name}] needs source, scope and path")
     return Mount(name, str(table["source"]), str(table["scope"]), Path(str(table["path"])))
-
-
-def open_mount(mount: Mount, embedder: Embedder | None = None) -> Vault:
-    """Open a mounted vault (NotAVault/NotFound when it is gone or not a vault)."""
-    if not mount.path.is_dir():
-        raise NotFound(f"vault {mount.name!r} is missing: {mount.path} does not exist")
-    return _open_vault(mount.path, embedder)
-
-
-def _open_vault(path: Path, embedder: Embedder | None = None) -> Vault:
-    from clawql_git.vault.facade import Vault
-
-    flags: dict[str, Any] = {"embedder": embedder} if embedder is not None else {}
-    return Vault.open(path, **flags)
 
 
 def _check_name(name: str) -> None:

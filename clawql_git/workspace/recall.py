@@ -19,13 +19,13 @@ from typing import TYPE_CHECKING, Any
 import pygit2
 
 from clawql_git.errors import ClawqlError
-from clawql_git.workspace.mounts import SCOPES, Mount, open_mount
+from clawql_git.workspace.mount import SCOPES, Mount, open_mount
 
 if TYPE_CHECKING:
     from clawql_git.index.embedders import Embedder
     from clawql_git.model.identity import Identity
     from clawql_git.recall.pipeline import RecallHit, RecallResult
-    from clawql_git.workspace.mounts import Workspace
+    from clawql_git.vault.facade import Vault
 
 
 @dataclass(frozen=True)
@@ -101,14 +101,19 @@ class WorkspaceRecall:
 
 
 def recall_all(
-    workspace: Workspace, text: str, identity: Identity | None, options: dict[str, Any]
+    mounts: list[Mount],
+    opened: dict[str, Vault],
+    text: str,
+    identity: Identity | None,
+    options: dict[str, Any],
 ) -> WorkspaceRecall:
-    """Ask every mounted vault, then merge (see the module docstring for the fusion)."""
+    """Ask every mounted vault, then merge (see the module docstring for the fusion).
+    ``opened`` holds the vaults already open by mount name; those opened here are added."""
     out = WorkspaceRecall(text)
     embedders: dict[str, Embedder | None] = {}
     pooled: list[tuple[float, int, int, int, WorkspaceHit]] = []
-    for order, mount in enumerate(workspace.mounts.values()):
-        answer, result = _ask(workspace, mount, text, identity, options, embedders)
+    for order, mount in enumerate(mounts):
+        answer, result = _ask(opened, mount, text, identity, options, embedders)
         out.vaults.append(answer)
         for rank, hit in enumerate(result.hits if result else [], 1):
             scope_rank = SCOPES.index(mount.scope) if mount.scope in SCOPES else len(SCOPES)
@@ -136,7 +141,7 @@ def _fit(out: WorkspaceRecall, ranked: list[WorkspaceHit], limit: int, budget: i
 
 
 def _ask(
-    workspace: Workspace,
+    opened: dict[str, Vault],
     mount: Mount,
     text: str,
     identity: Identity | None,
@@ -146,10 +151,10 @@ def _ask(
     """One vault's recall; a missing, unreadable or broken vault becomes an unavailable answer
     (its error translated here, at the boundary), never an error of the whole recall."""
     try:
-        vault = workspace.opened.get(mount.name)
+        vault = opened.get(mount.name)
         if vault is None:
             vault = open_mount(mount, _embedder(mount, embedders))
-            workspace.opened[mount.name] = vault
+            opened[mount.name] = vault
         result = vault.recall(text, identity=identity, **options)
     except (ClawqlError, OSError, pygit2.GitError) as exc:
         return VaultAnswer(
