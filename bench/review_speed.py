@@ -23,7 +23,8 @@ from corpus import CORPUS, describe, load_corpus, truncate_words
 
 from clawql_git import Identity, Vault
 from clawql_git.model.drafts import draft_from_fields
-from clawql_git.review.proposals import accept, list_proposals, set_review_policy
+from clawql_git.review.merge import accept
+from clawql_git.review.proposals import list_proposals, set_review_policy
 from clawql_git.review.report import show
 from clawql_git.workspace.mounts import Workspace
 

@@ -74,9 +74,7 @@ def test_negative_proof_and_pii(demo: Path) -> None:
     plain = vault.recall("patient penicillin allergy", identity=READER)
     assert phi.path not in [h.path for h in plain.hits]
     answer = vault.audit_reads(pii="PHI", session="S-1")
-    assert (
-        answer.matches == [] and "no read returned a PHI-classified entry" in answer.statement()
-    )
+    assert answer.matches == [] and "no read returned a PHI-classified entry" in answer.statement()
     assert answer.events_scanned == 1
     allowed = vault.recall("patient penicillin allergy", allow_pii=True, identity=READER)
     assert phi.path in [h.path for h in allowed.hits]

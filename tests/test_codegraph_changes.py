@@ -11,8 +11,9 @@ from click.testing import CliRunner
 
 from clawql_git import Vault
 from clawql_git.cli import cli
-from clawql_git.codegraph.changes import diff_symbols, record_change
+from clawql_git.codegraph.changes import diff_symbols
 from clawql_git.errors import NotFound
+from clawql_git.vault.code_changes import record_change
 
 from .conftest import fsck_ok, git
 from .test_codegraph import make_repo

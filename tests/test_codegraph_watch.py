@@ -18,9 +18,9 @@ import pytest
 
 from clawql_git import Vault
 from clawql_git.audit.chain import AuditChain
-from clawql_git.codegraph.changes import record_index_update
 from clawql_git.codegraph.graph import CodeGraph
 from clawql_git.codegraph.indexer import IndexReport
+from clawql_git.vault.code_changes import record_index_update
 
 from .conftest import fsck_ok, git
 from .test_codegraph import make_repo

@@ -102,7 +102,6 @@ def test_import_refuses_everything_when_one_file_is_bad(vault: Vault, tmp_path: 
     (src / "bad.md").write_text("---\ntype: [oops\n---\n")
     head = git(vault.root, "rev-parse", "HEAD").stdout
     with pytest.raises(InvalidInput, match=r"bad\.md"):
-
         vault.import_folder(src, type="decision", identity=AGENT)
     assert git(vault.root, "rev-parse", "HEAD").stdout == head
 

@@ -12,8 +12,8 @@ from click.testing import CliRunner, Result
 from clawql_git import Identity, Vault
 from clawql_git.cli import cli
 from clawql_git.errors import InvalidInput, NotFound, ReviewConflict, VaultStateError
+from clawql_git.review.merge import accept
 from clawql_git.review.proposals import (
-    accept,
     get_proposal,
     list_proposals,
     reject,

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from clawql_git import Identity, Vault
-from clawql_git.review.proposals import accept, list_proposals, set_review_policy
+from clawql_git.review.merge import accept
+from clawql_git.review.proposals import list_proposals, set_review_policy
 from clawql_git.sync.remotes import RemoteConfig, save_config
 
 from .conftest import AGENT, ROOT, SAMPLE, fsck_ok, git
@@ -156,7 +157,7 @@ def test_a_refused_write_leaves_no_commit_and_no_branch(vault: Vault) -> None:
     set_review_policy(vault, True, REVIEWER)
     before = git(vault.root, "for-each-ref", "--format=%(refname) %(objectname)").stdout
     agent = Identity(agent_id="claude-code", session_id="s9")
-    with pytest.raises(Exception, match="secret|credential"):
+    with pytest.raises(Exception, match=r"secret|credential"):
         vault.ingest(
             type="decision",
             title="Keys",

@@ -29,18 +29,25 @@ def cli() -> None:
 
 
 def _register() -> None:
-    from clawql_git.cli import audit, recall, team  # noqa: F401 - register their commands
+    """Attach every command to its group, explicitly (no module registers on import)."""
+    from clawql_git.cli import audit, recall, team
     from clawql_git.cli.code import code
     from clawql_git.cli.hooks import hooks
     from clawql_git.cli.mcp import mcp
     from clawql_git.cli.memory import memory
-    from clawql_git.cli.recall import index
     from clawql_git.cli.remote import remote
     from clawql_git.cli.review import review
     from clawql_git.cli.shared_index import publish
     from clawql_git.cli.sync import sync
     from clawql_git.cli.workspace import workspace
 
+    for command in (recall.recall, recall.recent, recall.tree, recall.index):
+        memory.add_command(command)
+    for command in (audit.audit, audit.verify, audit.export):
+        memory.add_command(command)
+    for command in (team.clone, team.push, team.pull, team.check):
+        memory.add_command(command)
+    recall.index.add_command(publish)
     cli.add_command(memory)
     cli.add_command(mcp)
     cli.add_command(remote)
@@ -48,7 +55,6 @@ def _register() -> None:
     cli.add_command(sync)
     cli.add_command(review)
     cli.add_command(workspace)
-    index.add_command(publish)
     cli.add_command(code)
 
 

@@ -6,13 +6,13 @@ from typing import Any
 
 import click
 
-from clawql_git.cli.memory import _vault, memory, parse_when, trail_filter_options
-from clawql_git.cli.options import json_option
+from clawql_git.cli.options import json_option, open_vault, trail_filter_options
 from clawql_git.cli.output import emit_json
 from clawql_git.errors import CheckFailed, InvalidInput
+from clawql_git.model.times import parse_when
 
 
-@memory.group(invoke_without_command=True)
+@click.group(invoke_without_command=True)
 @trail_filter_options
 @json_option
 @click.pass_context
@@ -37,7 +37,7 @@ def audit(
         return
     from clawql_git.audit.history import LogFilter
 
-    vault = _vault(ctx)
+    vault = open_vault(ctx)
     lo, hi = parse_when(since), parse_when(until)
     flt = LogFilter(agent, entry_type, event, session, correlation, path, lo, hi)
     records: list[dict[str, Any]] = [{"chain": "main", **r.to_record()} for r in vault.log(flt)]
@@ -94,7 +94,7 @@ def reads(
     as_json: bool,
 ) -> None:
     """Negative proof over the whole audit chain: which recalls returned an entry."""
-    answer = _vault(ctx).audit_reads(path, pii, session, agent)
+    answer = open_vault(ctx).audit_reads(path, pii, session, agent)
     if as_json:
         emit_json(
             {
@@ -113,13 +113,13 @@ def reads(
         )
 
 
-@memory.command()
+@click.command()
 @json_option
 @click.pass_context
 def verify(ctx: click.Context, as_json: bool) -> None:
     """Prove nothing was rewritten: fsck, linear histories, trailers against changes,
     checkpoints still ancestors. Reports tampering; never repairs it."""
-    report = _vault(ctx).verify()
+    report = open_vault(ctx).verify()
     if as_json:
         emit_json(report.to_record())
     else:
@@ -132,7 +132,7 @@ def verify(ctx: click.Context, as_json: bool) -> None:
         raise CheckFailed(f"verify found {len(report.problems)} problem(s)")
 
 
-@memory.command("export")
+@click.command("export")
 @click.option("--flywheel", is_flag=True, required=True, help="Training records (JSONL).")
 @click.option("--exclude-cache-hits", is_flag=True, help="Leave out recalls from the cache.")
 @click.option("--since", help="Only recalls not older than: 90d, a date or a timestamp.")
@@ -149,7 +149,7 @@ def export(
     from the audit chain, then the entries whose verdict is `passed`."""
     from clawql_git.vault.flywheel import export_lines
 
-    lines = export_lines(_vault(ctx), parse_when(since), exclude_cache_hits)
+    lines = export_lines(open_vault(ctx), parse_when(since), exclude_cache_hits)
     if output is None:
         for line in lines:
             click.echo(line)

@@ -94,7 +94,7 @@ def _render(answer: Answer, as_json: bool, line: Callable[[dict[str, Any]], str]
 @json_flag
 def index(path: str, no_history: bool, vault: str | None, agent: str, as_json: bool) -> None:
     """Index the repository at PATH (unchanged files, by content hash, are not re-parsed)."""
-    from clawql_git.codegraph.changes import record_index_update
+    from clawql_git.vault.code_changes import record_index_update
 
     graph = _open(path, create=True)
     audit = _vault_or_none(vault)
@@ -287,7 +287,7 @@ def _vault_or_none(path: str | None) -> Vault | None:
 @json_flag
 def watch(path: str, vault: str | None, agent: str, debounce: int, as_json: bool) -> None:
     """Index PATH, then keep the graph current from filesystem events until interrupted."""
-    from clawql_git.codegraph.changes import record_index_update
+    from clawql_git.vault.code_changes import record_index_update
 
     graph = _open(path, create=True)
     audit = _vault_or_none(vault)
@@ -330,9 +330,9 @@ def record_change(
 ) -> None:
     """Write a code_change entry for FROM..TO into the vault: affected symbols and files,
     breaking or not, a summary."""
-    from clawql_git.codegraph.changes import record_change as record
     from clawql_git.codegraph.graph import locate
     from clawql_git.model.identity import Identity
+    from clawql_git.vault.code_changes import record_change as record
     from clawql_git.vault.facade import Vault
 
     root, _ = locate(repo)

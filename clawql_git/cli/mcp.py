@@ -41,7 +41,9 @@ def serve(
     Stdio is what Claude Code, Cursor and other clients spawn; --http serves
     http://HOST:PORT/mcp to many clients at once. The index warms up in the background.
     """
-    from clawql_git.mcp.server import Caller, MemoryTools, serve
+    from clawql_git.mcp.common import Caller
+    from clawql_git.mcp.memory_tools import MemoryTools
+    from clawql_git.mcp.server import serve
 
     tools = MemoryTools(vault, Caller(agent or "", session or ""))
     if http:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import re
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -14,25 +12,20 @@ from clawql_git.cli.options import (
     entry_options,
     identity,
     identity_options,
+    json_option,
+    open_vault,
     read_body,
     read_document,
-    stack,
+    trail_filter_options,
     vault_option,
     vault_record,
 )
-from clawql_git.cli.options import json_option as json_option  # re-exported: cli/recall.py
 from clawql_git.cli.output import emit_json, progress
 from clawql_git.errors import CheckFailed, InvalidInput
+from clawql_git.model.times import parse_when
 
 if TYPE_CHECKING:
-    from clawql_git.vault.facade import Vault
     from clawql_git.vault.writer import WriteResult
-
-
-def _vault(ctx: click.Context) -> Vault:
-    from clawql_git.vault.facade import Vault
-
-    return Vault.open(ctx.obj.get("vault"), eager_index=True)
 
 
 def _print_write(result: WriteResult, as_json: bool) -> None:
@@ -132,7 +125,7 @@ def ingest(
     Prints the entry's worm_ref, the sha of the commit that holds it.
     """
     ident = identity(kw)
-    vault = _vault(ctx)
+    vault = open_vault(ctx)
     if sign:
         vault.enable_signing()
     fields = entry_fields(kw)
@@ -200,7 +193,7 @@ def update(
     new_body = read_body(body, body_file)
     if not changes and new_body is None:
         raise InvalidInput("nothing to update: give --body, --title, --description or --set")
-    result = _vault(ctx).update(path, body=new_body, changes=changes, identity=ident)
+    result = open_vault(ctx).update(path, body=new_body, changes=changes, identity=ident)
     _print_write(result, as_json)
 
 
@@ -212,7 +205,7 @@ def update(
 @click.pass_context
 def supersede(ctx: click.Context, /, old: str, new: str, as_json: bool, **kw: Any) -> None:
     """Mark OLD superseded by another entry (status: superseded, superseded_by)."""
-    _print_write(_vault(ctx).supersede(old, new, identity=identity(kw)), as_json)
+    _print_write(open_vault(ctx).supersede(old, new, identity=identity(kw)), as_json)
 
 
 @memory.command()
@@ -223,7 +216,7 @@ def supersede(ctx: click.Context, /, old: str, new: str, as_json: bool, **kw: An
 @click.pass_context
 def retract(ctx: click.Context, /, path: str, reason: str | None, as_json: bool, **kw: Any) -> None:
     """Mark an entry retracted; it stays in history, recall leaves it out."""
-    _print_write(_vault(ctx).retract(path, reason, identity=identity(kw)), as_json)
+    _print_write(open_vault(ctx).retract(path, reason, identity=identity(kw)), as_json)
 
 
 @memory.command()
@@ -233,7 +226,7 @@ def retract(ctx: click.Context, /, path: str, reason: str | None, as_json: bool,
 @click.pass_context
 def archive(ctx: click.Context, /, path: str, as_json: bool, **kw: Any) -> None:
     """Move an entry under archive/ (MEMORY_ARCHIVE)."""
-    _print_write(_vault(ctx).archive(path, identity=identity(kw)), as_json)
+    _print_write(open_vault(ctx).archive(path, identity=identity(kw)), as_json)
 
 
 # ---------------------------------------------------------------- reading
@@ -246,7 +239,7 @@ def archive(ctx: click.Context, /, path: str, as_json: bool, **kw: Any) -> None:
 @click.pass_context
 def show(ctx: click.Context, path: str, rev: str | None, as_json: bool) -> None:
     """Print an entry with its materialised worm_ref (first and last commit)."""
-    view = _vault(ctx).get(path, at=rev)
+    view = open_vault(ctx).get(path, at=rev)
     if as_json:
         emit_json(view.to_record())
     else:
@@ -259,45 +252,13 @@ def show(ctx: click.Context, path: str, rev: str | None, as_json: bool) -> None:
 @click.pass_context
 def history(ctx: click.Context, path: str, as_json: bool) -> None:
     """Every version of an entry with the commit that wrote it, newest first."""
-    versions = _vault(ctx).history(path)
+    versions = open_vault(ctx).history(path)
     if as_json:
         emit_json([{"path": v.path, "blob": v.blob, **v.record.to_record()} for v in versions])
         return
     for v in versions:
         when = v.record.when.strftime("%Y-%m-%d %H:%M:%SZ")
         click.echo(f"git:{v.sha}  {when}  {v.record.event or 'COMMIT'}  {v.record.agent}  {v.path}")
-
-
-_AGO = re.compile(r"^(\d+)([smhdw])$")
-
-
-def parse_when(value: str | None, now: datetime | None = None) -> datetime | None:
-    """'90d', '12h', '2w', a date or an ISO timestamp -> aware datetime."""
-    if value is None:
-        return None
-    match = _AGO.match(value.strip())
-    now = now or datetime.now(UTC)
-    if match:
-        unit = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
-        return now - timedelta(**{unit[match.group(2)]: int(match.group(1))})
-    try:
-        parsed = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
-    except ValueError as exc:
-        raise InvalidInput(f"not a time: {value!r} (use 90d, 12h, 2026-07-01 or ISO 8601)") from exc
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
-
-
-trail_filter_options = stack(
-    click.option("--agent", help="Only this agent."),
-    click.option("--type", "entry_type", help="Only entries of this type."),
-    click.option("--event", help="Only this event (MEMORY_INGEST, MEMORY_RECALL, ...)."),
-    click.option("--session", help="Only this session."),
-    click.option("--correlation", help="Only this correlation id."),
-    click.option("--path", help="Only events naming this entry path."),
-    click.option("--since", help="Not before: 90d, 12h, a date or a timestamp."),
-    click.option("--until", help="Not after: a date or a timestamp."),
-)
-"""The filters shared by `log` and `audit`."""
 
 
 @memory.command()
@@ -324,7 +285,7 @@ def log(
     flt = LogFilter(
         agent, entry_type, event, session, correlation, path, parse_when(since), parse_when(until)
     )
-    records = _vault(ctx).log(flt, limit)
+    records = open_vault(ctx).log(flt, limit)
     if as_json:
         emit_json([r.to_record() for r in records])
         return
@@ -344,7 +305,7 @@ def log(
 @click.pass_context
 def links(ctx: click.Context, path: str | None, broken: bool, as_json: bool) -> None:
     """Outgoing links and backlinks of PATH, or every broken link with --broken."""
-    graph = _vault(ctx).link_graph()
+    graph = open_vault(ctx).link_graph()
     if broken or path is None:
         edges = graph.broken()
         if as_json:
@@ -385,7 +346,7 @@ def links(ctx: click.Context, path: str | None, broken: bool, as_json: bool) -> 
 @click.pass_context
 def graph(ctx: click.Context, fmt: str) -> None:
     """Export the link graph."""
-    g = _vault(ctx).link_graph()
+    g = open_vault(ctx).link_graph()
     if fmt == "json":
         emit_json(g.to_json())
     else:
@@ -403,7 +364,7 @@ def graph(ctx: click.Context, fmt: str) -> None:
 @click.pass_context
 def catalog_cmd(ctx: click.Context, /, check: bool, fix: bool, as_json: bool, **kw: Any) -> None:
     """Check or fix the generated catalogs (index.md files, log.md, log/)."""
-    vault = _vault(ctx)
+    vault = open_vault(ctx)
     ident = identity(kw)
     if fix:
         result = vault.catalog_fix(ident)
@@ -443,7 +404,7 @@ def import_cmd(
 ) -> None:
     """Import a folder of Markdown (one commit per file, or one with --batch)."""
 
-    vault = _vault(ctx)
+    vault = open_vault(ctx)
     with progress("importing", not as_json) as bar:
         results = vault.import_folder(
             Path(directory), type=entry_type, batch=batch, identity=identity(kw), progress=bar

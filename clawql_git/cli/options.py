@@ -69,6 +69,18 @@ reader_options = stack(
     click.option("--session", envvar="CLAWQL_SESSION_ID", help="Session id (audit)."),
 )
 
+trail_filter_options = stack(
+    click.option("--agent", help="Only this agent."),
+    click.option("--type", "entry_type", help="Only entries of this type."),
+    click.option("--event", help="Only this event (MEMORY_INGEST, MEMORY_RECALL, ...)."),
+    click.option("--session", help="Only this session."),
+    click.option("--correlation", help="Only this correlation id."),
+    click.option("--path", help="Only events naming this entry path."),
+    click.option("--since", help="Not before: 90d, 12h, a date or a timestamp."),
+    click.option("--until", help="Not after: a date or a timestamp."),
+)
+"""The filters shared by `log` and `audit`."""
+
 identity_options = stack(
     click.option("--agent", "agent_id", envvar="CLAWQL_AGENT_ID", help="Agent id (author)."),
     click.option("--session", "session_id", envvar="CLAWQL_SESSION_ID", help="Session id."),
@@ -181,6 +193,13 @@ def file_text(path: Path) -> str:
     if not path.is_file():
         raise NotFound(f"no such file: {path}")
     return decode_text(path.read_bytes(), str(path))
+
+
+def open_vault(ctx: click.Context) -> Vault:
+    """The vault named by the group's ``--vault`` (``ctx.obj["vault"]``), index kept eager."""
+    from clawql_git.vault.facade import Vault
+
+    return Vault.open(ctx.obj.get("vault"), eager_index=True)
 
 
 def vault_record(vault: Vault, **fields: Any) -> dict[str, Any]:

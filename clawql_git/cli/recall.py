@@ -6,20 +6,22 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from clawql_git.cli.memory import _vault, json_option, memory, parse_when
 from clawql_git.cli.options import (
     backend_option,
+    json_option,
+    open_vault,
     reader_options,
     recall_scope_options,
     recall_time_options,
 )
 from clawql_git.cli.output import emit_json, progress
+from clawql_git.model.times import parse_when
 
 if TYPE_CHECKING:
     from clawql_git.recall.pipeline import RecallResult
 
 
-@memory.command()
+@click.command()
 @click.argument("query")
 @click.option(
     "--limit", type=click.IntRange(min=1), default=10, show_default=True, help="At most this many."
@@ -69,7 +71,7 @@ def recall(
 
         return recall_shared(shared, query, limit, as_json)
 
-    vault = _vault(ctx)
+    vault = open_vault(ctx)
     who = Identity(
         agent_id=reader or "", session_id=session or "", correlation_id=correlation or ""
     )
@@ -124,7 +126,7 @@ def _ending() -> None:
     gc.freeze()
 
 
-@memory.command()
+@click.command()
 @click.option(
     "--days", type=click.IntRange(min=1), default=7, show_default=True, help="How far back."
 )
@@ -133,7 +135,7 @@ def _ending() -> None:
 @click.pass_context
 def recent(ctx: click.Context, days: int, project: str | None, as_json: bool) -> None:
     """What was worked on recently and the latest context entries (the session-start call)."""
-    summary = _vault(ctx).recent(days, project)
+    summary = open_vault(ctx).recent(days, project)
     if as_json:
         emit_json(summary)
         return
@@ -145,12 +147,12 @@ def recent(ctx: click.Context, days: int, project: str | None, as_json: bool) ->
         click.echo(f"  {item['timestamp'][:10]}  {item['title']}: {item['summary'][:160]}")
 
 
-@memory.command()
+@click.command()
 @json_option
 @click.pass_context
 def tree(ctx: click.Context, as_json: bool) -> None:
     """The category tree (page_index_path) with entry counts."""
-    counts = _vault(ctx).category_tree()
+    counts = open_vault(ctx).category_tree()
     if as_json:
         emit_json(counts)
         return
@@ -159,7 +161,7 @@ def tree(ctx: click.Context, as_json: bool) -> None:
         click.echo(f"{'  ' * depth}{path.rsplit('/', 1)[-1]} ({counts[path]})")
 
 
-@memory.group()
+@click.group()
 def index() -> None:
     """The derived search index under $GIT_DIR/clawql/index."""
 
@@ -170,7 +172,7 @@ def index() -> None:
 @click.pass_context
 def rebuild(ctx: click.Context, rev: str | None, as_json: bool) -> None:
     """Rebuild the index from a commit (vectors come from the content-hash cache)."""
-    vault = _vault(ctx)
+    vault = open_vault(ctx)
     with progress("indexing", not as_json) as bar:
         report = vault.rebuild_index(rev, bar)
     _print_report(report.__dict__, as_json)
@@ -181,7 +183,7 @@ def rebuild(ctx: click.Context, rev: str | None, as_json: bool) -> None:
 @click.pass_context
 def update(ctx: click.Context, as_json: bool) -> None:
     """Catch the index up with HEAD."""
-    vault = _vault(ctx)
+    vault = open_vault(ctx)
     with progress("indexing", not as_json) as bar:
         report = vault.update_index(bar)
     _print_report(report.__dict__, as_json)
@@ -192,7 +194,7 @@ def update(ctx: click.Context, as_json: bool) -> None:
 @click.pass_context
 def status(ctx: click.Context, as_json: bool) -> None:
     """The index stamp and how far it is behind HEAD."""
-    info = _vault(ctx).index_status()
+    info = open_vault(ctx).index_status()
     if as_json:
         emit_json(info)
         return

@@ -6,8 +6,7 @@ from typing import Any
 
 import click
 
-from clawql_git.cli.memory import _vault
-from clawql_git.cli.options import json_option, vault_option
+from clawql_git.cli.options import json_option, open_vault, vault_option
 from clawql_git.cli.output import emit_json, progress
 
 reviewer_option = click.option(
@@ -31,7 +30,7 @@ def list_(ctx: click.Context, as_json: bool) -> None:
     """Open proposal branches: agent, session, entry count, age."""
     from clawql_git.review.proposals import list_proposals
 
-    found = list_proposals(_vault(ctx).store)
+    found = list_proposals(open_vault(ctx).store)
     if as_json:
         emit_json([p.to_record() for p in found])
         return
@@ -56,7 +55,7 @@ def show(ctx: click.Context, branch: str, no_recall: bool, as_json: bool) -> Non
     from clawql_git.review.report import show as build
 
     with progress("reviewing", not as_json):
-        report = build(_vault(ctx), branch, recall_impact=not no_recall)
+        report = build(open_vault(ctx), branch, recall_impact=not no_recall)
     if as_json:
         emit_json(report.to_record())
         return
@@ -101,9 +100,9 @@ def _print_report(rec: dict[str, Any]) -> None:
 def accept(ctx: click.Context, branch: str, reviewer: str | None, as_json: bool) -> None:
     """Merge BRANCH into main (a merge commit with MEMORY_REVIEW trailers naming the reviewer);
     the catalogs and the index follow; the branch is deleted (the merge keeps its commits)."""
-    from clawql_git.review.proposals import accept as do_accept
+    from clawql_git.review.merge import accept as do_accept
 
-    outcome = do_accept(_vault(ctx), branch, reviewer)
+    outcome = do_accept(open_vault(ctx), branch, reviewer)
     _print_outcome(outcome.to_record(), as_json)
 
 
@@ -120,7 +119,7 @@ def reject(
     nothing merged into main."""
     from clawql_git.review.proposals import reject as do_reject
 
-    outcome = do_reject(_vault(ctx), branch, reason, reviewer)
+    outcome = do_reject(open_vault(ctx), branch, reason, reviewer)
     _print_outcome(outcome.to_record(), as_json)
 
 
@@ -134,7 +133,7 @@ def policy(ctx: click.Context, state: str, reviewer: str | None, as_json: bool) 
     .clawql/vault.toml on main."""
     from clawql_git.review.proposals import reviewer_name, set_review_policy
 
-    vault = _vault(ctx)
+    vault = open_vault(ctx)
     sha = set_review_policy(vault, state == "required", reviewer_name(vault.store, reviewer))
     if as_json:
         emit_json({"review": state, "commit": f"git:{sha}"})

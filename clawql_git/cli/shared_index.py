@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import click
 
-from clawql_git.cli.memory import _vault
-from clawql_git.cli.options import json_option
+from clawql_git.cli.options import json_option, open_vault
 from clawql_git.cli.output import emit_json
 
 
@@ -19,7 +18,7 @@ def publish(ctx: click.Context, uri: str, endpoint: str | None, as_json: bool) -
     """Publish the index of main to URI (s3://bucket/prefix) for read-only team recall."""
     from clawql_git.sync.shared_index import publish as run
 
-    done = run(_vault(ctx), uri, endpoint)
+    done = run(open_vault(ctx), uri, endpoint)
     if as_json:
         emit_json(done.to_record())
     else:

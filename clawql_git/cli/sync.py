@@ -7,13 +7,12 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from clawql_git.cli.options import json_option, stack, vault_option
+from clawql_git.cli.options import json_option, open_vault, stack, vault_option
 from clawql_git.cli.output import emit_json, progress
 
 if TYPE_CHECKING:
     from clawql_git.sync.remotes import RemoteConfig
     from clawql_git.sync.service import SyncService
-    from clawql_git.vault.facade import Vault
 
 PROVIDER = click.Choice(["s3", "r2", "arweave"])
 
@@ -46,16 +45,10 @@ def sync(ctx: click.Context, vault: str | None) -> None:
     ctx.obj = {"vault": vault}
 
 
-def _vault(ctx: click.Context) -> Vault:
-    from clawql_git.vault.facade import Vault
-
-    return Vault.open(ctx.obj.get("vault"))
-
-
 def _service(ctx: click.Context, agent: str | None = None) -> tuple[SyncService, str]:
     from clawql_git.sync.service import for_vault
 
-    service, config = for_vault(_vault(ctx), agent=agent)
+    service, config = for_vault(open_vault(ctx), agent=agent)
     return service, config.provider
 
 
@@ -70,7 +63,7 @@ def init(ctx: click.Context, /, provider: str, public: bool, as_json: bool, **kw
     from clawql_git.sync.remotes import save_config
 
     config = _remote_config(provider, public, kw)
-    result = save_config(_vault(ctx), config, None)
+    result = save_config(open_vault(ctx), config, None)
     if as_json:
         emit_json({"sync": config.to_toml(), "commit": result.sha})
     else:

@@ -8,8 +8,13 @@ from typing import Any
 
 import click
 
-from clawql_git.cli.memory import _vault, memory
-from clawql_git.cli.options import identity, identity_options, json_option, vault_record
+from clawql_git.cli.options import (
+    identity,
+    identity_options,
+    json_option,
+    open_vault,
+    vault_record,
+)
 from clawql_git.cli.output import emit_json, progress
 from clawql_git.errors import CheckFailed
 
@@ -18,7 +23,7 @@ remote_option = click.option(
 )
 
 
-@memory.command()
+@click.command()
 @click.argument("url")
 @click.argument("directory", required=False, type=click.Path(file_okay=False))
 @json_option
@@ -36,7 +41,7 @@ def clone(url: str, directory: str | None, as_json: bool) -> None:
         click.echo(f"cloned {url} into {vault.root} (vault {record['vault_id']})")
 
 
-@memory.command()
+@click.command()
 @remote_option
 @identity_options
 @json_option
@@ -46,7 +51,7 @@ def push(ctx: click.Context, /, remote: str, as_json: bool, **kw: Any) -> None:
     tells you to pull first."""
     from clawql_git.team.sharing import push as push_vault
 
-    result = push_vault(_vault(ctx), remote, identity=identity(kw))
+    result = push_vault(open_vault(ctx), remote, identity=identity(kw))
     if as_json:
         emit_json(result.to_record())
     elif result.pushed:
@@ -55,7 +60,7 @@ def push(ctx: click.Context, /, remote: str, as_json: bool, **kw: Any) -> None:
         click.echo(f"{remote} ({result.url}) is up to date")
 
 
-@memory.command()
+@click.command()
 @remote_option
 @identity_options
 @json_option
@@ -66,7 +71,7 @@ def pull(ctx: click.Context, /, remote: str, as_json: bool, **kw: Any) -> None:
     from clawql_git.team.sharing import pull as pull_vault
 
     with progress("indexing", not as_json) as bar:
-        result = pull_vault(_vault(ctx), remote, identity=identity(kw), progress=bar)
+        result = pull_vault(open_vault(ctx), remote, identity=identity(kw), progress=bar)
     if as_json:
         emit_json(result.to_record())
     elif result.mode == "up-to-date":
@@ -80,7 +85,7 @@ def pull(ctx: click.Context, /, remote: str, as_json: bool, **kw: Any) -> None:
             click.echo(f"catalogs regenerated: git:{result.catalog_fix}")
 
 
-@memory.command()
+@click.command()
 @click.option("--base", default="main", show_default=True, help="Branch to compare against.")
 @click.option(
     "--format",
@@ -100,7 +105,7 @@ def check(ctx: click.Context, base: str, fmt: str, output: str | None, as_json: 
 
     from clawql_git.team.check import check_branch
 
-    report = check_branch(_vault(ctx), base)
+    report = check_branch(open_vault(ctx), base)
     as_json = as_json or fmt == "json"
     text = json.dumps(report.to_record(), indent=2) if as_json else report.to_markdown()
     if output:

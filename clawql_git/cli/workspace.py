@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from clawql_git.cli.memory import parse_when
 from clawql_git.cli.options import (
     backend_option,
     entry_fields,
@@ -22,6 +21,7 @@ from clawql_git.cli.options import (
 )
 from clawql_git.cli.output import emit_json, progress
 from clawql_git.errors import InvalidInput
+from clawql_git.model.times import parse_when
 
 if TYPE_CHECKING:
     from clawql_git.workspace.mounts import Workspace

@@ -201,13 +201,13 @@ class Resolver:
             scope = call.caller if call.context == "body" else parent(call.caller)
             if call.context != "body" and call.caller not in self.index[path].defs:
                 scope = call.caller
-            ctx = _Ctx()
+            ctx = ResolutionNotes()
             entity = self.callee(path, scope, call.callee, ctx)
             out.append(self._edge(path, call.caller, call.callee, call, entity, ctx))
         return out
 
     def _edge(
-        self, path: str, caller: str, callee: str, call: object, e: Entity, ctx: _Ctx
+        self, path: str, caller: str, callee: str, call: object, e: Entity, ctx: ResolutionNotes
     ) -> Edge:
         line, column, context = call.line, call.column, call.context  # type: ignore[attr-defined]
         if e[0] == "def" and self.index[e[1]].defs[e[2]].kind in CALLABLE:
@@ -217,7 +217,7 @@ class Resolver:
         how = "external" if e[0] == "ext" else "unresolved"
         return Edge(path, caller, callee, line, column, context, "", "", 0.0, how)
 
-    def callee(self, path: str, scope: str, callee: str, ctx: _Ctx) -> Entity:
+    def callee(self, path: str, scope: str, callee: str, ctx: ResolutionNotes) -> Entity:
         """What a callee denotes: a dotted name, or ``Class().method`` (typed by its
         constructor); anything else (subscripts, calls on call results) is unknown. Rust
         paths (``service::Service::new``) are looked up as dotted names."""
@@ -233,7 +233,7 @@ class Resolver:
             return self.attribute(("inst", made[1], made[2]), m.group(2), ctx, 0)
         return made if made[0] == "ext" else UNK
 
-    def expression(self, path: str, scope: str, dotted: str, ctx: _Ctx) -> Entity:
+    def expression(self, path: str, scope: str, dotted: str, ctx: ResolutionNotes) -> Entity:
         """What a dotted name denotes in ``scope`` of ``path``."""
         head, *rest = dotted.split(".")
         entity = self.name(path, scope, head, ctx, 0)
@@ -255,7 +255,7 @@ class Resolver:
             cur, first = parent(cur), False
         yield ""
 
-    def name(self, path: str, scope: str, name: str, ctx: _Ctx, depth: int) -> Entity:
+    def name(self, path: str, scope: str, name: str, ctx: ResolutionNotes, depth: int) -> Entity:
         if depth > MAX_DEPTH:
             return UNK
         idx = self.index[path]
@@ -300,7 +300,7 @@ class Resolver:
         return ""
 
     def _implicit_member(
-        self, path: str, scope: str, name: str, ctx: _Ctx, depth: int
+        self, path: str, scope: str, name: str, ctx: ResolutionNotes, depth: int
     ) -> Entity | None:
         """Java/TS-style: a bare name inside a method may be a member of its class."""
         klass = self._enclosing_class(path, scope)
@@ -309,7 +309,7 @@ class Resolver:
         found = self.member(path, klass, name, ctx, depth + 1, instance=True)
         return found if found[0] != "unk" else None
 
-    def _go_package(self, path: str, name: str, ctx: _Ctx, depth: int) -> Entity | None:
+    def _go_package(self, path: str, name: str, ctx: ResolutionNotes, depth: int) -> Entity | None:
         """Go: a package is its directory, so a top-level name may be defined in any of its
         files (imports stay per file, so only definitions and package-level vars count)."""
         if self._go_dirs is None:
@@ -331,7 +331,9 @@ class Resolver:
                 return UNK
         return None
 
-    def _in_scope(self, path: str, scope: str, name: str, ctx: _Ctx, depth: int) -> Entity | None:
+    def _in_scope(
+        self, path: str, scope: str, name: str, ctx: ResolutionNotes, depth: int
+    ) -> Entity | None:
         idx = self.index[path]
         qual = f"{scope}.{name}" if scope else name
         sym = idx.defs.get(qual)
@@ -347,7 +349,7 @@ class Resolver:
             return UNK
         return None
 
-    def follow(self, path: str, imp: Import, ctx: _Ctx, depth: int) -> Entity:
+    def follow(self, path: str, imp: Import, ctx: ResolutionNotes, depth: int) -> Entity:
         """What an import binds."""
         python = self.index[path].facts.language == "python"
         if not imp.name:
@@ -384,13 +386,15 @@ class Resolver:
         return found
 
     def infer(
-        self, path: str, scope: str, assigns: list[Assignment], ctx: _Ctx, depth: int
+        self, path: str, scope: str, assigns: list[Assignment], ctx: ResolutionNotes, depth: int
     ) -> Entity:
         """The type an assignment proves, or unknown; several disagreeing ones: unknown."""
         results = {self._infer_one(path, scope, a, ctx, depth) for a in assigns}
         return results.pop() if len(results) == 1 else UNK
 
-    def _infer_one(self, path: str, scope: str, asg: Assignment, ctx: _Ctx, depth: int) -> Entity:
+    def _infer_one(
+        self, path: str, scope: str, asg: Assignment, ctx: ResolutionNotes, depth: int
+    ) -> Entity:
         if depth > MAX_DEPTH or not asg.value:
             return UNK
         value = asg.value.replace("::", ".")
@@ -415,7 +419,7 @@ class Resolver:
                 return self._returns(target[1], sym, ctx, depth + 1)
         return ("ext", value) if target[0] == "ext" else UNK
 
-    def _returns(self, path: str, sym: Symbol, ctx: _Ctx, depth: int) -> Entity:
+    def _returns(self, path: str, sym: Symbol, ctx: ResolutionNotes, depth: int) -> Entity:
         """What calling a function gives, when its declared return type names a class
         (Python ``-> X``, Go ``func NewX() *X``, Rust ``-> Self`` / ``-> X``)."""
         language = self.index[path].facts.language
@@ -436,7 +440,9 @@ class Resolver:
             return ("inst", target[1], target[2])
         return ("ext", named) if target[0] == "ext" else UNK
 
-    def _resolve_in(self, path: str, scope: str, dotted: str, ctx: _Ctx, depth: int) -> Entity:
+    def _resolve_in(
+        self, path: str, scope: str, dotted: str, ctx: ResolutionNotes, depth: int
+    ) -> Entity:
         head, *rest = dotted.split(".")
         entity = self.name(path, scope, head, ctx, depth + 1)
         for part in rest:
@@ -447,7 +453,7 @@ class Resolver:
 
     # ------------------------------------------------------------ attributes
 
-    def attribute(self, entity: Entity, name: str, ctx: _Ctx, depth: int) -> Entity:
+    def attribute(self, entity: Entity, name: str, ctx: ResolutionNotes, depth: int) -> Entity:
         if depth > MAX_DEPTH:
             return UNK
         kind = entity[0]
@@ -463,7 +469,9 @@ class Resolver:
             return self.member(entity[1], entity[2], name, ctx, depth + 1, kind == "inst")
         return entity if kind == "ext" else UNK
 
-    def _module_attr(self, files: tuple[str, ...], name: str, ctx: _Ctx, depth: int) -> Entity:
+    def _module_attr(
+        self, files: tuple[str, ...], name: str, ctx: ResolutionNotes, depth: int
+    ) -> Entity:
         for path in files:
             found = self._in_scope(path, "", name, ctx, depth + 1)
             if found is not None:
@@ -483,7 +491,7 @@ class Resolver:
         return UNK
 
     def member(
-        self, path: str, klass: str, name: str, ctx: _Ctx, depth: int, instance: bool
+        self, path: str, klass: str, name: str, ctx: ResolutionNotes, depth: int, instance: bool
     ) -> Entity:
         """A class's attribute: its own definitions, its class-level assignments, for an
         instance the ``self.x`` assignments of its methods, then its bases in order."""
@@ -515,7 +523,9 @@ class Resolver:
             return self._go_method(path, klass, name)
         return ("ext", name) if external else UNK
 
-    def infer_attr(self, path: str, attrs: list[Assignment], ctx: _Ctx, depth: int) -> Entity:
+    def infer_attr(
+        self, path: str, attrs: list[Assignment], ctx: ResolutionNotes, depth: int
+    ) -> Entity:
         """``self.x = Foo()`` in some method: each assignment resolved in its own method."""
         results = {self._infer_one(path, a.scope, a, ctx, depth) for a in attrs}
         return results.pop() if len(results) == 1 else UNK
@@ -534,7 +544,7 @@ class Resolver:
 
 
 @dataclass
-class _Ctx:
+class ResolutionNotes:
     """Per-resolution notes: did the answer rest on an inferred type?"""
 
     inferred: bool = False

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from clawql_git.codegraph.model import Mount, RouterDef
-from clawql_git.codegraph.resolve import DOTTED, Resolver, _Ctx
+from clawql_git.codegraph.resolve import DOTTED, ResolutionNotes, Resolver
 
 Node = tuple[str, str]  # (file, variable) of a router/app object
 MAX_MOUNT_DEPTH = 8
@@ -197,7 +197,7 @@ def _handler(resolver: Resolver, path: str, handler: str) -> tuple[str, str]:
     if handler in idx.defs:
         return path, handler
     if DOTTED.match(handler):
-        e = resolver.expression(path, "", handler, _Ctx())
+        e = resolver.expression(path, "", handler, ResolutionNotes())
         if e[0] == "def":
             return e[1], e[2]
     return "", ""

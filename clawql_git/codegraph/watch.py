@@ -7,15 +7,27 @@ import subprocess
 import threading
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from clawql_git.codegraph.files import EXCLUDED_DIRS, is_git_worktree, language_of
 
 if TYPE_CHECKING:
-    from clawql_git.codegraph.graph import CodeGraph
-    from clawql_git.codegraph.indexer import IndexReport
+    from clawql_git.codegraph.indexer import Indexer, IndexReport
 
 DEBOUNCE_MS = 50
+
+
+class Watched(Protocol):
+    """What the watcher needs of a graph (``CodeGraph`` is one): where it is, its indexer, and
+    a way to re-read some files."""
+
+    @property
+    def root(self) -> Path: ...
+
+    @property
+    def indexer(self) -> Indexer: ...
+
+    def update(self, paths: list[str]) -> IndexReport: ...
 
 
 def relevant(root: Path, changed: Iterable[str], suffixes: dict[str, str]) -> list[str]:
@@ -50,7 +62,7 @@ def _git_ignored(root: Path, paths: list[str]) -> set[str]:
 
 
 def watch(
-    graph: CodeGraph,
+    graph: Watched,
     on_update: Callable[[IndexReport], None] | None = None,
     stop: threading.Event | None = None,
     debounce_ms: int = DEBOUNCE_MS,

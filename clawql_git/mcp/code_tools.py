@@ -3,7 +3,6 @@ same server as the memory tools, each answering a bounded JSON record."""
 
 from __future__ import annotations
 
-import inspect
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -12,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 from mcp_types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
-from clawql_git.mcp.server import READ_ONLY, answer, tool_errors
+from clawql_git.mcp.common import READ_ONLY, add_tools, answer, tool_errors
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
@@ -135,7 +134,4 @@ TOOLS: dict[str, ToolAnnotations] = {
 
 def register(server: MCPServer[Any], tools: CodeGraphTools | None = None) -> None:
     """Add the cg_* tools to an MCP server."""
-    tools = tools or CodeGraphTools()
-    for name, hints in TOOLS.items():
-        method = getattr(tools, name)
-        server.add_tool(method, name=name, description=inspect.getdoc(method), annotations=hints)
+    add_tools(server, tools or CodeGraphTools(), TOOLS)

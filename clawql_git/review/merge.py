@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from clawql_git.vault.facade import Vault
 
 
-def accept_proposal(vault: Vault, branch: str, reviewer: str | None = None) -> ReviewOutcome:
+def accept(vault: Vault, branch: str, reviewer: str | None = None) -> ReviewOutcome:
     """Merge a proposal into main as one merge commit (MEMORY_REVIEW, accepted) with catalogs
     regenerated, update the work tree and index, and delete the branch (the merge keeps every
     proposal commit reachable and names the tip). A conflict with main merges nothing."""

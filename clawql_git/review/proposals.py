@@ -192,13 +192,6 @@ def reviewer_name(store: GitStore, reviewer: str | None) -> str:
     return name
 
 
-def accept(vault: Vault, branch: str, reviewer: str | None = None) -> ReviewOutcome:
-    """Merge a proposal into main (see ``review_merge.accept_proposal``)."""
-    from clawql_git.review.merge import accept_proposal
-
-    return accept_proposal(vault, branch, reviewer)
-
-
 def reject(vault: Vault, branch: str, reason: str, reviewer: str | None = None) -> ReviewOutcome:
     """Record a MEMORY_REVIEW rejected event on the audit chain (its tree is the proposal's, so
     what was turned down stays inspectable) and delete the branch; main is never touched."""

@@ -71,7 +71,7 @@ class S3Backend:
         self.endpoint = endpoint
         self.lock_days = lock_days
         self.part_size = max(part_size, 5 * 1024 * 1024)  # S3's smallest multipart part
-        self._client = _client(endpoint, region, name)
+        self._client = s3_client(endpoint, region, name)
         self._lock: bool | None = None
 
     def describe(self) -> str:
@@ -215,7 +215,7 @@ class S3Backend:
             return [p["Prefix"] for page in pages for p in page.get("CommonPrefixes", [])]
 
 
-def _client(endpoint: str | None, region: str | None, name: str) -> Any:
+def s3_client(endpoint: str | None, region: str | None, name: str) -> Any:
     import boto3
     from botocore.config import Config
 

@@ -82,7 +82,7 @@ def storage_options(endpoint: str | None, env: Mapping[str, str] | None = None) 
 
 
 def _client(endpoint: str | None) -> Any:
-    from clawql_git.sync.s3 import _client as make
+    from clawql_git.sync.s3 import s3_client as make
 
     return make(endpoint or os.environ.get("AWS_ENDPOINT_URL") or None, None, "s3")
 

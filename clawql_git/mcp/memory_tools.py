@@ -1,0 +1,365 @@
+"""The memory tools (memory_*): each a thin adapter over one ``Vault`` call that answers a
+bounded, JSON-safe record."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Annotated, Any, Literal
+
+from mcp_types import CallToolResult, ToolAnnotations
+from pydantic import Field
+
+from clawql_git.errors import ClawqlError, NotFound
+from clawql_git.mcp.common import (
+    READ_ONLY,
+    WRITES,
+    Caller,
+    add_tools,
+    answer,
+    fit,
+    fit_body,
+    tool_errors,
+)
+from clawql_git.model.times import parse_when
+
+if TYPE_CHECKING:
+    from mcp.server.mcpserver import MCPServer
+
+    from clawql_git.links import LinkGraph
+    from clawql_git.vault.facade import Vault
+
+log = logging.getLogger("clawql_git.mcp")
+
+# Argument types: their descriptions are what a model reads in the input schema.
+AgentId = Annotated[
+    str | None, Field(description="Who is calling (your agent name); defaults to the server's.")
+]
+SessionId = Annotated[str | None, Field(description="Your session id; defaults to the server's.")]
+CorrelationId = Annotated[
+    str | None, Field(description="The task or ticket this belongs to, e.g. LL-101.")
+]
+Since = Annotated[
+    str | None, Field(description="Not before: 90d, 12h, 2w, a date (2026-07-01) or ISO time.")
+]
+Until = Annotated[str | None, Field(description="Not after: a date or an ISO timestamp.")]
+MaxTokens = Annotated[
+    int, Field(ge=100, le=50_000, description="Token budget of the answer (about 4 chars each).")
+]
+EntryPath = Annotated[
+    str, Field(description="Vault-relative path of an entry, e.g. decisions/2026-07/use-jwt.md")
+]
+Backend = Literal["auto", "hybrid", "fts", "vector", "page_index"]
+
+
+class MemoryTools:
+    """The tools, over one vault opened on first use. Calls are serialised (the vault and its
+    index are not shared across threads); the index is warmed in the background at start."""
+
+    def __init__(self, vault_path: str | None, caller: Caller) -> None:
+        self.vault_path = vault_path
+        self.caller = caller
+        self._lock = threading.Lock()
+        self._vault: Vault | None = None
+        self._graph: tuple[str, LinkGraph] | None = None
+        self._warming = False
+        self._start_lock = threading.Lock()
+
+    # ------------------------------------------------------------ the vault
+
+    def open(self) -> Vault:
+        """The vault (opened once; raises NotAVault for a wrong path)."""
+        if self._vault is None:
+            from clawql_git.vault.facade import Vault
+
+            self._vault = Vault.open(self.vault_path)
+        return self._vault
+
+    def call(self, fn: Callable[[Vault], dict[str, Any]]) -> CallToolResult:
+        """Run one library call under the lock, with its errors as tool errors."""
+        with self._lock, tool_errors():
+            return answer(fn(self.open()))
+
+    def warm(self) -> None:
+        """Open the vault, catch its index up with HEAD, load it and the embedding model, so
+        the first recall is fast. Fails open: a problem is logged, and the calls report it."""
+        with self._lock:
+            try:
+                vault = self.open()
+                vault.update_index()
+                service = vault.recall_service()
+                service.index.background_compaction = True  # long-lived: off the write path
+                service.warm()  # the index rows, category tree and link graph into memory
+                embedder = service.embedder
+                if embedder is not None:
+                    embedder.embed_query("warm up")  # the model loads on first use
+            except ClawqlError as exc:
+                log.warning("clawql: %s", exc.message)
+
+    def start_warming(self) -> None:
+        """Warm up in a daemon thread, once (calls wait for it; the server answers meanwhile)."""
+        with self._start_lock:
+            if self._warming:
+                return
+            self._warming = True
+        threading.Thread(target=self.warm, name="clawql-warm", daemon=True).start()
+
+    def link_graph(self, vault: Vault) -> LinkGraph:
+        """The link graph at HEAD, kept until HEAD moves (building it reads every entry)."""
+        head = vault.store.head_commit()
+        sha = str(head.id) if head is not None else ""
+        if self._graph is None or self._graph[0] != sha:
+            self._graph = (sha, vault.link_graph())
+        return self._graph[1]
+
+    # ------------------------------------------------------------ writes
+
+    def memory_ingest(
+        self,
+        type: Annotated[
+            str,
+            Field(
+                description="Entry type: decision, context (what is in progress), error, "
+                "pattern, task_result, code_change, or another plain word."
+            ),
+        ],
+        title: Annotated[str, Field(description="A short title; it becomes the file name.")],
+        body: Annotated[
+            str,
+            Field(
+                description="Markdown. Link related entries with [[wikilinks]] to their title "
+                "or path. Secrets (keys, tokens, passwords) are refused."
+            ),
+        ] = "",
+        tags: Annotated[list[str] | None, Field(description='Tags, e.g. ["auth"].')] = None,
+        description: Annotated[
+            str | None, Field(description="One line for catalogs and recall.")
+        ] = None,
+        project: Annotated[str | None, Field(description="Project the entry belongs to.")] = None,
+        verdict: Annotated[
+            str | None, Field(description="Outcome: accepted, rejected, failed, success, ...")
+        ] = None,
+        confidence: Annotated[
+            float | None, Field(ge=0, le=1, description="How sure you are, 0..1.")
+        ] = None,
+        agent_id: AgentId = None,
+        session_id: SessionId = None,
+        correlation_id: CorrelationId = None,
+        append: Annotated[
+            bool,
+            Field(
+                description="When an entry of this type and title exists, append the body to "
+                "it as a dated section instead of writing a new entry."
+            ),
+        ] = False,
+    ) -> CallToolResult:
+        """Write one memory entry as a Git commit and return its path and worm_ref (the commit
+        sha that holds it). Record decisions with their reasons, what was tried and failed, the
+        state of work in progress (type context, append=true to add to it), reusable patterns.
+        Nothing is written when the input is refused (missing type, a secret in the body...)."""
+        who = self.caller.identity(
+            agent_id,
+            session_id,
+            correlation_id=correlation_id or "",
+            verdict=verdict or "",
+            confidence=confidence,
+        )
+
+        def run(vault: Vault) -> dict[str, Any]:
+            result = vault.ingest(
+                type=type,
+                title=title,
+                body=body,
+                description=description,
+                tags=tags or (),
+                meta={"project": project},
+                identity=who,
+                append=append,
+            )
+            return {**result.to_record(), "warning": result.warning or None}
+
+        return self.call(run)
+
+    # ------------------------------------------------------------ recall
+
+    def memory_recall(
+        self,
+        query: Annotated[str, Field(description="The question, in plain words.")],
+        limit: Annotated[int, Field(ge=1, le=50, description="At most this many hits.")] = 10,
+        max_tokens: MaxTokens = 2000,
+        types: Annotated[
+            list[str] | None, Field(description='Only these entry types, e.g. ["decision"].')
+        ] = None,
+        tags: Annotated[list[str] | None, Field(description="Only entries with a tag.")] = None,
+        project: Annotated[str | None, Field(description="Only this project.")] = None,
+        since: Since = None,
+        until: Until = None,
+        as_of: Annotated[
+            str | None,
+            Field(description="Answer from the vault as it was at a revision or date."),
+        ] = None,
+        backend: Annotated[
+            Backend,
+            Field(
+                description="Layers: auto (all), hybrid (full text + vectors), fts, vector, "
+                "page_index (category tree, no embedding model)."
+            ),
+        ] = "auto",
+        allow_pii: Annotated[
+            bool, Field(description="Include entries classified PHI (recorded in the audit).")
+        ] = False,
+        agent_id: AgentId = None,
+        session_id: SessionId = None,
+        correlation_id: CorrelationId = None,
+    ) -> CallToolResult:
+        """Search the memory for entries that answer a question: past decisions and their
+        reasons, errors already met, patterns, context. Hits are ranked, each with path, title,
+        type, score, snippet and worm_ref, within a token budget (`truncated` says when hits
+        were left out). Retracted entries never come back; superseded ones point at their
+        replacement. Every recall is recorded on the vault's audit chain with who asked."""
+        who = self.caller.identity(agent_id, session_id, correlation_id=correlation_id or "")
+
+        def run(vault: Vault) -> dict[str, Any]:
+            result = vault.recall(
+                query,
+                at=as_of,
+                identity=who,
+                limit=limit,
+                max_tokens=max_tokens,
+                types=tuple(types or ()),
+                tags=tuple(tags or ()),
+                project=project,
+                since=parse_when(since),
+                until=parse_when(until),
+                backend=backend,
+                allow_pii=allow_pii,
+            )
+            record = {**result.to_record(), "audit_ref": result.audit_ref or None}
+            return fit(record, "hits", max_tokens)
+
+        return self.call(run)
+
+    # ------------------------------------------------------------ reads
+
+    def memory_get(
+        self,
+        path: EntryPath,
+        at: Annotated[
+            str | None, Field(description="Read it as of this revision (commit, branch, tag).")
+        ] = None,
+        max_tokens: MaxTokens = 4000,
+    ) -> CallToolResult:
+        """Read one entry: its frontmatter, its Markdown body, and worm_ref (the commit that
+        last changed it) and worm_ref_first (the commit that created it). A body over the
+        budget is cut (`truncated`, with `body_chars` the full length)."""
+        return self.call(lambda vault: fit_body(vault.get(path, at=at).to_record(), max_tokens))
+
+    def memory_log(
+        self,
+        agent: Annotated[str | None, Field(description="Only commits by this agent.")] = None,
+        type: Annotated[str | None, Field(description="Only this entry type.")] = None,
+        event: Annotated[
+            str | None,
+            Field(
+                description="Only this event: MEMORY_INGEST, MEMORY_UPDATE, MEMORY_SUPERSEDE, "
+                "MEMORY_RETRACT, MEMORY_ARCHIVE, ..."
+            ),
+        ] = None,
+        session: Annotated[str | None, Field(description="Only this session.")] = None,
+        correlation: Annotated[str | None, Field(description="Only this correlation id.")] = None,
+        path: Annotated[str | None, Field(description="Only commits naming this entry.")] = None,
+        since: Since = None,
+        until: Until = None,
+        limit: Annotated[int, Field(ge=1, le=500, description="At most this many records.")] = 20,
+        max_tokens: MaxTokens = 2000,
+    ) -> CallToolResult:
+        """The audit trail of writes, newest first: one record per commit with its worm_ref,
+        time, event, entry paths, type, agent, session, correlation, verdict and confidence."""
+        from clawql_git.audit.history import LogFilter
+
+        def run(vault: Vault) -> dict[str, Any]:
+            window = parse_when(since), parse_when(until)
+            flt = LogFilter(agent, type, event, session, correlation, path, *window)
+            records = [r.to_record() for r in vault.log(flt, limit)]
+            return fit({"records": records}, "records", max_tokens)
+
+        return self.call(run)
+
+    def memory_links(
+        self,
+        path: Annotated[
+            str | None, Field(description="The entry whose links to list (omit with broken).")
+        ] = None,
+        broken: Annotated[
+            bool, Field(description="List every broken link in the vault instead.")
+        ] = False,
+        max_tokens: MaxTokens = 2000,
+    ) -> CallToolResult:
+        """The link graph around an entry: its outgoing links (resolved target or broken) and
+        its backlinks (entries linking to it). With broken=true: every link that resolves to
+        no entry. Links are [[wikilinks]] and relative Markdown links."""
+
+        def run(vault: Vault) -> dict[str, Any]:
+            graph = self.link_graph(vault)
+            if broken or path is None:
+                return fit(
+                    {"broken": [e.to_record() for e in graph.broken()]}, "broken", max_tokens
+                )
+            if path not in {note.path for note in graph.notes}:
+                raise NotFound(f"no entry at {path}")
+            record = {
+                "path": path,
+                "outgoing": [e.to_record() for e in graph.outgoing(path)],
+                "backlinks": [e.to_record() for e in graph.backlinks(path)],
+            }
+            return fit(fit(record, "backlinks", max_tokens // 2), "outgoing", max_tokens)
+
+        return self.call(run)
+
+    def memory_history(self, path: EntryPath, max_tokens: MaxTokens = 2000) -> CallToolResult:
+        """Every version of an entry, newest first: the commit (worm_ref) that wrote it, when,
+        the event, who, and the blob id of that version (read one with memory_get at=<sha>)."""
+
+        def run(vault: Vault) -> dict[str, Any]:
+            versions = [
+                {"path": v.path, "blob": v.blob, **v.record.to_record()}
+                for v in vault.history(path)
+            ]
+            return fit({"path": path, "versions": versions}, "versions", max_tokens)
+
+        return self.call(run)
+
+    def memory_recent(
+        self,
+        days: Annotated[int, Field(ge=1, le=3650, description="How far back to look.")] = 7,
+        project: Annotated[
+            str | None, Field(description="Only this project's context entries.")
+        ] = None,
+        max_tokens: MaxTokens = 2000,
+    ) -> CallToolResult:
+        """Call this first in a session: what was worked on recently (entries by number of
+        changes) and the latest context entries (work in progress), in a few hundred tokens."""
+        return self.call(
+            lambda vault: fit(
+                fit(vault.recent(days, project), "worked_on", max_tokens // 2),
+                "context",
+                max_tokens,
+            )
+        )
+
+
+TOOLS: dict[str, ToolAnnotations] = {
+    "memory_ingest": WRITES,
+    "memory_recall": READ_ONLY,
+    "memory_get": READ_ONLY,
+    "memory_log": READ_ONLY,
+    "memory_links": READ_ONLY,
+    "memory_history": READ_ONLY,
+    "memory_recent": READ_ONLY,
+}
+
+
+def register(server: MCPServer[Any], tools: MemoryTools) -> None:
+    """Add the memory_* tools, served by ``tools``, to an MCP server."""
+    add_tools(server, tools, TOOLS)
