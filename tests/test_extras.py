@@ -61,7 +61,7 @@ def test_codegraph_without_its_extra(monkeypatch: pytest.MonkeyPatch) -> None:
 
     forget(monkeypatch, "clawql_git.codegraph")
     hide(monkeypatch, "tree_sitter")
-    with pytest.raises(MissingExtra, match=r"The code graph .*module 'tree_sitter'") as caught:
+    with pytest.raises(MissingExtra, match=r"the code graph .*module 'tree_sitter'") as caught:
         load_extractors()
     assert_names_extra(caught, "codegraph")
 
@@ -78,7 +78,7 @@ def test_codegraph_watch_without_watchfiles(monkeypatch: pytest.MonkeyPatch) -> 
 def test_a_missing_module_of_ours_stays_a_bug() -> None:
     from clawql_git.errors import optional_layer
 
-    with pytest.raises(ModuleNotFoundError), optional_layer("The code graph", "codegraph"):
+    with pytest.raises(ModuleNotFoundError), optional_layer("the code graph", "codegraph"):
         import clawql_git.no_such_module  # type: ignore[import-not-found]  # noqa: F401
 
 

@@ -46,7 +46,7 @@ def load_extractors() -> dict[str, Extractor]:
     out: dict[str, Extractor] = {}
     for name in LANGUAGE_MODULES:
         try:
-            with optional_layer("The code graph", "codegraph"):  # tree-sitter and its grammars
+            with optional_layer("the code graph", "codegraph"):  # tree-sitter and its grammars
                 module = importlib.import_module(f"clawql_git.codegraph.{name}")
         except ModuleNotFoundError as exc:
             if exc.name and exc.name.endswith(name):

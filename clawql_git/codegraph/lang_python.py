@@ -433,7 +433,7 @@ class PythonExtractor:
 
     def parser(self) -> Parser:
         if self._parser is None:
-            with optional_layer("The code graph", "codegraph"):
+            with optional_layer("the code graph", "codegraph"):
                 import tree_sitter_python
                 from tree_sitter import Language, Parser
 

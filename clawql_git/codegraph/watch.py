@@ -59,7 +59,7 @@ def watch(
     """Apply filesystem changes to ``graph`` until ``stop`` is set (or forever). Each update
     that changed the graph is handed to ``on_update`` (the CLI prints it and, with a vault,
     records it on the audit chain)."""
-    with optional_layer("The code graph's watcher", "codegraph"):
+    with optional_layer("the code graph's watcher", "codegraph"):
         from watchfiles import watch as watch_files
 
     suffixes = graph.indexer.suffixes
