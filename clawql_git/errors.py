@@ -19,12 +19,15 @@ ClawqlError                      exit 1
 │   └── MergeConflict            a pull met the same entry changed on both sides
 ├── CheckFailed                  exit 1   a check found problems (drift, broken links)
 │   └── TamperDetected           a bundle/manifest does not match its hash, chain, prerequisites
-└── StorageError                 exit 5   git or the filesystem failed underneath us
-    └── SyncError                a sync remote is unreachable, misconfigured or refused
+├── StorageError                 exit 5   git or the filesystem failed underneath us
+│   └── SyncError                a sync remote is unreachable, misconfigured or refused
+└── MissingExtra                 exit 1   an optional layer is used but its extra is not installed
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 
@@ -201,3 +204,30 @@ class MergeConflict(VaultStateError):
 
 class PushRefused(VaultStateError):
     """A remote's checks (a protected vault's pre-receive hook) refused a push; nothing moved."""
+
+
+class MissingExtra(ClawqlError):
+    """An optional layer (the code graph, S3/R2 sync, Arweave sync) was used without the
+    packages of its extra; ``pip install 'clawql-git[<extra>]'`` brings them."""
+
+    def __init__(self, layer: str, extra: str, module: str) -> None:
+        super().__init__(
+            f"{layer} needs the optional dependencies of the {extra!r} extra "
+            f"(module {module!r} is not installed): pip install 'clawql-git[{extra}]'"
+        )
+        self.layer = layer
+        self.extra = extra
+        self.module = module
+
+
+@contextmanager
+def optional_layer(layer: str, extra: str) -> Iterator[None]:
+    """Wrap the lazy imports of an optional layer: a third-party module that is not installed
+    becomes :class:`MissingExtra` naming the extra (a missing module of ours stays a bug)."""
+    try:
+        yield
+    except ModuleNotFoundError as exc:
+        name = exc.name or ""
+        if not name or name.partition(".")[0] == __name__.partition(".")[0]:
+            raise
+        raise MissingExtra(layer, extra, name) from exc

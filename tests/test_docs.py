@@ -9,7 +9,6 @@ from clawql_git.cli.reference import render
 from .conftest import ROOT
 
 README = (ROOT / "README.md").read_text()
-ADAPTERS = {"__main__.py"}
 
 
 def test_cli_reference_is_current() -> None:
@@ -23,12 +22,3 @@ def test_ci_runs_the_readme_test_command() -> None:
     test_command = commands[1]
     assert "pytest" in test_command
     assert test_command in (ROOT / ".ci" / "run").read_text()
-
-
-def test_library_never_imports_the_adapters() -> None:
-    for path in (ROOT / "clawql_git").rglob("*.py"):
-        parts = path.relative_to(ROOT / "clawql_git").parts
-        if parts[0] in ("cli", "mcp") or path.name in ADAPTERS:
-            continue
-        text = path.read_text()
-        assert "clawql_git.cli" not in text and "clawql_git.mcp" not in text, path

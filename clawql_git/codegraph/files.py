@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from clawql_git.codegraph.model import Extractor
+from clawql_git.errors import optional_layer
 
 EXCLUDED_DIRS = frozenset(
     {
@@ -45,7 +46,8 @@ def load_extractors() -> dict[str, Extractor]:
     out: dict[str, Extractor] = {}
     for name in LANGUAGE_MODULES:
         try:
-            module = importlib.import_module(f"clawql_git.codegraph.{name}")
+            with optional_layer("the code graph", "codegraph"):  # tree-sitter and its grammars
+                module = importlib.import_module(f"clawql_git.codegraph.{name}")
         except ModuleNotFoundError as exc:
             if exc.name and exc.name.endswith(name):
                 continue

@@ -16,6 +16,7 @@ from clawql_git.codegraph.model import (
 )
 from clawql_git.codegraph.py_modules import resolve_python_module
 from clawql_git.codegraph.py_routes import RouteCollector
+from clawql_git.errors import optional_layer
 
 if TYPE_CHECKING:
     from tree_sitter import Node, Parser
@@ -432,8 +433,9 @@ class PythonExtractor:
 
     def parser(self) -> Parser:
         if self._parser is None:
-            import tree_sitter_python
-            from tree_sitter import Language, Parser
+            with optional_layer("the code graph", "codegraph"):
+                import tree_sitter_python
+                from tree_sitter import Language, Parser
 
             self._parser = Parser(Language(tree_sitter_python.language()))
         return self._parser

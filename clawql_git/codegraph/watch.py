@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from clawql_git.codegraph.files import EXCLUDED_DIRS, is_git_worktree, language_of
+from clawql_git.errors import optional_layer
 
 if TYPE_CHECKING:
     from clawql_git.codegraph.indexer import Indexer, IndexReport
@@ -70,7 +71,8 @@ def watch(
     """Apply filesystem changes to ``graph`` until ``stop`` is set (or forever). Each update
     that changed the graph is handed to ``on_update`` (the CLI prints it and, with a vault,
     records it on the audit chain)."""
-    from watchfiles import watch as watch_files
+    with optional_layer("the code graph's watcher", "codegraph"):
+        from watchfiles import watch as watch_files
 
     suffixes = graph.indexer.suffixes
     graph.indexer.load()  # so the first edit costs one file, not reading them all

@@ -18,7 +18,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 
-from clawql_git.errors import SyncError, TamperDetected
+from clawql_git.errors import SyncError, TamperDetected, optional_layer
 
 MAGIC = b"CLQ1"
 NONCE_SIZE = 12
@@ -28,8 +28,9 @@ CIPHER = "AES-256-GCM"  # the value of the Encryption tag
 
 
 def _hkdf(key: bytes, info: bytes) -> bytes:
-    from cryptography.hazmat.primitives import hashes
-    from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+    with optional_layer("Arweave sync", "arweave"):
+        from cryptography.hazmat.primitives import hashes
+        from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
     return HKDF(hashes.SHA256(), 32, salt=b"clawql-git/arweave/v1", info=info).derive(key)
 
@@ -49,7 +50,8 @@ class Sealer:
 
     def seal(self, object_key: str, plaintext: bytes) -> bytes:
         """Encrypt ``plaintext`` bound to ``object_key``; deterministic (see module doc)."""
-        from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+        with optional_layer("Arweave sync", "arweave"):
+            from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
         digest = hashlib.sha256(plaintext).digest()
         nonce = hmac.digest(self._mac, object_key.encode() + b"\0" + digest, "sha256")
@@ -58,8 +60,9 @@ class Sealer:
 
     def open(self, object_key: str, sealed: bytes) -> bytes:
         """Decrypt and authenticate; TamperDetected if a single bit differs."""
-        from cryptography.exceptions import InvalidTag
-        from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+        with optional_layer("Arweave sync", "arweave"):
+            from cryptography.exceptions import InvalidTag
+            from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
         header = len(MAGIC) + NONCE_SIZE
         if len(sealed) < header + TAG_SIZE or not sealed.startswith(MAGIC):

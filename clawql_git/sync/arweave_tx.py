@@ -19,7 +19,7 @@ from math import ceil
 from pathlib import Path
 from typing import Any, TypeAlias
 
-from clawql_git.errors import SyncError
+from clawql_git.errors import SyncError, optional_layer
 
 MAX_CHUNK_SIZE = 256 * 1024
 MIN_CHUNK_SIZE = 32 * 1024
@@ -217,8 +217,9 @@ class Wallet:
 
     def sign(self, message: bytes) -> bytes:
         """RSA-PSS with SHA-256 and a 32-byte salt, like arweave-js."""
-        from cryptography.hazmat.primitives import hashes
-        from cryptography.hazmat.primitives.asymmetric import padding, rsa
+        with optional_layer("Arweave sync", "arweave"):
+            from cryptography.hazmat.primitives import hashes
+            from cryptography.hazmat.primitives.asymmetric import padding, rsa
 
         j = self.jwk
         public = rsa.RSAPublicNumbers(_b64url_int(j["e"]), _b64url_int(j["n"]))
@@ -243,9 +244,10 @@ def owner_address(owner: str) -> str:
 def verify_signature(owner: str, message: bytes, signature: bytes) -> bool:
     """Check an RSA-PSS signature by the wallet whose modulus is ``owner`` (any salt length,
     as the Arweave nodes accept)."""
-    from cryptography.exceptions import InvalidSignature
-    from cryptography.hazmat.primitives import hashes
-    from cryptography.hazmat.primitives.asymmetric import padding, rsa
+    with optional_layer("Arweave sync", "arweave"):
+        from cryptography.exceptions import InvalidSignature
+        from cryptography.hazmat.primitives import hashes
+        from cryptography.hazmat.primitives.asymmetric import padding, rsa
 
     key = rsa.RSAPublicNumbers(65537, _b64url_int(owner)).public_key()
     pss = padding.PSS(mgf=padding.MGF1(hashes.SHA256()), salt_length=padding.PSS.AUTO)

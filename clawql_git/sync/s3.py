@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from clawql_git.errors import ClawqlError, KeyExists, NotFound, SyncError
+from clawql_git.errors import ClawqlError, KeyExists, NotFound, SyncError, optional_layer
 from clawql_git.sync.backend import Progress, RemoteObject
 
 PART_SIZE = 8 * 1024 * 1024
@@ -27,7 +27,8 @@ NO_LOCK_CODES = frozenset(
 @contextmanager
 def boto_errors(what: str) -> Iterator[None]:
     """Translate botocore's errors into ours at the boundary."""
-    from botocore.exceptions import BotoCoreError, ClientError
+    with optional_layer("S3/R2 sync", "s3"):
+        from botocore.exceptions import BotoCoreError, ClientError
 
     try:
         yield
@@ -42,7 +43,8 @@ def _code(exc: Exception) -> str:
 
 def translate(exc: Exception, what: str) -> ClawqlError:
     """The error of ours that a botocore error means."""
-    from botocore.exceptions import ClientError
+    with optional_layer("S3/R2 sync", "s3"):
+        from botocore.exceptions import ClientError
 
     if not isinstance(exc, ClientError):
         return SyncError(f"S3 is unreachable or misconfigured ({what}): {exc}")
@@ -149,7 +151,8 @@ class S3Backend:
         return part
 
     def _abort(self, key: str, upload_id: str) -> None:
-        from botocore.exceptions import BotoCoreError, ClientError
+        with optional_layer("S3/R2 sync", "s3"):
+            from botocore.exceptions import BotoCoreError, ClientError
 
         # An abandoned upload is left to the bucket's lifecycle rules; the first error is raised.
         with contextlib.suppress(BotoCoreError, ClientError):
@@ -169,7 +172,8 @@ class S3Backend:
     def object_lock_enabled(self) -> bool:
         """Read once per backend: does the bucket have Object Lock enabled?"""
         if self._lock is None:
-            from botocore.exceptions import BotoCoreError, ClientError
+            with optional_layer("S3/R2 sync", "s3"):
+                from botocore.exceptions import BotoCoreError, ClientError
 
             try:
                 conf = self._client.get_object_lock_configuration(Bucket=self.bucket)
@@ -216,8 +220,9 @@ class S3Backend:
 
 
 def s3_client(endpoint: str | None, region: str | None, name: str) -> Any:
-    import boto3
-    from botocore.config import Config
+    with optional_layer("S3/R2 sync", "s3"):
+        import boto3
+        from botocore.config import Config
 
     config = Config(
         retries={"max_attempts": 2, "mode": "standard"},
