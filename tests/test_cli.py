@@ -200,7 +200,7 @@ def test_hooks_run_on_real_git_commands_and_never_fail_them(tmp_path: Path) -> N
 
 def test_help_never_imports_heavy_layers() -> None:
     code = (
-        "import sys; from clawql_git.cli import main; sys.argv=['clawql','--help']\n"
+        "import sys; from clawql_git.__main__ import main; sys.argv=['clawql','--help']\n"
         "try: main()\nexcept SystemExit: pass\n"
         "print('HEAVY:' + ','.join(m for m in ('lancedb','pygit2','mistune') if m in sys.modules))"
     )

@@ -274,7 +274,7 @@ def test_light_commands_never_import_lancedb(demo: Path) -> None:
     import sys
 
     code = (
-        "import sys\nfrom clawql_git.cli import main\n"
+        "import sys\nfrom clawql_git.__main__ import main\n"
         "sys.argv = ['clawql', *sys.argv[1:]]\n"
         "try:\n    main()\nexcept SystemExit:\n    pass\n"
         "print('LANCEDB' if 'lancedb' in sys.modules else 'NO-LANCEDB')\n"

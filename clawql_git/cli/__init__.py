@@ -59,8 +59,3 @@ def _register() -> None:
 
 
 _register()
-
-
-def main() -> None:
-    """Console entry point."""
-    cli(prog_name="clawql")

@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
+
+from clawql_git.errors import ClawqlError
+
+MCP_SERVER = "mcp-server"  # ctx.obj key: the MCP adapter, handed in by the composition root
 
 
 @click.group()
@@ -28,7 +34,9 @@ def mcp() -> None:
     envvar="CLAWQL_SESSION_ID",
     help="Session id when a call names none; $CLAWQL_SESSION_ID.",
 )
+@click.pass_context
 def serve(
+    ctx: click.Context,
     vault: str | None,
     http: bool,
     host: str,
@@ -41,11 +49,9 @@ def serve(
     Stdio is what Claude Code, Cursor and other clients spawn; --http serves
     http://HOST:PORT/mcp to many clients at once. The index warms up in the background.
     """
-    from clawql_git.mcp.common import Caller
-    from clawql_git.mcp.memory_tools import MemoryTools
-    from clawql_git.mcp.server import serve
-
-    tools = MemoryTools(vault, Caller(agent or "", session or ""))
+    run: Any = (ctx.obj or {}).get(MCP_SERVER)
+    if run is None:
+        raise ClawqlError("the MCP server is not wired into this command; run `clawql mcp serve`")
     if http:
         click.echo(f"clawql: serving MCP at http://{host}:{port}/mcp", err=True)
-    serve(tools, http=http, host=host, port=port)
+    run(vault=vault, http=http, host=host, port=port, agent=agent or "", session=session or "")

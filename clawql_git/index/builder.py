@@ -8,10 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
 
-import pygit2
-
 from clawql_git.errors import ClawqlError
-from clawql_git.gitstore import GitStore, parse_trailers
+from clawql_git.gitstore import Commit, GitStore, Tree, parse_trailers
 from clawql_git.index.chunking import Chunk, chunk_entry, estimate_tokens
 from clawql_git.links import LinkResolver, NoteInfo, extract_links
 from clawql_git.model.entry import Entry, decode_text, jsonable
@@ -68,7 +66,7 @@ def default_page_index_path(entry: Entry) -> str:
     return f"{entry.type}/{tags[0]}" if tags else entry.type
 
 
-def entry_paths(store: GitStore, tree: pygit2.Tree | None, folder: str = "") -> Iterator[str]:
+def entry_paths(store: GitStore, tree: Tree | None, folder: str = "") -> Iterator[str]:
     """Every entry path in a tree."""
     if tree is None:
         return
@@ -82,17 +80,18 @@ def entry_paths(store: GitStore, tree: pygit2.Tree | None, folder: str = "") -> 
             yield path
 
 
-def read_record(store: GitStore, tree: pygit2.Tree, path: str) -> EntryRecord | None:
+def read_record(store: GitStore, tree: Tree, path: str) -> EntryRecord | None:
     """The record of one entry, or None when it does not parse (it is then left out)."""
+    blob = store.blob_id_at(tree, path)
+    data = store.blob(blob) if blob else None
+    if data is None:
+        return None
     try:
-        obj = tree / path
-        data = store.repo.get(obj.id)
-        assert isinstance(data, pygit2.Blob)
-        entry = Entry.parse(path, decode_text(data.data, path))
-    except (KeyError, ClawqlError):
+        entry = Entry.parse(path, decode_text(data, path))
+    except ClawqlError:
         return None
     chunks = tuple(chunk_entry(entry.title, entry.description, entry.body))
-    return EntryRecord(path, str(obj.id), entry, chunks, default_page_index_path(entry))
+    return EntryRecord(path, blob, entry, chunks, default_page_index_path(entry))
 
 
 @dataclass
@@ -101,7 +100,7 @@ class WormRefs:
 
     refs: dict[str, str] = field(default_factory=dict)
 
-    def fill(self, store: GitStore, head: pygit2.Commit, wanted: Iterable[str]) -> None:
+    def fill(self, store: GitStore, head: Commit, wanted: Iterable[str]) -> None:
         """Find the last change of every wanted path, walking back from ``head``."""
         missing = set(wanted) - set(self.refs)
         for commit in store.walk(head):
@@ -112,7 +111,7 @@ class WormRefs:
                 missing.discard(path)
 
 
-def _touched(store: GitStore, commit: pygit2.Commit) -> set[str]:
+def _touched(store: GitStore, commit: Commit) -> set[str]:
     trailers = parse_trailers(commit.message)
     event = trailers.get("Clawql-Event")
     if event.startswith(ENGINE_EVENTS_PREFIX) and event != "MEMORY_INIT":

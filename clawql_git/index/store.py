@@ -15,10 +15,8 @@ from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import pygit2
-
 from clawql_git.errors import ClawqlError, StorageError
-from clawql_git.gitstore import GitStore
+from clawql_git.gitstore import Commit, GitStore
 from clawql_git.gitstore.lock import exclusive_lock
 from clawql_git.index import rows as schema
 from clawql_git.index.builder import (
@@ -175,7 +173,7 @@ class SearchIndex:
 
     # ------------------------------------------------------------ building
 
-    def ensure(self, commit: pygit2.Commit, progress: Progress | None = None) -> BuildReport:
+    def ensure(self, commit: Commit, progress: Progress | None = None) -> BuildReport:
         """Bring the index to ``commit``: nothing, an incremental update, or a rebuild."""
         stamp = self.stamp()
         if self.compatible(stamp) and stamp is not None and stamp.commit == str(commit.id):
@@ -191,12 +189,12 @@ class SearchIndex:
                 return BuildReport(str(commit.id), "current")
             return self._update(stamp, commit, progress)
 
-    def rebuild(self, commit: pygit2.Commit, progress: Progress | None = None) -> BuildReport:
+    def rebuild(self, commit: Commit, progress: Progress | None = None) -> BuildReport:
         """Build the index from scratch from ``commit``'s tree (vectors come from the cache)."""
         with self.lock():
             return self._rebuild(commit, progress)
 
-    def _rebuild(self, commit: pygit2.Commit, progress: Progress | None) -> BuildReport:
+    def _rebuild(self, commit: Commit, progress: Progress | None) -> BuildReport:
         start = time.perf_counter()
         paths = list(entry_paths(self.store, commit.tree))
         records = self._records(commit, paths, progress)
@@ -216,7 +214,7 @@ class SearchIndex:
         )
 
     def _records(
-        self, commit: pygit2.Commit, paths: Sequence[str], progress: Progress | None
+        self, commit: Commit, paths: Sequence[str], progress: Progress | None
     ) -> list[EntryRecord]:
         refs = WormRefs()
         refs.fill(self.store, commit, paths)
@@ -317,15 +315,10 @@ class SearchIndex:
             "vector", pa.array(values, schema.vector_type(self.embedder.dim))
         )
 
-    def _update(
-        self, stamp: Stamp, commit: pygit2.Commit, progress: Progress | None
-    ) -> BuildReport:
+    def _update(self, stamp: Stamp, commit: Commit, progress: Progress | None) -> BuildReport:
         start = time.perf_counter()
-        try:
-            old = self.store.repo.get(stamp.commit)
-        except ValueError:
-            old = None
-        if not isinstance(old, pygit2.Commit):
+        old = self.store.commit_of(stamp.commit)
+        if old is None:
             return self._rebuild(commit, progress)
         changed = [p for p, _, _ in self.store.diff_paths(old.tree, commit.tree) if _is_entry(p)]
         try:
@@ -344,7 +337,7 @@ class SearchIndex:
             str(commit.id), "update", -1, len(changed), embedded, time.perf_counter() - start
         )
 
-    def _apply(self, commit: pygit2.Commit, changed: list[str], progress: Progress | None) -> int:
+    def _apply(self, commit: Commit, changed: list[str], progress: Progress | None) -> int:
         if not changed:
             return 0
         refs = WormRefs()

@@ -9,6 +9,7 @@ from mcp.server.context import CallNext, ServerMiddleware, ServerRequestContext
 from mcp.server.mcpserver import MCPServer
 
 from clawql_git.mcp import code_tools, memory_tools
+from clawql_git.mcp.common import Caller
 from clawql_git.mcp.memory_tools import MemoryTools
 
 SERVER_NAME = "clawql"
@@ -54,6 +55,13 @@ def _version() -> str:
         return version("clawql-git")
     except PackageNotFoundError:
         return "0"
+
+
+def serve_vault(
+    vault: str | None, http: bool, host: str, port: int, agent: str, session: str
+) -> None:
+    """``clawql mcp serve``: the memory and code graph tools for one vault, as one caller."""
+    serve(MemoryTools(vault, Caller(agent, session)), http=http, host=host, port=port)
 
 
 def serve(

@@ -14,11 +14,9 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import pygit2
-
 from clawql_git.audit.chain import AuditChain, ReadHit
 from clawql_git.errors import NotFound, StorageError
-from clawql_git.gitstore import GitStore
+from clawql_git.gitstore import Commit, GitStore
 from clawql_git.index.categories import category_tree
 from clawql_git.index.embedders import is_ready
 from clawql_git.index.store import BuildReport, Progress, SearchIndex
@@ -40,7 +38,7 @@ class Reader:
     record: bool = True
 
 
-def resolve_at(store: GitStore, at: str) -> pygit2.Commit:
+def resolve_at(store: GitStore, at: str) -> Commit:
     """A revision, or a date/time meaning the last first-parent commit at or before it."""
     try:
         when = datetime.fromisoformat(at.replace("Z", "+00:00"))
@@ -66,18 +64,15 @@ class RecallService:
     def __post_init__(self) -> None:
         self.index = SearchIndex(self.store, self.embedder)
         self._at: dict[str, SearchIndex] = {}
-        self._head: pygit2.Commit | None = None
+        self._head: Commit | None = None
         self._cache: _RecallCache | None = None
 
-    def head(self) -> pygit2.Commit:
+    def head(self) -> Commit:
         """HEAD's commit. The object is kept while the ref points at it: libgit2 does not cache
         commits over 4 KB (an import's message lists every path), and reading one again costs
         a millisecond or more on every query."""
-        try:
-            oid = self.store.repo.references[self.store.head_ref_name()].resolve().target
-        except (KeyError, pygit2.GitError):
-            oid = None
-        if self._head is None or self._head.id != oid:
+        target = self.store.ref_target(self.store.head_ref_name())
+        if self._head is None or str(self._head.id) != target:
             self._head = self.store.head_commit()
         if self._head is None:
             raise NotFound("the vault has no commits yet")
@@ -98,7 +93,7 @@ class RecallService:
         commit = resolve_at(self.store, at) if at else self.head()
         return self.index.rebuild(commit, progress)
 
-    def index_for(self, at: str | None) -> tuple[SearchIndex, pygit2.Commit, BuildReport]:
+    def index_for(self, at: str | None) -> tuple[SearchIndex, Commit, BuildReport]:
         """The index to answer from: HEAD's, or one built for a past commit (cheap: vectors
         come from the content-hash cache)."""
         if at is None:
@@ -127,7 +122,7 @@ class RecallService:
         self,
         result: RecallResult,
         index: SearchIndex,
-        commit: pygit2.Commit,
+        commit: Commit,
         q: RecallQuery,
         reader: Reader,
     ) -> None:
@@ -157,9 +152,7 @@ class RecallService:
         )
         result.audit_ref = f"git:{sha}"
 
-    def _answer(
-        self, q: RecallQuery, at: str | None
-    ) -> tuple[RecallResult, SearchIndex, pygit2.Commit]:
+    def _answer(self, q: RecallQuery, at: str | None) -> tuple[RecallResult, SearchIndex, Commit]:
         index, commit, report = self.index_for(at)
         wants_vector = q.backend in ("auto", "hybrid", "vector")
         query_vector, on_thread = _embed_query(self.embedder if wants_vector else None, q.text)
@@ -241,7 +234,7 @@ def _embed_query(embedder: Embedder | None, text: str) -> tuple[Callable[[], Any
     return future.result, True
 
 
-def _behind(store: GitStore, head: pygit2.Commit, sha: str) -> int | None:
+def _behind(store: GitStore, head: Commit, sha: str) -> int | None:
     for n, commit in enumerate(store.walk(head)):
         if str(commit.id) == sha:
             return n

@@ -16,8 +16,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-import pygit2
-
 from clawql_git.errors import ClawqlError
 from clawql_git.workspace.mount import SCOPES, Mount, open_mount
 
@@ -156,7 +154,7 @@ def _ask(
             vault = open_mount(mount, _embedder(mount, embedders))
             opened[mount.name] = vault
         result = vault.recall(text, identity=identity, **options)
-    except (ClawqlError, OSError, pygit2.GitError) as exc:
+    except (ClawqlError, OSError) as exc:
         return VaultAnswer(
             mount.name, mount.scope, False, reason=str(exc) or type(exc).__name__
         ), None
