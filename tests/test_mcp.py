@@ -305,12 +305,7 @@ def test_refused_calls_are_tool_errors_and_change_nothing(
         assert (await ok(session, "memory_get", path=OUTBOX))["path"] == OUTBOX
 
     over_stdio(vault_path, server_env, errlog, body)
-    after = vault_state(vault_path)
-    assert after[:2] == before[:2]
-    moved = set(after[2].splitlines()) ^ set(before[2].splitlines())
-    assert {line.split()[-1] for line in moved} == {"refs/clawql/audit"}
-    event = git(vault_path, "log", "-1", "--format=%B", "refs/clawql/audit").stdout
-    assert "Clawql-Event: MEMORY_READ" in event and "Read-Door: get" in event
+    assert_only_a_read_was_recorded(vault_path, before)
     assert "Traceback" not in errlog.read_text()
 
 
@@ -419,10 +414,22 @@ def test_http_lists_tools_and_refuses_bad_calls(http_url: str, vault_path: Path)
             text = await refused(session, "memory_ingest", type="x", title="k", body=SECRET)
             assert "secret" in text
             assert "NotFound" in (await refused(session, "memory_get", path="nope.md"))
+            assert vault_state(vault_path) == before  # refused: nothing written at all
             assert (await ok(session, "memory_get", path=OUTBOX))["path"] == OUTBOX
 
     run(main)
-    assert vault_state(vault_path) == before
+    assert_only_a_read_was_recorded(vault_path, before)
+
+
+def assert_only_a_read_was_recorded(root: Path, before: tuple[str, str, str]) -> None:
+    """A successful read leaves HEAD, the work tree and every ref but the audit chain as they
+    were, and the chain's newest event is that read."""
+    after = vault_state(root)
+    assert after[:2] == before[:2]
+    moved = set(after[2].splitlines()) ^ set(before[2].splitlines())
+    assert {line.split()[-1] for line in moved} == {"refs/clawql/audit"}
+    event = git(root, "log", "-1", "--format=%B", "refs/clawql/audit").stdout
+    assert "Clawql-Event: MEMORY_READ" in event and "Read-Door: get" in event
 
 
 def test_ten_http_clients_at_once(http_url: str, vault_path: Path) -> None:

@@ -10,12 +10,16 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from mcp.client.session import ClientSession
 
 from clawql_git import Identity, Vault
 from clawql_git.cli import cli
 from clawql_git.errors import PiiRefused
 
 from .conftest import AGENT, git
+from .test_mcp import errlog, ok, over_stdio, refused, server_env
+
+__all__ = ["errlog", "server_env"]  # the MCP tests' fixtures, used here too
 
 READER = Identity(agent_id="auditor-agent", session_id="S-7")
 
@@ -82,18 +86,38 @@ def test_reads_are_not_recorded_when_recording_is_off(tmp_path: Path) -> None:
 def test_cli_show_history_export_are_audited(tmp_path: Path) -> None:
     vault, path = phi_vault(tmp_path / "v")
     root = vault.root
-    code, out = cli_run(root, "show", path, "--agent", "cli-agent", "--session", "S-cli")
+    code, out = cli_run(root, "show", path, "--reader", "cli-agent", "--session", "S-cli")
     assert code == 2 and "allow-pii" in out
     code, out = cli_run(root, "show", path, "--allow-pii", "--session", "S-cli")
     assert code == 0 and "penicillin" in out
     code, out = cli_run(root, "history", path, "--allow-pii", "--session", "S-cli", "--json")
     assert code == 0 and json.loads(out)
-    result = CliRunner().invoke(
-        cli, ["audit", "export", "--flywheel", "--vault", str(root), "--session", "S-cli"]
-    )
-    assert result.exit_code == 0 and "penicillin" not in result.output
+    code, out = cli_run(root, "export", "--flywheel", "--session", "S-cli")
+    assert code == 0 and "penicillin" not in out and "Nothing private" not in out
     code, out = cli_run(root, "audit", "reads", "--pii", "PHI", "--session", "S-cli", "--json")
     record = json.loads(out)
     doors = sorted({m["door"] for m in record["matches"]})
     refused = sorted({m["door"] for m in record["refused"]})
     assert doors == ["get", "history"] and refused == ["export", "get"]
+
+
+def test_mcp_get_history_recent_are_audited_through_the_real_client(
+    tmp_path: Path, server_env: dict[str, str], errlog: Path
+) -> None:
+    vault, path = phi_vault(tmp_path / "v")
+    vault.close()
+
+    async def body(session: ClientSession) -> None:
+        text = await refused(session, "memory_get", path=path, session_id="S-mcp")
+        assert "allow-pii" in text and "PiiRefused" in text and "penicillin" not in text
+        got = await ok(session, "memory_get", path=path, allow_pii=True, session_id="S-mcp")
+        assert "penicillin" in got["body"]
+        await ok(session, "memory_history", path=path, allow_pii=True, session_id="S-mcp")
+        recent = await ok(session, "memory_recent", session_id="S-mcp")
+        assert path not in [c["path"] for c in recent["context"]]
+
+    over_stdio(vault.root, server_env, errlog, body)
+    answer = Vault.open(vault.root).audit_reads(pii="PHI", session="S-mcp")
+    assert sorted(ev.door for ev in answer.matches) == ["get", "history"]
+    assert sorted(ev.door for ev in answer.refused) == ["get", "recent"]
+    assert all(ev.agent for ev in answer.matches)  # the server's caller when a call names none

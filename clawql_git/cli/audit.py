@@ -6,7 +6,13 @@ from typing import Any
 
 import click
 
-from clawql_git.cli.options import json_option, open_vault, trail_filter_options
+from clawql_git.cli.options import (
+    json_option,
+    open_vault,
+    read_options,
+    reader_identity,
+    trail_filter_options,
+)
 from clawql_git.cli.output import emit_json
 from clawql_git.errors import CheckFailed, InvalidInput
 from clawql_git.model.times import parse_when
@@ -93,7 +99,8 @@ def reads(
     agent: str | None,
     as_json: bool,
 ) -> None:
-    """Negative proof over the whole audit chain: which recalls returned an entry."""
+    """Negative proof over the whole audit chain: which reads (recall, show/get, history,
+    export, recent) returned an entry, and which attempts the PII gate refused."""
     answer = open_vault(ctx).audit_reads(path, pii, session, agent)
     if as_json:
         emit_json(
@@ -102,6 +109,7 @@ def reads(
                 "events_scanned": answer.events_scanned,
                 "chain_tip": answer.chain_tip,
                 "matches": [m.to_record() for m in answer.matches],
+                "refused": [m.to_record() for m in answer.refused],
             }
         )
         return
@@ -109,7 +117,12 @@ def reads(
     for m in answer.matches:
         click.echo(
             f"  git:{m.sha}  {m.when:%Y-%m-%d %H:%M:%SZ}  {m.agent or '-'}  "
-            f"session {m.session or '-'}  {m.query!r}"
+            f"session {m.session or '-'}  {m.door}  {m.query!r}"
+        )
+    for m in answer.refused:
+        click.echo(
+            f"  refused git:{m.sha}  {m.when:%Y-%m-%d %H:%M:%SZ}  {m.agent or '-'}  "
+            f"session {m.session or '-'}  {m.door}"
         )
 
 
@@ -137,19 +150,26 @@ def verify(ctx: click.Context, as_json: bool) -> None:
 @click.option("--exclude-cache-hits", is_flag=True, help="Leave out recalls from the cache.")
 @click.option("--since", help="Only recalls not older than: 90d, a date or a timestamp.")
 @click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write to a file.")
+@read_options
 @click.pass_context
 def export(
     ctx: click.Context,
+    /,
     flywheel: bool,
     exclude_cache_hits: bool,
     since: str | None,
     output: str | None,
+    allow_pii: bool,
+    **kw: Any,
 ) -> None:
     """Export JSONL training records: each recall (query, entries recalled, their verdicts)
-    from the audit chain, then the entries whose verdict is `passed`."""
+    from the audit chain, then the entries whose verdict is `passed` (recorded as a read;
+    PHI entries withheld without --allow-pii)."""
     from clawql_git.vault.flywheel import export_lines
 
-    lines = export_lines(open_vault(ctx), parse_when(since), exclude_cache_hits)
+    who = reader_identity(kw)
+    vault = open_vault(ctx)
+    lines = export_lines(vault, parse_when(since), exclude_cache_hits, who, allow_pii)
     if output is None:
         for line in lines:
             click.echo(line)

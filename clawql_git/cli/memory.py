@@ -16,6 +16,8 @@ from clawql_git.cli.options import (
     open_vault,
     read_body,
     read_document,
+    read_options,
+    reader_identity,
     trail_filter_options,
     vault_option,
     vault_record,
@@ -235,11 +237,16 @@ def archive(ctx: click.Context, /, path: str, as_json: bool, **kw: Any) -> None:
 @memory.command()
 @click.argument("path")
 @click.option("--at", "rev", help="Read the entry as of this revision.")
+@read_options
 @json_option
 @click.pass_context
-def show(ctx: click.Context, path: str, rev: str | None, as_json: bool) -> None:
-    """Print an entry with its materialised worm_ref (first and last commit)."""
-    view = open_vault(ctx).get(path, at=rev)
+def show(
+    ctx: click.Context, /, path: str, rev: str | None, allow_pii: bool, as_json: bool, **kw: Any
+) -> None:
+    """Print an entry with its materialised worm_ref (first and last commit). The read is
+    recorded on the audit chain; a PHI entry needs --allow-pii."""
+    who = reader_identity(kw)
+    view = open_vault(ctx).get(path, at=rev, identity=who, allow_pii=allow_pii)
     if as_json:
         emit_json(view.to_record())
     else:
@@ -248,11 +255,14 @@ def show(ctx: click.Context, path: str, rev: str | None, as_json: bool) -> None:
 
 @memory.command()
 @click.argument("path")
+@read_options
 @json_option
 @click.pass_context
-def history(ctx: click.Context, path: str, as_json: bool) -> None:
-    """Every version of an entry with the commit that wrote it, newest first."""
-    versions = open_vault(ctx).history(path)
+def history(ctx: click.Context, /, path: str, allow_pii: bool, as_json: bool, **kw: Any) -> None:
+    """Every version of an entry with the commit that wrote it, newest first (recorded as a
+    read; a PHI entry needs --allow-pii)."""
+    who = reader_identity(kw)
+    versions = open_vault(ctx).history(path, identity=who, allow_pii=allow_pii)
     if as_json:
         emit_json([{"path": v.path, "blob": v.blob, **v.record.to_record()} for v in versions])
         return

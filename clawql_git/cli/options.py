@@ -69,6 +69,22 @@ reader_options = stack(
     click.option("--session", envvar="CLAWQL_SESSION_ID", help="Session id (audit)."),
 )
 
+read_options = stack(
+    click.option(
+        "--allow-pii", is_flag=True, help="Read PHI-classified entries too (recorded either way)."
+    ),
+    reader_options,
+)
+"""Who reads, and whether PHI may be read: every command that prints entry content."""
+
+
+def reader_identity(kw: dict[str, Any]) -> Identity:
+    """Pop the ``reader_options`` values out of a command's keyword arguments."""
+    from clawql_git.model.identity import Identity
+
+    return Identity(agent_id=kw.pop("reader") or "", session_id=kw.pop("session") or "")
+
+
 trail_filter_options = stack(
     click.option("--agent", help="Only this agent."),
     click.option("--type", "entry_type", help="Only entries of this type."),

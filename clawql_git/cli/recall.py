@@ -10,6 +10,8 @@ from clawql_git.cli.options import (
     backend_option,
     json_option,
     open_vault,
+    read_options,
+    reader_identity,
     reader_options,
     recall_scope_options,
     recall_time_options,
@@ -131,11 +133,16 @@ def _ending() -> None:
     "--days", type=click.IntRange(min=1), default=7, show_default=True, help="How far back."
 )
 @click.option("--project", help="Only this project's context entries.")
+@read_options
 @json_option
 @click.pass_context
-def recent(ctx: click.Context, days: int, project: str | None, as_json: bool) -> None:
-    """What was worked on recently and the latest context entries (the session-start call)."""
-    summary = open_vault(ctx).recent(days, project)
+def recent(
+    ctx: click.Context, /, days: int, project: str | None, allow_pii: bool, as_json: bool, **kw: Any
+) -> None:
+    """What was worked on recently and the latest context entries (the session-start call;
+    recorded as a read, PHI context withheld without --allow-pii)."""
+    who = reader_identity(kw)
+    summary = open_vault(ctx).recent(days, project, identity=who, allow_pii=allow_pii)
     if as_json:
         emit_json(summary)
         return

@@ -47,6 +47,9 @@ Until = Annotated[str | None, Field(description="Not after: a date or an ISO tim
 MaxTokens = Annotated[
     int, Field(ge=100, le=50_000, description="Token budget of the answer (about 4 chars each).")
 ]
+AllowPii = Annotated[
+    bool, Field(description="Read entries classified PHI too (every read is recorded).")
+]
 EntryPath = Annotated[
     str, Field(description="Vault-relative path of an entry, e.g. decisions/2026-07/use-jwt.md")
 ]
@@ -206,9 +209,7 @@ class MemoryTools:
                 "page_index (category tree, no embedding model)."
             ),
         ] = "auto",
-        allow_pii: Annotated[
-            bool, Field(description="Include entries classified PHI (recorded in the audit).")
-        ] = False,
+        allow_pii: AllowPii = False,
         agent_id: AgentId = None,
         session_id: SessionId = None,
         correlation_id: CorrelationId = None,
@@ -249,11 +250,21 @@ class MemoryTools:
             str | None, Field(description="Read it as of this revision (commit, branch, tag).")
         ] = None,
         max_tokens: MaxTokens = 4000,
+        allow_pii: AllowPii = False,
+        agent_id: AgentId = None,
+        session_id: SessionId = None,
     ) -> CallToolResult:
         """Read one entry: its frontmatter, its Markdown body, and worm_ref (the commit that
         last changed it) and worm_ref_first (the commit that created it). A body over the
-        budget is cut (`truncated`, with `body_chars` the full length)."""
-        return self.call(lambda vault: fit_body(vault.get(path, at=at).to_record(), max_tokens))
+        budget is cut (`truncated`, with `body_chars` the full length). The read is recorded
+        on the audit chain; an entry classified PHI needs allow_pii."""
+        who = self.caller.identity(agent_id, session_id)
+
+        def run(vault: Vault) -> dict[str, Any]:
+            view = vault.get(path, at=at, identity=who, allow_pii=allow_pii)
+            return fit_body(view.to_record(), max_tokens)
+
+        return self.call(run)
 
     def memory_log(
         self,
@@ -317,14 +328,23 @@ class MemoryTools:
 
         return self.call(run)
 
-    def memory_history(self, path: EntryPath, max_tokens: MaxTokens = 2000) -> CallToolResult:
+    def memory_history(
+        self,
+        path: EntryPath,
+        max_tokens: MaxTokens = 2000,
+        allow_pii: AllowPii = False,
+        agent_id: AgentId = None,
+        session_id: SessionId = None,
+    ) -> CallToolResult:
         """Every version of an entry, newest first: the commit (worm_ref) that wrote it, when,
-        the event, who, and the blob id of that version (read one with memory_get at=<sha>)."""
+        the event, who, and the blob id of that version (read one with memory_get at=<sha>).
+        Recorded as a read; an entry classified PHI needs allow_pii."""
+        who = self.caller.identity(agent_id, session_id)
 
         def run(vault: Vault) -> dict[str, Any]:
             versions = [
                 {"path": v.path, "blob": v.blob, **v.record.to_record()}
-                for v in vault.history(path)
+                for v in vault.history(path, identity=who, allow_pii=allow_pii)
             ]
             return fit({"path": path, "versions": versions}, "versions", max_tokens)
 
@@ -337,16 +357,20 @@ class MemoryTools:
             str | None, Field(description="Only this project's context entries.")
         ] = None,
         max_tokens: MaxTokens = 2000,
+        allow_pii: AllowPii = False,
+        agent_id: AgentId = None,
+        session_id: SessionId = None,
     ) -> CallToolResult:
         """Call this first in a session: what was worked on recently (entries by number of
-        changes) and the latest context entries (work in progress), in a few hundred tokens."""
-        return self.call(
-            lambda vault: fit(
-                fit(vault.recent(days, project), "worked_on", max_tokens // 2),
-                "context",
-                max_tokens,
-            )
-        )
+        changes) and the latest context entries (work in progress), in a few hundred tokens.
+        Recorded as a read; context classified PHI is left out unless allow_pii."""
+        who = self.caller.identity(agent_id, session_id)
+
+        def run(vault: Vault) -> dict[str, Any]:
+            summary = vault.recent(days, project, identity=who, allow_pii=allow_pii)
+            return fit(fit(summary, "worked_on", max_tokens // 2), "context", max_tokens)
+
+        return self.call(run)
 
 
 TOOLS: dict[str, ToolAnnotations] = {
