@@ -29,6 +29,7 @@ from clawql_git.index.lance import import_lancedb, quote
 from clawql_git.index.resident import Resident, load, refresh
 from clawql_git.index.topk import top_indices
 from clawql_git.index.vector_cache import VectorCache
+from clawql_git.model.progress import Progress
 
 if TYPE_CHECKING:
     import numpy as np
@@ -45,7 +46,6 @@ OPTIMIZE_INLINE = 3 * OPTIMIZE_EVERY
 # started on a version just before it was pruned.
 CLEANUP_AFTER = timedelta(minutes=10)
 EMBED_BATCH = 64
-Progress = Callable[[int, int, str], None]
 
 
 @dataclass(frozen=True)

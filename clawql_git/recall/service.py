@@ -19,7 +19,8 @@ from clawql_git.errors import NotFound, StorageError
 from clawql_git.gitstore import Commit, GitStore
 from clawql_git.index.categories import category_tree
 from clawql_git.index.embedders import is_ready
-from clawql_git.index.store import BuildReport, Progress, SearchIndex
+from clawql_git.index.store import BuildReport, SearchIndex
+from clawql_git.model.progress import Progress
 from clawql_git.recall.pipeline import Recaller, RecallQuery, RecallResult, save_derived
 
 if TYPE_CHECKING:

@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import subprocess
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 from clawql_git.errors import NotFound, TamperDetected
 from clawql_git.gitstore import GitStore, format_message, parse_trailers
 from clawql_git.gitstore.lock import exclusive_lock
+from clawql_git.model.progress import Progress
 from clawql_git.sync.backend import Backend
 from clawql_git.sync.bundles import (
     fetch_bundle,
@@ -25,7 +26,6 @@ from clawql_git.sync.manifest import AUDIT_REF, MAIN_REF, ChainLink, sha256_hex
 
 INCOMING = "refs/clawql/sync-incoming"
 ORIGIN_TRAILER = "Audit-Origin"
-Progress = Callable[[int, int, str], None]
 
 
 def download(

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -15,11 +14,10 @@ from typing import Any
 from clawql_git.errors import InvalidInput, NotFound, StorageError, TamperDetected, VaultStateError
 from clawql_git.gitstore import GitStore
 from clawql_git.gitstore.gitcli import git_message, run_git
+from clawql_git.model.progress import Progress
 from clawql_git.sync import apply
 from clawql_git.sync.backend import Backend
 from clawql_git.sync.manifest import AUDIT_REF, MAIN_REF, ChainLink, vault_root_key
-
-Progress = Callable[[int, int, str], None]
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,7 @@ from clawql_git.errors import (
 from clawql_git.gitstore import CHECKPOINTS, GitStore, parse_trailers
 from clawql_git.gitstore.gitcli import git_message, run_git
 from clawql_git.gitstore.lock import exclusive_lock
+from clawql_git.model.progress import Progress
 from clawql_git.sync import apply
 from clawql_git.sync.backend import Backend
 from clawql_git.sync.bundles import create_bundle, is_ancestor, read_header
@@ -51,7 +52,6 @@ if TYPE_CHECKING:
 
 STATE = "sync.json"
 MAX_ATTEMPTS = 8
-Progress = Callable[[int, int, str], None]
 PUSH_EVENT = "MEMORY_SYNC_PUSH"
 PULL_EVENT = "MEMORY_SYNC_PULL"
 SYNC_EVENTS = frozenset({PUSH_EVENT, PULL_EVENT})  # ride along with the next push

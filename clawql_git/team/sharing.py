@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -30,13 +29,13 @@ from clawql_git.errors import (
 from clawql_git.gitstore import AUDIT_REF
 from clawql_git.gitstore.gitcli import git_message as _message
 from clawql_git.gitstore.gitcli import run_git
+from clawql_git.model.progress import Progress
 
 if TYPE_CHECKING:
     from clawql_git.gitstore import GitStore
     from clawql_git.model.identity import Identity
     from clawql_git.vault.facade import Vault
 
-Progress = Callable[[int, int, str], None]
 PUSH_EVENT = "MEMORY_SYNC_PUSH"  # the names the bundle remotes (sync/) use too
 PULL_EVENT = "MEMORY_SYNC_PULL"
 MERGE_IDENTITY = ("clawql-merge", "merge@agents.clawql")
