@@ -25,7 +25,8 @@ if TYPE_CHECKING:
     from clawql_git.model.entry import Entry
     from clawql_git.model.identity import Identity
     from clawql_git.recall.pipeline import RecallHit, RecallOptions, RecallQuery, RecallResult
-    from clawql_git.vault.facade import EntryView, Vault
+    from clawql_git.vault.facade import Vault
+    from clawql_git.vault.reader import EntryView
     from clawql_git.vault.writer import WriteResult
     from clawql_git.workspace.mounts import Workspace
 
@@ -66,7 +67,7 @@ _LAZY = {
     "RecallOptions": "clawql_git.recall.pipeline",
     "RecallQuery": "clawql_git.recall.pipeline",
     "RecallResult": "clawql_git.recall.pipeline",
-    "EntryView": "clawql_git.vault.facade",
+    "EntryView": "clawql_git.vault.reader",
     "Vault": "clawql_git.vault.facade",
     "WriteResult": "clawql_git.vault.writer",
     "Workspace": "clawql_git.workspace.mounts",

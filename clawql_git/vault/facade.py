@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any, Unpack
@@ -21,18 +21,14 @@ from clawql_git.model.drafts import Draft, draft_from_fields, draft_from_markdow
 from clawql_git.model.entry import (
     Entry,
     append_section,
-    iso_timestamp,
     now_timestamp,
-    parse_timestamp,
-    slugify,
-    type_folder,
     validate_entry_path,
 )
 from clawql_git.model.identity import Identity
 from clawql_git.model.paths import INDEX
 from clawql_git.model.progress import Progress
-from clawql_git.vault import importer, setup
-from clawql_git.vault.reader import Reader
+from clawql_git.vault import importer, placement, setup
+from clawql_git.vault.reader import EntryView, Reader
 from clawql_git.vault.writer import Plan, Writer, WriteResult, check_confidence
 
 if TYPE_CHECKING:
@@ -43,29 +39,6 @@ if TYPE_CHECKING:
     from clawql_git.links import LinkGraph
     from clawql_git.recall.pipeline import RecallOptions, RecallQuery, RecallResult
     from clawql_git.recall.service import RecallService
-
-
-@dataclass(frozen=True)
-class EntryView:
-    """An entry read at a revision, with its materialised worm_refs."""
-
-    entry: Entry
-    first_ref: str
-    last_ref: str
-    at: str
-
-    def to_record(self) -> dict[str, Any]:
-        return {
-            **self.entry.to_record(),
-            "worm_ref": self.last_ref,
-            "worm_ref_first": self.first_ref,
-            "at": self.at,
-        }
-
-    def materialised(self) -> str:
-        """The document with worm_ref written into its frontmatter (for export)."""
-        changes = {"worm_ref": self.last_ref, "worm_ref_first": self.first_ref}
-        return self.entry.with_changes(changes).render()
 
 
 class Vault:
@@ -194,14 +167,14 @@ class Vault:
         ident = self.writer.identity(ident, draft.meta)
 
         def prepare(tree: Tree | None) -> Plan:
-            existing = self._find_same_title(tree, draft) if append else None
+            existing = placement.same_title(self.store, tree, draft) if append else None
             if existing is not None:
                 return self._append_plan(tree, existing, draft)
             if draft.path is not None and self.store.blob_at(tree, draft.path) is not None:
                 raise VaultStateError(
                     f"{draft.path} already exists; change it with `clawql memory update`"
                 )
-            path = draft.path or self._free_path(tree, draft)
+            path = draft.path or placement.free_path(self.store, tree, draft)
             entry = Entry(path, draft.frontmatter, draft.meta, draft.body)
             return Plan("MEMORY_INGEST", {path: entry}, f"ingest {path}")
 
@@ -292,7 +265,9 @@ class Vault:
         def prepare(tree: Tree | None) -> Plan:
             changes: dict[str, Entry | None] = {}
             for draft in drafts:
-                path = draft.path or self._free_path(tree, draft, taken=set(changes))
+                path = draft.path or placement.free_path(
+                    self.store, tree, draft, taken=set(changes)
+                )
                 changes[path] = Entry(path, draft.frontmatter, draft.meta, draft.body)
             return Plan(event, changes, f"import {len(changes)} entries")
 
@@ -383,47 +358,6 @@ class Vault:
             if progress:
                 progress(n, len(entries), draft.path or "")
         return results
-
-    # ------------------------------------------------------------ paths
-
-    def _free_path(self, tree: Tree | None, draft: Draft, taken: set[str] | None = None) -> str:
-        """``<type folder>/<YYYY-MM>/<slug>.md`` with a stem not used in the type folder yet."""
-        folder = type_folder(str(draft.meta["type"]), draft.meta)
-        month = parse_timestamp(iso_timestamp(draft.meta["timestamp"])).strftime("%Y-%m")
-        base = slugify(str(draft.meta["title"]))
-        months = self._month_trees(tree, folder)
-        slug, n = base, 1
-        while f"{folder}/{month}/{slug}.md" in (taken or ()) or any(
-            f"{slug}.md" in m for m in months
-        ):
-            n += 1
-            slug = f"{base[: 96 - len(str(n)) - 1]}-{n}"
-        return f"{folder}/{month}/{slug}.md"
-
-    def _month_trees(self, tree: Tree | None, folder: str) -> list[Tree]:
-        type_tree = self.store.subtree(tree, folder)
-        out = []
-        for item in type_tree or ():
-            if item.type_str == "tree":
-                sub = self.store.subtree(type_tree, item.name or "")
-                if sub is not None:
-                    out.append(sub)
-        return out
-
-    def _find_same_title(self, tree: Tree | None, draft: Draft) -> str | None:
-        if draft.path is not None:
-            return draft.path if self.store.blob_at(tree, draft.path) is not None else None
-        folder = type_folder(str(draft.meta["type"]), draft.meta)
-        slug = slugify(str(draft.meta["title"]))
-        type_tree = self.store.subtree(tree, folder)
-        months = sorted(
-            (m.name or "" for m in type_tree or () if m.type_str == "tree"), reverse=True
-        )
-        for month in months:
-            path = f"{folder}/{month}/{slug}.md"
-            if self.store.blob_at(tree, path) is not None:
-                return path
-        return None
 
     # ------------------------------------------------------------ reads
     # Every read below that returns entry content goes through ``self.reader``: PHI entries

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from clawql_git.audit.chain import AuditChain, ReadHit
 from clawql_git.catalog.update import Cataloger
@@ -30,6 +31,29 @@ class Read:
     entries: list[Entry]
     refused: list[Entry]
     audit_ref: str = ""
+
+
+@dataclass(frozen=True)
+class EntryView:
+    """An entry read at a revision, with its materialised worm_refs."""
+
+    entry: Entry
+    first_ref: str
+    last_ref: str
+    at: str
+
+    def to_record(self) -> dict[str, Any]:
+        return {
+            **self.entry.to_record(),
+            "worm_ref": self.last_ref,
+            "worm_ref_first": self.first_ref,
+            "at": self.at,
+        }
+
+    def materialised(self) -> str:
+        """The document with worm_ref written into its frontmatter (for export)."""
+        changes = {"worm_ref": self.last_ref, "worm_ref_first": self.first_ref}
+        return self.entry.with_changes(changes).render()
 
 
 class Reader:
