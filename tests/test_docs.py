@@ -11,9 +11,25 @@ from .conftest import ROOT
 README = (ROOT / "README.md").read_text()
 
 
+CLI_DOC = ROOT / "docs" / "cli.md"
+
+
 def test_cli_reference_is_current() -> None:
-    block = README.split("<!-- cli-reference:start -->\n", 1)[1].split("<!-- cli-reference:end")[0]
-    assert block == render(), "run: python -m clawql_git.cli.reference and paste into README.md"
+    text = CLI_DOC.read_text()
+    block = text.split("<!-- cli-reference:start -->\n", 1)[1].split("<!-- cli-reference:end")[0]
+    assert block == render(), "run: python -m clawql_git.cli.reference > and paste into docs/cli.md"
+
+
+def test_docs_links_resolve() -> None:
+    """Every relative link of the README and docs/ names a file of the clone."""
+    import re
+
+    for page in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
+        prose = re.sub(r"```.*?```|`[^`\n]*`", "", page.read_text(), flags=re.S)  # not code
+        for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", prose):
+            if "://" in target:
+                continue
+            assert (page.parent / target).exists(), f"{page.name} links to missing {target}"
 
 
 def test_ci_runs_the_readme_test_command() -> None:

@@ -165,3 +165,15 @@ def test_a_refused_write_leaves_no_commit_and_no_branch(vault: Vault) -> None:
             identity=agent,
         )
     assert git(vault.root, "for-each-ref", "--format=%(refname) %(objectname)").stdout == before
+
+
+def test_a_write_that_changes_nothing_makes_no_commit(vault: Vault) -> None:
+    a = vault.ingest(type="decision", title="Use JWT", body="Stateless.", identity=AGENT)
+    b = vault.ingest(type="decision", title="Use sessions", body="Stateful.", identity=AGENT)
+    first = vault.supersede(b.path, a.path, identity=AGENT)
+    head = git(vault.root, "rev-parse", "HEAD").stdout
+    again = vault.supersede(b.path, a.path, identity=AGENT)  # already so: nothing to write
+    same = vault.update(a.path, changes={"type": "decision"}, identity=AGENT)
+    assert again.noop and same.noop and again.sha == first.sha
+    assert git(vault.root, "rev-parse", "HEAD").stdout == head
+    assert vault.verify().ok, vault.verify().problems

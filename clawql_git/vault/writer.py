@@ -123,8 +123,9 @@ class Writer:
             if plan is None or plan.event == NOOP:
                 return self._noop(plan, parent)
             validate(plan)
-            route.open(self.store)
             sha = self._commit(route, plan, plan.identity or ident)
+            if sha is None:  # the plan changes nothing the tree does not already hold
+                return self._noop(plan, parent)
             if plan.closes:
                 self.store.delete_ref(plan.closes)
             # A proposal leaves main, the work tree and main's index as they were.
@@ -166,7 +167,10 @@ class Writer:
             return f"committed, but the work tree is not updated yet: {exc}"
         return ""
 
-    def _commit(self, route: Route, plan: Plan, ident: Identity) -> str:
+    def _commit(self, route: Route, plan: Plan, ident: Identity) -> str | None:
+        """Write the commit; None (and nothing written, not even a proposal branch) when the
+        plan's files are already what the tree holds: a commit never names an unchanged
+        entry (verify would call its trailers forged)."""
         now = int(time.time())
         parent = route.parent
         files: dict[str, bytes | None] = {
@@ -181,9 +185,12 @@ class Writer:
         if plan.merge is not None:
             parents.append(plan.merge)
         tree = self.store.build_tree(parent.tree if parent is not None else None, files)
+        if plan.merge is None and parent is not None and tree == parent.tree.id:
+            return None
         if plan.catalogs:
             catalogs = self._catalogs(plan, parents, files, tree, message, author, trailers, now)
             tree = self.store.build_tree(self.store.tree(tree), catalogs)
+        route.open(self.store)
         return self.store.commit(route.ref, parents, tree, message, author)
 
     def _catalogs(
