@@ -62,5 +62,5 @@ def test_merged_branch_events_stay_in_log_audit_and_history(
     assert [r.paths[0] for r in vault.log(LogFilter(agent="f"))] == [feat.path]
     view = vault.get(feat.path)
     assert view.first_ref == feat.worm_ref  # not the merge commit
-    assert f"]({feat.path})" in (a / "log.md").read_text()
+    assert f"[[{feat.path}|On the branch]]" in (a / "log.md").read_text()
     assert vault.catalog_drift() == [] and vault.verify().ok

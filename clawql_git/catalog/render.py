@@ -1,11 +1,25 @@
 """OKF catalogs (index.md tree) and the log (log.md + log/YYYY-MM.md): pure functions of tree and
-history, updated incrementally along the changed paths and regenerated in full for checks."""
+history, updated incrementally along the changed paths and regenerated in full for checks.
+
+Entry lines are Obsidian wikilinks from the vault root, ``* [[path|Title]] - description``
+(the path keeps its extension, so ``x.md`` and ``x.cqk`` never collide); folder lines stay
+relative Markdown links to the folder's ``index.md``. A log line names its event, entry, type,
+agent, session, correlation and worm_ref, then the entry's description::
+
+    * 09:00:00Z MEMORY_INGEST [[decisions/2026-01/x.md|X]] (type: decision, agent: a,
+      session: s, correlation: c, worm_ref: git:4f0c...) - why we chose X
+
+A commit cannot hold its own sha, so the lines a commit adds say ``worm_ref: pending``; the next
+logged commit stamps them with that sha (``log_changes(previous=...)``) and a full regeneration
+stamps every commit's lines but the newest logged one's, so the two always agree. Until then
+``clawql memory log --session S`` (or ``--correlation``) names the commit. Lines and catalogs in
+the earlier Markdown-link format are still read (``parse_log``, ``parse_entry_lines``)."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import PurePosixPath
 
@@ -14,26 +28,51 @@ from clawql_git.model.paths import INDEX, LOG
 
 OKF_VERSION = "0.1"
 UNLOGGED_EVENTS = frozenset({"MEMORY_CATALOG_FIX"})
+PENDING = "pending"  # the worm_ref of a commit's own log lines: its sha does not exist yet
+SUMMARY_LIMIT = 200  # characters of the description a log line carries
 _MONTH = re.compile(r"^\d{4}-\d{2}$")
 _COUNT = re.compile(r"^(\d+) entr(?:y|ies)\.$", re.MULTILINE)
-_ITEM_TARGET = re.compile(r"^\* \[(?:\\.|[^\]\\])*\]\(([^)]+)\)")
+_WIKI_ITEM = re.compile(r"^\* \[\[([^\]|]+)\|[^\]]*\]\]")
+_LEGACY_ITEM = re.compile(
+    r"^\* \[((?:\\.|[^\]\\])*)\]\(([^)]+)\)(?: \(([^)]*)\))?(?: - (.*))?$"
+)  # ``* [Title](file.md) (status) - description``: catalogs written before wikilinks
 _LOG_LINE = re.compile(
+    r"^\* (\d{2}:\d{2}:\d{2})Z (\S+)(?: \[\[([^\]|]+)\|([^\]]*)\]\])?"
+    r" \(((?:[^()\\]|\\.)*)\)(?: - (.*))?$"
+)
+_LEGACY_LOG_LINE = re.compile(
     r"^\* (\d{2}:\d{2}:\d{2})Z (\S+)(?: \[[^\]]*\]\((?:\.\./)?([^)]+)\))?(?: - (.*))?$"
 )
+_FACT = re.compile(r"(\w+): ((?:[^\\,]|\\.)*)(?:, |$)")
+_FACT_KEYS = ("type", "agent", "session", "correlation", "worm_ref")
 
 
-def escape_title(title: str) -> str:
-    """Escape a title for use as Markdown link text on one line."""
-    one_line = " ".join(title.split())
-    return re.sub(r"([\\\[\]])", r"\\\1", one_line)
+def one_line(text: str) -> str:
+    """Runs of whitespace (newlines too) as one space, trimmed."""
+    return " ".join(text.split())
 
 
-def entry_line(filename: str, entry: Entry) -> str:
-    """The catalog line of one entry: ``* [Title](file.md) - description``."""
-    description = " ".join(entry.description.split())
-    status = "" if entry.status == "current" else f" ({entry.status})"
-    tail = f" - {description}" if description else ""
-    return f"* [{escape_title(entry.title)}]({filename}){status}{tail}"
+def link_text(title: str) -> str:
+    """A title as the text of a wikilink: one line, with no ``[``, ``]`` or ``|`` to end it."""
+    return one_line(title).translate(str.maketrans("[]|", "()-"))
+
+
+def wikilink(path: str, title: str) -> str:
+    """``[[path|Title]]``, the path from the vault root (Obsidian resolves it from anywhere)."""
+    return f"[[{path}|{link_text(title) or PurePosixPath(path).stem}]]"
+
+
+def _item_line(path: str, title: str, note: str, tail: str) -> str:
+    note_part = f" ({one_line(note)})" if one_line(note) else ""
+    tail_part = f" - {one_line(tail)}" if one_line(tail) else ""
+    return f"* {wikilink(path, title)}{note_part}{tail_part}"
+
+
+def entry_line(path: str, entry: Entry) -> str:
+    """The catalog line of one entry: ``* [[path|Title]] (status) - description``; the status
+    only when it is not ``current``."""
+    status = "" if entry.status == "current" else entry.status
+    return _item_line(path, entry.title, status, entry.description)
 
 
 def _count_word(n: int) -> str:
@@ -75,16 +114,17 @@ def render_folder(listing: FolderListing) -> str:
 
 
 def recent_line(path: str, entry: Entry) -> str:
-    """A line of the root catalog's Recent section."""
-    return f"* [{escape_title(entry.title)}]({path}) - {entry.type}"
+    """A line of the root catalog's Recent section: ``* [[path|Title]] (type) - description``."""
+    return _item_line(path, entry.title, entry.type, entry.description)
 
 
 def parse_recent_lines(text: str) -> dict[str, str]:
-    """path -> line for the Recent section of a root catalog."""
+    """path -> line for the Recent section of a root catalog. Lines of the earlier format are
+    left out (they lack the description), so the caller renders them afresh."""
     section = text.split("\n## Recent\n", 1)
     out: dict[str, str] = {}
     for line in section[1].splitlines() if len(section) == 2 else ():
-        match = _ITEM_TARGET.match(line)
+        match = _WIKI_ITEM.match(line)
         if match:
             out[match.group(1)] = line
     return out
@@ -131,16 +171,25 @@ def parse_folder_counts(text: str) -> dict[str, int]:
     return {m.group(1): int(m.group(2)) for m in _FOLDER_LINE.finditer(text)}
 
 
-def parse_entry_lines(text: str) -> dict[str, str]:
-    """filename -> line for the entry lines in a folder catalog's Entries section."""
+def parse_entry_lines(text: str, folder: str = "") -> dict[str, str]:
+    """filename -> line for the entry lines in a folder catalog's Entries section. A line of the
+    earlier format (``* [Title](file.md) - description``) comes back as the wikilink line the
+    same entry renders to now, so an incremental update never mixes the two."""
     out: dict[str, str] = {}
     section = text.split("\n## Entries\n", 1)
     if len(section) < 2:
         return out
     for line in section[1].splitlines():
-        match = _ITEM_TARGET.match(line)
-        if match:
-            out[match.group(1)] = line
+        wiki = _WIKI_ITEM.match(line)
+        if wiki:
+            out[PurePosixPath(wiki.group(1)).name] = line
+            continue
+        legacy = _LEGACY_ITEM.match(line)
+        if legacy:
+            title, name, status, description = legacy.groups()
+            path = f"{folder}/{name}" if folder else name
+            title = re.sub(r"\\(.)", r"\1", title)
+            out[name] = _item_line(path, title, status or "", description or "")
     return out
 
 
@@ -149,7 +198,9 @@ def parse_entry_lines(text: str) -> dict[str, str]:
 
 @dataclass(frozen=True)
 class LogEvent:
-    """One line of the log: an event on (at most) one entry."""
+    """One line of the log: an event on (at most) one entry. ``worm_ref`` is ``git:<sha>``,
+    ``PENDING`` for the lines of the newest logged commit, or empty in a line of the earlier
+    format."""
 
     when: datetime
     event: str
@@ -157,21 +208,73 @@ class LogEvent:
     entry_type: str = ""
     agent: str = ""
     correlation: str = ""
+    session: str = ""
+    summary: str = ""
+    title: str = ""
+    worm_ref: str = ""
 
     @property
     def month(self) -> str:
         return self.when.strftime("%Y-%m")
 
-    def render(self, prefix: str = "") -> str:
-        """The log line; ``prefix`` makes links relative to the log file's folder."""
-        link = f" [{PurePosixPath(self.path).stem}]({prefix}{self.path})" if self.path else ""
-        facts = [f"type: {self.entry_type}" if self.entry_type else ""]
-        facts += [f"agent: {self.agent}" if self.agent else ""]
-        facts += [f"correlation: {self.correlation}" if self.correlation else ""]
-        tail = ", ".join(f for f in facts if f)
-        return f"* {self.when.strftime('%H:%M:%S')}Z {self.event}{link}" + (
-            f" - {tail}" if tail else ""
+    def render(self) -> str:
+        """The log line (the same in log.md and in log/YYYY-MM.md)."""
+        link = f" {wikilink(self.path, self.title)}" if self.path else ""
+        values = (self.entry_type, self.agent, self.session, self.correlation, self.worm_ref)
+        facts = ", ".join(
+            f"{k}: {_escape(v)}" for k, v in zip(_FACT_KEYS, values, strict=True) if one_line(v)
         )
+        summary = _summary(self.summary)
+        tail = f" - {summary}" if summary else ""
+        return f"* {self.when.strftime('%H:%M:%S')}Z {self.event}{link} ({facts}){tail}"
+
+    def described(self, entry: Entry | None) -> LogEvent:
+        """With the entry's title and description (the entry as this commit wrote it)."""
+        if entry is None:
+            return self
+        return replace(self, title=entry.title, summary=entry.description)
+
+    def stamped(self, sha: str) -> LogEvent:
+        """A pending line with its commit's sha, once that commit exists."""
+        return replace(self, worm_ref=f"git:{sha}") if self.worm_ref == PENDING else self
+
+
+def _escape(value: str) -> str:
+    return re.sub(r"([\\,()])", r"\\\1", one_line(value))
+
+
+def _unescape(value: str) -> str:
+    return re.sub(r"\\(.)", r"\1", value)
+
+
+def _summary(text: str) -> str:
+    """The description on one line, cut to ``SUMMARY_LIMIT`` (cutting a cut one is a no-op)."""
+    line = one_line(text)
+    return line if len(line) <= SUMMARY_LIMIT else line[: SUMMARY_LIMIT - 1].rstrip() + "…"
+
+
+def parse_log_line(line: str, day: str) -> LogEvent | None:
+    """One log line of ``day`` (``YYYY-MM-DD``), in the current or the earlier format."""
+    match = _LOG_LINE.match(line)
+    if match:
+        clock, event, path, title, facts, summary = match.groups()
+        found = {m.group(1): _unescape(m.group(2)) for m in _FACT.finditer(facts)}
+        kinds = [found.get(k, "") for k in _FACT_KEYS]
+        when = datetime.fromisoformat(f"{day}T{clock}+00:00")
+        return LogEvent(
+            when, event, path or "", kinds[0], kinds[1], kinds[3], kinds[2],
+            summary or "", title or "", kinds[4],
+        )  # fmt: skip
+    legacy = _LEGACY_LOG_LINE.match(line)
+    if legacy is None:
+        return None
+    clock, event, path, tail = legacy.groups()
+    old = dict(_fact(f) for f in (tail or "").split(", ") if ": " in f)
+    when = datetime.fromisoformat(f"{day}T{clock}+00:00")
+    return LogEvent(
+        when, event, path or "", old.get("type", ""), old.get("agent", ""),
+        old.get("correlation", ""),
+    )  # fmt: skip
 
 
 def parse_log(text: str) -> list[LogEvent]:
@@ -182,20 +285,9 @@ def parse_log(text: str) -> list[LogEvent]:
         if line.startswith("## "):
             day = line[3:].strip()
             continue
-        match = _LOG_LINE.match(line)
-        if match and day:
-            when = datetime.fromisoformat(f"{day}T{match.group(1)}+00:00")
-            facts = dict(_fact(f) for f in (match.group(4) or "").split(", ") if ": " in f)
-            events.append(
-                LogEvent(
-                    when,
-                    match.group(2),
-                    match.group(3) or "",
-                    facts.get("type", ""),
-                    facts.get("agent", ""),
-                    facts.get("correlation", ""),
-                )
-            )
+        event = parse_log_line(line, day) if day else None
+        if event is not None:
+            events.append(event)
     return events
 
 
@@ -204,7 +296,7 @@ def _fact(text: str) -> tuple[str, str]:
     return key, value
 
 
-def render_log(events: list[LogEvent], title: str, prefix: str = "") -> str:
+def render_log(events: list[LogEvent], title: str) -> str:
     """A log file: ``## YYYY-MM-DD`` headings newest first, one line per event."""
     lines = [f"# {title}", ""]
     day = ""
@@ -213,7 +305,7 @@ def render_log(events: list[LogEvent], title: str, prefix: str = "") -> str:
         if heading != day:
             lines += ([""] if day else []) + [f"## {heading}", ""]
             day = heading
-        lines.append(event.render(prefix))
+        lines.append(event.render())
     return "\n".join(lines) + "\n"
 
 
@@ -224,27 +316,47 @@ def kept_in_log(n: int, page: int) -> int:
 
 
 def log_changes(
-    old_log: str, archive_text: Callable[[str], str], new_events: list[LogEvent], page: int
+    old_log: str,
+    archive_text: Callable[[str], str],
+    new_events: list[LogEvent],
+    page: int,
+    previous: str = "",
 ) -> dict[str, str]:
-    """Files to write so the log holds ``new_events`` (newest first) on top of ``old_log``."""
+    """Files to write so the log holds ``new_events`` (newest first) on top of ``old_log``.
+    ``previous`` is the sha of the last logged commit, whose pending lines it stamps."""
     if not new_events:
         return {}
+    out: dict[str, str] = {}
+    current = parse_log(old_log)
+    if previous and any(e.worm_ref == PENDING for e in current):
+        if all(e.worm_ref == PENDING for e in current):  # its lines may have rolled out too
+            out.update(_stamp_page(archive_text, current[0].month, previous))
+        current = [e.stamped(previous) for e in current]
+        old_log = render_log(current, "Log")
     fast = _prepend_without_roll(old_log, new_events, page)
     if fast is not None:
-        return {LOG: fast}
-    current = parse_log(old_log)
+        return {**out, LOG: fast}
     month = new_events[0].month
     rolled = [e for e in current if e.month != month]
     kept = [e for e in current if e.month == month]
     merged = new_events + kept
     keep = kept_in_log(len(merged), page)
     rolled = merged[keep:] + rolled
-    out = {LOG: render_log(merged[:keep], "Log")}
+    out[LOG] = render_log(merged[:keep], "Log")
     for m in sorted({e.month for e in rolled}):
         moving = [e for e in rolled if e.month == m]
-        older = parse_log(archive_text(m))
-        out[f"log/{m}.md"] = render_log(moving + older, f"Log {m}", "../")
+        name = f"log/{m}.md"
+        older = parse_log(out[name] if name in out else archive_text(m))
+        out[name] = render_log(moving + older, f"Log {m}")
     return out
+
+
+def _stamp_page(archive_text: Callable[[str], str], month: str, sha: str) -> dict[str, str]:
+    """The month page with the pending lines stamped, when it has any."""
+    events = parse_log(archive_text(month))
+    if not any(e.worm_ref == PENDING for e in events):
+        return {}
+    return {f"log/{month}.md": render_log([e.stamped(sha) for e in events], f"Log {month}")}
 
 
 def _prepend_without_roll(old_log: str, new_events: list[LogEvent], page: int) -> str | None:
@@ -279,15 +391,22 @@ def full_log(events_oldest_first: list[LogEvent], page: int) -> dict[str, str]:
     out = {LOG: render_log(current[:keep], "Log")}
     older = current[keep:] + [e for e in newest if e.month != month]
     for m in sorted({e.month for e in older}):
-        out[f"log/{m}.md"] = render_log([e for e in older if e.month == m], f"Log {m}", "../")
+        out[f"log/{m}.md"] = render_log([e for e in older if e.month == m], f"Log {m}")
     return out
 
 
-def events_from_trailers(when: datetime, trailers: Mapping[str, object]) -> list[LogEvent]:
-    """The log lines one engine commit contributes (one per Entry-Path)."""
+def is_logged(trailers: Mapping[str, object]) -> bool:
+    """Whether a commit with these trailers has lines in the log."""
     event = str(trailers.get("Clawql-Event") or "")
-    if not event or event in UNLOGGED_EVENTS:
+    return bool(event) and event not in UNLOGGED_EVENTS
+
+
+def events_from_trailers(when: datetime, trailers: Mapping[str, object]) -> list[LogEvent]:
+    """The log lines one engine commit contributes (one per Entry-Path), without the entries'
+    descriptions and the worm_ref (the caller knows those: ``described``, ``stamped``)."""
+    if not is_logged(trailers):
         return []
+    event = str(trailers.get("Clawql-Event"))
     paths = trailers.get("Entry-Path") or []
     listed = [paths] if isinstance(paths, str) else list(paths)  # type: ignore[call-overload]
     path_list = [p for p in listed if p != "none"]  # a commit that wrote no entry
@@ -295,6 +414,7 @@ def events_from_trailers(when: datetime, trailers: Mapping[str, object]) -> list
         "entry_type": _first(trailers.get("Entry-Type")),
         "agent": _first(trailers.get("Agent-Id")),
         "correlation": _first(trailers.get("Correlation-Id")),
+        "session": _first(trailers.get("Session-Id")),
     }
     if not path_list:
         return [LogEvent(when, event, **common)]

@@ -4,11 +4,11 @@ paths for an ingest, and full regeneration from a commit's tree and history for 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
 
 from clawql_git.catalog import render as catalog
-from clawql_git.catalog.render import FolderListing, LogEvent
+from clawql_git.catalog.render import PENDING, FolderListing, LogEvent
 from clawql_git.errors import ClawqlError
 from clawql_git.gitstore import Commit, GitStore, Tree, parse_trailers
 from clawql_git.model.entry import Entry, decode_text
@@ -74,7 +74,8 @@ class Cataloger:
         new_events: list[LogEvent],
     ) -> dict[str, bytes | None]:
         """Catalog files to write when ``files`` (holding the ``changed`` entries) are written
-        over ``old_tree``."""
+        over ``old_tree``; ``new_events`` are this commit's log lines, newest first (they get
+        the entries' descriptions here, and stay pending until the next logged commit)."""
         plan = _Plan()
         tree = TreeView(self.store, old_tree, files)
         by_folder: dict[str, dict[str, Entry | None]] = {}
@@ -86,7 +87,9 @@ class Cataloger:
         plan.texts[INDEX] = self._root(plan, tree, changed, parent)
         old_log = self._text(old_tree, LOG)
         archive = lambda month: self._text(old_tree, f"log/{month}.md")  # noqa: E731
-        plan.texts.update(catalog.log_changes(old_log, archive, new_events, self.log_page))
+        fresh = [replace(e, worm_ref=PENDING).described(changed.get(e.path)) for e in new_events]
+        previous = self._last_logged(parent) if fresh else ""
+        plan.texts.update(catalog.log_changes(old_log, archive, fresh, self.log_page, previous))
         return {p: None if t is None else t.encode() for p, t in plan.texts.items()}
 
     def _plan_folder(
@@ -99,12 +102,12 @@ class Cataloger:
     ) -> None:
         """Regenerate one folder's catalog; ``changed_here`` maps file names in it to entries."""
         old_text = self._text(old_tree, f"{folder}/{INDEX}")
-        lines = catalog.parse_entry_lines(old_text)
+        lines = catalog.parse_entry_lines(old_text, folder)
         known = catalog.parse_folder_counts(old_text)
         for name, entry in changed_here.items():
             lines.pop(name, None)
             if entry is not None:
-                lines[name] = catalog.entry_line(name, entry)
+                lines[name] = catalog.entry_line(f"{folder}/{name}", entry)
         listing = self._listing(plan, tree, folder, lines, known)
         self._record(plan, folder, listing)
 
@@ -120,7 +123,8 @@ class Cataloger:
         for name in set(lines) - files:
             del lines[name]
         for name in files - set(lines):  # not in the old catalog: read it once
-            lines[name] = catalog.entry_line(name, self._entry(tree, f"{folder}/{name}"))
+            path = f"{folder}/{name}"
+            lines[name] = catalog.entry_line(path, self._entry(tree, path))
         subfolders = tuple((d, self._count(plan, tree, f"{folder}/{d}", known)) for d in dirs)
         return FolderListing(folder, tuple(s for s in subfolders if s[1]), tuple(lines.items()))
 
@@ -192,7 +196,7 @@ class Cataloger:
             folder, name = str(PurePosixPath(path).parent), PurePosixPath(path).name
             if folder != ".":
                 by_folder.setdefault(folder, {})[name] = catalog.entry_line(
-                    name, self._entry(tree, path)
+                    path, self._entry(tree, path)
                 )
         folders = {a for f in by_folder for a in _folder_chain(f)}
         for folder in sorted(folders, key=lambda f: -f.count("/")):
@@ -225,12 +229,28 @@ class Cataloger:
         return list(_entry_paths(self.store, tree, ""))
 
     def _history_events(self, commit: Commit) -> list[LogEvent]:
+        """Every logged event of the history, oldest first, with the entries' descriptions as
+        each commit wrote them; the newest logged commit's lines are pending, the others carry
+        their commit's sha."""
         commits = list(self.store.walk(commit, first_parent=False))  # merged branches too
+        newest = next((c for c in commits if _logged(c)), None)
         events: list[LogEvent] = []
         for c in reversed(commits):
             trailers = parse_trailers(c.message).as_dict()
-            events += catalog.events_from_trailers(utc(c.author.time), trailers)
+            ref = PENDING if newest is not None and c.id == newest.id else f"git:{c.id}"
+            tree = TreeView(self.store, c.tree, {})
+            for event in catalog.events_from_trailers(utc(c.author.time), trailers):
+                entry = self._entry(tree, event.path) if event.path else None
+                events.append(replace(event, worm_ref=ref).described(entry))
         return events
+
+    def _last_logged(self, parent: Commit | None) -> str:
+        """The sha of the newest logged commit in ``parent``'s history: ``parent`` itself but
+        after a commit that logs nothing (a catalog fix, a hand commit)."""
+        if parent is None or _logged(parent):
+            return "" if parent is None else str(parent.id)
+        found = next((c for c in self.store.walk(parent, first_parent=False) if _logged(c)), None)
+        return "" if found is None else str(found.id)
 
     def drift(self, commit: Commit) -> dict[str, tuple[bytes | None, bytes | None]]:
         """path -> (stored, expected) for every catalog file that differs from regeneration."""
@@ -255,6 +275,10 @@ class Cataloger:
             return Entry.parse(path, decode_text(data, path))
         except ClawqlError:
             return Entry(path, "", {}, "")  # a broken file still gets a catalog line
+
+
+def _logged(commit: Commit) -> bool:
+    return catalog.is_logged(parse_trailers(commit.message).as_dict())
 
 
 def _decode(data: bytes | None) -> str:
