@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
 
 def _print_write(result: WriteResult, as_json: bool) -> None:
-    if result.warning:
+    if result.warning and not as_json:  # with --json it is the record's "warning"
         click.echo(f"warning: {result.warning}", err=True)
     if as_json:
         emit_json({**result.to_record(), "warning": result.warning or None})

@@ -253,7 +253,7 @@ def ingest(
         )
     else:
         written = ws.ingest(**fields.new_entry(), to=to, identity=ident)
-    if written.result.warning:
+    if written.result.warning and not as_json:  # with --json it is the record's "warning"
         click.echo(f"warning: {written.result.warning}", err=True)
     if as_json:
         emit_json(written.to_record())
