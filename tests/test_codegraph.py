@@ -218,6 +218,10 @@ def test_cli(repo: Path) -> None:
     assert record["total"] == 2 and record["truncated"] and len(record["items"]) == 1
     done = runner.invoke(cli, ["code", "find-symbol", "make", "-C", str(repo)])
     assert done.exit_code == 0 and "app/core.py:30" in done.output
+    assert "fuzzy" not in done.output  # an exact match is not labelled
+    done = runner.invoke(cli, ["code", "find-symbol", "helpr", "-C", str(repo)])
+    assert done.exit_code == 0 and "helper" in done.output
+    assert "fuzzy" in done.output.splitlines()[0]  # no definition is named "helpr"
     done = runner.invoke(cli, ["code", "explain-module", "nope", "-C", str(repo), "--json"])
     assert done.exit_code == 3 and "no indexed module" in done.output
     done = runner.invoke(

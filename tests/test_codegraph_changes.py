@@ -112,3 +112,6 @@ def test_cli_record_change(repo: Path, vault: Vault) -> None:
         ["code", "record-change", "--from", "nope", "-C", str(repo), "--vault", str(vault.root)],
     )
     assert done.exit_code == 3 and "error:" in done.output
+    # git's --quiet says nothing: the message names the revision, not a bare "rev-parse"
+    assert "unknown revision 'nope'" in done.output, done.output
+    assert not done.output.rstrip().endswith("--verify:")

@@ -309,6 +309,36 @@ def test_refused_calls_are_tool_errors_and_change_nothing(
     assert "Traceback" not in errlog.read_text()
 
 
+def test_argument_errors_are_one_line_and_types_are_checked(
+    tmp_path: Path, server_env: dict[str, str], errlog: Path
+) -> None:
+    root = tmp_path / "vault"
+    Vault.init(root).close()
+    before = head_of(root)
+
+    async def body(session: ClientSession) -> None:
+        missing = await refused(session, "memory_ingest", title="No type given", body="text")
+        assert missing == "memory_ingest: missing required argument 'type'"
+        several = await refused(session, "memory_ingest", confidence=2)
+        assert "\n" not in several and "'type'" in several and "'title'" in several
+        assert "'confidence'" in several and "pydantic" not in several
+        typo = await refused(session, "memory_ingest", type="decison", title="T", body="b")
+        assert "did you mean 'decision'?" in typo and "allow_new_type" in typo
+        assert head_of(root) == before  # refused: nothing written
+        made = await ok(
+            session, "memory_ingest", type="decison", title="T", body="b", allow_new_type=True
+        )
+        assert made["path"].startswith("decisons/") and made["warning"] is None
+        empty = await ok(session, "memory_ingest", type="context", title="Empty")
+        assert "body is empty" in empty["warning"]
+
+    over_stdio(root, server_env, errlog, body)
+
+
+def head_of(root: Path) -> str:
+    return git(root, "rev-parse", "HEAD").stdout.strip()
+
+
 def test_recalls_are_audited_with_who_asked(
     vault_path: Path, server_env: dict[str, str], errlog: Path
 ) -> None:

@@ -35,6 +35,7 @@ def _register() -> None:
     from clawql_git.cli.hooks import hooks
     from clawql_git.cli.mcp import mcp
     from clawql_git.cli.memory import memory
+    from clawql_git.cli.options import accept_vault_after
     from clawql_git.cli.remote import remote
     from clawql_git.cli.review import review
     from clawql_git.cli.shared_index import publish
@@ -48,6 +49,9 @@ def _register() -> None:
     for command in (team.clone, team.push, team.pull, team.check):
         memory.add_command(command)
     recall.index.add_command(publish)
+    accept_vault_after(memory, skip=frozenset({"clone"}))
+    accept_vault_after(sync, skip=frozenset({"restore"}))
+    accept_vault_after(review)
     cli.add_command(memory)
     cli.add_command(mcp)
     cli.add_command(remote)

@@ -164,8 +164,12 @@ def _call_line(c: dict[str, Any]) -> str:
 def find_symbol(
     name: str, kind: str | None, repo: str, limit: int, max_chars: int, as_json: bool
 ) -> None:
-    """Definitions named NAME (or Class.method, or file.py:qualname); fuzzy when none is exact."""
-    _render(_open(repo).find_symbol(name, limit, max_chars, kind), as_json, _symbol_line)
+    """Definitions named NAME (or Class.method, or file.py:qualname); fuzzy when none is exact
+    (labelled so in text, ``"match": "fuzzy"`` in JSON)."""
+    answer = _open(repo).find_symbol(name, limit, max_chars, kind)
+    if answer.extra.get("match") == "fuzzy" and not as_json:
+        click.echo(f"no definition named {name!r}; fuzzy matches (similar names):")
+    _render(answer, as_json, _symbol_line)
 
 
 def _definition_query(fn: F) -> F:

@@ -31,10 +31,10 @@ if TYPE_CHECKING:
 
 
 def _print_write(result: WriteResult, as_json: bool) -> None:
-    if result.warning:
+    if result.warning and not as_json:  # with --json it is the record's "warning"
         click.echo(f"warning: {result.warning}", err=True)
     if as_json:
-        emit_json(result.to_record())
+        emit_json({**result.to_record(), "warning": result.warning or None})
     elif result.noop:
         click.echo(f"unchanged: {result.path} already holds that content")
         click.echo(f"worm_ref: {result.worm_ref}")
@@ -139,6 +139,7 @@ def ingest(
             path=entry_path,
             append=append,
             body=fields.body,
+            allow_new_type=fields.new_type,
         )
     else:
         result = vault.ingest(**fields.new_entry(), identity=ident, append=append, path=entry_path)

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
+from click.core import ParameterSource
 
 from clawql_git.errors import InvalidInput
 
@@ -34,13 +35,43 @@ def stack(*opts: Callable[[Any], Any]) -> Callable[[F], F]:
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON for agents.")
 
+VAULT_HELP = "Vault folder (default: $CLAWQL_VAULT, else the current directory)."
+
 vault_option = click.option(
-    "--vault",
-    type=click.Path(file_okay=False),
-    envvar="CLAWQL_VAULT",
-    help="Vault folder (default: $CLAWQL_VAULT, else the current directory).",
+    "--vault", type=click.Path(file_okay=False), envvar="CLAWQL_VAULT", help=VAULT_HELP
 )
 """The group-level ``--vault`` of ``memory``, ``sync`` and ``review``."""
+
+
+def _vault_after(ctx: click.Context, param: click.Parameter, value: str | None) -> None:
+    # Given after the subcommand it wins over the group's; from $CLAWQL_VAULT it only fills in.
+    if value is None:
+        return
+    obj = ctx.ensure_object(dict)
+    if ctx.get_parameter_source("vault") is ParameterSource.COMMANDLINE or not obj.get("vault"):
+        obj["vault"] = value
+
+
+def accept_vault_after(group: click.Group, skip: frozenset[str] = frozenset()) -> None:
+    """Let every command under ``group`` take ``--vault DIR`` after its name too (``clawql
+    memory recall q --vault DIR``), spelled and resolved like the group's own option; it lands
+    in ``ctx.obj["vault"]``, where ``open_vault`` reads it. ``skip``: commands that make a
+    vault elsewhere (clone, restore: their DIRECTORY says where) and open none."""
+    for name, command in group.commands.items():
+        if isinstance(command, click.Group):
+            accept_vault_after(command)
+        elif name not in skip and not any(p.name == "vault" for p in command.params):
+            command.params.append(
+                click.Option(
+                    ["--vault"],
+                    type=click.Path(file_okay=False),
+                    envvar="CLAWQL_VAULT",
+                    help=VAULT_HELP,
+                    expose_value=False,
+                    callback=_vault_after,
+                )
+            )
+
 
 recall_scope_options = stack(
     click.option("--type", "types", multiple=True, help="Only this type (repeatable)."),
@@ -114,6 +145,11 @@ entry_options = stack(
     click.option("--project", help="Project the entry belongs to."),
     click.option("--body", help="Body text (Markdown)."),
     click.option("--body-file", help="Read the body from a file ('-' for stdin)."),
+    click.option(
+        "--new-type",
+        is_flag=True,
+        help="Start a new type even though it looks like a typo of a known one (decison).",
+    ),
 )
 """The fields of a new entry, for ``memory ingest`` and ``workspace ingest``; read them back
 with ``entry_fields``."""
@@ -129,6 +165,7 @@ class EntryFields:
     description: str | None
     project: str | None
     body: str | None
+    new_type: bool = False
 
     def overrides(self) -> dict[str, Any]:
         """The flags that override a Markdown document's frontmatter (None: keep it)."""
@@ -151,6 +188,7 @@ class EntryFields:
             "description": self.description,
             "tags": self.tags,
             "meta": {"project": self.project},
+            "allow_new_type": self.new_type,
         }
 
 
@@ -164,6 +202,7 @@ def entry_fields(kw: dict[str, Any]) -> EntryFields:
         description=kw.pop("description"),
         project=kw.pop("project"),
         body=body,
+        new_type=kw.pop("new_type"),
     )
 
 

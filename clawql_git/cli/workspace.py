@@ -249,9 +249,12 @@ def ingest(
             overrides=fields.overrides(),
             identity=ident,
             body=fields.body,
+            allow_new_type=fields.new_type,
         )
     else:
         written = ws.ingest(**fields.new_entry(), to=to, identity=ident)
+    if written.result.warning and not as_json:  # with --json it is the record's "warning"
+        click.echo(f"warning: {written.result.warning}", err=True)
     if as_json:
         emit_json(written.to_record())
         return

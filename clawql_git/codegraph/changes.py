@@ -96,7 +96,12 @@ def rev(root: Path, name: str) -> str:
     """A revision as a full commit sha (NotFound when it names none)."""
     if not name or name.startswith("-"):
         raise InvalidInput(f"not a revision: {name!r}")
-    return _git(root, "rev-parse", "--verify", "--quiet", name + "^{commit}").decode().strip()
+    try:
+        return _git(root, "rev-parse", "--verify", "--quiet", name + "^{commit}").decode().strip()
+    except NotFound:  # --quiet: git says nothing, so say which revision, and where
+        raise NotFound(
+            f"unknown revision {name!r} in {root} (no such commit, branch or tag)"
+        ) from None
 
 
 def _definitions(root: Path, sha: str, path: str, language: str) -> dict[str, tuple[Any, str]]:

@@ -6,15 +6,15 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 from mcp_types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
-from clawql_git.mcp.common import READ_ONLY, add_tools, answer, tool_errors
+from clawql_git.mcp.common import READ_ONLY, answer, make_tools, tool_errors
 
 if TYPE_CHECKING:
-    from mcp.server.mcpserver import MCPServer
+    from mcp.server.mcpserver.tools import Tool
 
     from clawql_git.codegraph.graph import Answer, CodeGraph
 
@@ -132,6 +132,6 @@ TOOLS: dict[str, ToolAnnotations] = {
 }
 
 
-def register(server: MCPServer[Any], tools: CodeGraphTools | None = None) -> None:
-    """Add the cg_* tools to an MCP server."""
-    add_tools(server, tools or CodeGraphTools(), TOOLS)
+def make(tools: CodeGraphTools | None = None) -> list[Tool]:
+    """The cg_* tools for an MCP server."""
+    return make_tools(tools or CodeGraphTools(), TOOLS)

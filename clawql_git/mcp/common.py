@@ -11,14 +11,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.tools import Tool
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import ValidationError
 
 from clawql_git.errors import ClawqlError
 from clawql_git.index.chunking import estimate_tokens
 
 if TYPE_CHECKING:
-    from mcp.server.mcpserver import MCPServer
-
     from clawql_git.model.identity import Identity
 
 READ_ONLY = ToolAnnotations(
@@ -94,9 +94,40 @@ def fit_body(record: dict[str, Any], max_tokens: int) -> dict[str, Any]:
     return {**record, "body": cut, "truncated": True, "body_chars": len(body)}
 
 
-def add_tools(server: MCPServer[Any], tools: object, table: Mapping[str, ToolAnnotations]) -> None:
-    """Add the methods of ``tools`` named in ``table`` to ``server``: the method's docstring is
-    the tool's description, its signature the input schema, the table gives its hints."""
+class CheckedTool(Tool):
+    """A tool whose argument errors read as one line naming each bad argument, instead of
+    pydantic's multi-line dump (with the rejected input and a help URL) the model would get."""
+
+    async def run(self, arguments: dict[str, Any], *args: Any, **kwargs: Any) -> Any:
+        try:
+            self.fn_metadata.validate_arguments(arguments)
+        except ValidationError as exc:
+            raise ToolError(f"{self.name}: {argument_problems(exc)}") from exc
+        return await super().run(arguments, *args, **kwargs)
+
+
+def argument_problems(error: ValidationError) -> str:
+    """``missing required argument 'type'; argument 'confidence': Input should be ...``: the
+    fields and pydantic's reason, never the values given (they are the caller's data)."""
+    problems = []
+    for item in error.errors():
+        field = ".".join(str(part) for part in item["loc"]) or "arguments"
+        if item["type"] == "missing":
+            problems.append(f"missing required argument {field!r}")
+        else:
+            problems.append(f"argument {field!r}: {item['msg']}")
+    return "; ".join(problems)
+
+
+def make_tools(tools: object, table: Mapping[str, ToolAnnotations]) -> list[Tool]:
+    """The methods of ``tools`` named in ``table`` as MCP tools: the method's docstring is the
+    tool's description, its signature the input schema, the table gives its hints."""
+    made: list[Tool] = []
     for name, hints in table.items():
         method = getattr(tools, name)
-        server.add_tool(method, name=name, description=inspect.getdoc(method), annotations=hints)
+        made.append(
+            CheckedTool.from_function(
+                method, name=name, description=inspect.getdoc(method), annotations=hints
+            )
+        )
+    return made

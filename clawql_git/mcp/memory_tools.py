@@ -16,16 +16,16 @@ from clawql_git.mcp.common import (
     READ_ONLY,
     WRITES,
     Caller,
-    add_tools,
     answer,
     fit,
     fit_body,
+    make_tools,
     tool_errors,
 )
 from clawql_git.model.times import parse_when
 
 if TYPE_CHECKING:
-    from mcp.server.mcpserver import MCPServer
+    from mcp.server.mcpserver.tools import Tool
 
     from clawql_git.links import LinkGraph
     from clawql_git.vault.facade import Vault
@@ -156,6 +156,13 @@ class MemoryTools:
                 "it as a dated section instead of writing a new entry."
             ),
         ] = False,
+        allow_new_type: Annotated[
+            bool,
+            Field(
+                description="Start a new type even though it looks like a misspelling of a "
+                "known one (decison is refused as a typo of decision without it)."
+            ),
+        ] = False,
     ) -> CallToolResult:
         """Write one memory entry as a Git commit and return its path and worm_ref (the commit
         sha that holds it). Record decisions with their reasons, what was tried and failed, the
@@ -179,6 +186,7 @@ class MemoryTools:
                 meta={"project": project},
                 identity=who,
                 append=append,
+                allow_new_type=allow_new_type,
             )
             return {**result.to_record(), "warning": result.warning or None}
 
@@ -384,6 +392,6 @@ TOOLS: dict[str, ToolAnnotations] = {
 }
 
 
-def register(server: MCPServer[Any], tools: MemoryTools) -> None:
-    """Add the memory_* tools, served by ``tools``, to an MCP server."""
-    add_tools(server, tools, TOOLS)
+def make(tools: MemoryTools) -> list[Tool]:
+    """The memory_* tools, served by ``tools``, for an MCP server."""
+    return make_tools(tools, TOOLS)

@@ -42,9 +42,9 @@ def build_server(tools: MemoryTools) -> MCPServer[Any]:
         version=_version(),
         log_level="WARNING",
         middleware=[warm_after_handshake(tools)],
+        # the cg_* code graph tools work over the server's working directory
+        tools=[*memory_tools.make(tools), *code_tools.make()],
     )
-    memory_tools.register(server, tools)
-    code_tools.register(server)  # the cg_* code graph tools, over the server's working directory
     return server
 
 

@@ -16,6 +16,7 @@ from clawql_git.model.entry import (
     check_secrets,
     check_size,
     check_text,
+    check_type_spelling,
     decode_text,
     edit_frontmatter,
     iso_timestamp,
@@ -45,6 +46,14 @@ class Draft:
     body: str
     path: str | None = None
 
+    @property
+    def warning(self) -> str:
+        """What is accepted but probably a mistake (an empty body), for the writer to pass on;
+        "" when nothing is."""
+        if not self.body.strip():
+            return "the body is empty: recall can match only the title and frontmatter"
+        return ""
+
 
 def identity_fields(ident: Identity) -> dict[str, Any]:
     """Frontmatter keys that record who wrote an entry."""
@@ -67,8 +76,10 @@ def draft_from_fields(
     meta: Mapping[str, Any],
     ident: Identity,
     path: str | None = None,
+    allow_new_type: bool = False,
 ) -> Draft:
-    """A draft from CLI flags or keyword arguments (``path`` overrides the derived one)."""
+    """A draft from CLI flags or keyword arguments (``path`` overrides the derived one); a type
+    that looks like a typo of a known one is refused unless ``allow_new_type``."""
     fields: dict[str, Any] = {
         "type": entry_type,
         "title": title,
@@ -80,6 +91,7 @@ def draft_from_fields(
     fields.update({k: v for k, v in meta.items() if v is not None})
     fields = {k: v for k, v in fields.items() if v is not None}
     validate_meta(fields)  # before dumping, so a bad field is named as such
+    check_type_spelling(entry_type, allow_new_type)
     if "timestamp" in fields:
         fields["timestamp"] = iso_timestamp(fields["timestamp"])
     return finalize(settings, build_frontmatter(fields), check_text(body, "body"), path)
@@ -93,10 +105,12 @@ def draft_from_markdown(
     path: str | None,
     fallback_title: str | None = None,
     body_override: str | None = None,
+    allow_new_type: bool = False,
 ) -> Draft:
     """A draft from a Markdown document; ``overrides`` (flags) win over its frontmatter and
     ``body_override`` over its body. A missing title comes from the first heading, else
-    ``fallback_title`` or the path's stem."""
+    ``fallback_title`` or the path's stem. A type that looks like a typo of a known one is
+    refused unless ``allow_new_type``."""
     doc = decode_text(text) if isinstance(text, bytes) else check_text(text)
     fm, body = split_frontmatter(doc)
     if body_override is not None:
@@ -116,6 +130,7 @@ def draft_from_markdown(
     if "type" not in meta and "type" not in changes:
         raise InvalidFrontmatter("frontmatter field 'type' is required (or pass --type)")
     validate_meta({**meta, **changes})
+    check_type_spelling(str({**meta, **changes}["type"]), allow_new_type)
     return finalize(settings, edit_frontmatter(fm, changes), body, path)
 
 

@@ -357,6 +357,38 @@ def type_folder(entry_type: str, meta: Mapping[str, Any]) -> str:
     return folder
 
 
+def misspelt_type(entry_type: str) -> str | None:
+    """The known type ``entry_type`` is most likely a misspelling of (within two edits, case
+    ignored: ``decison``, ``Decision``, ``errors``), or None for a known or a plainly new type."""
+    if entry_type in TYPE_FOLDERS:
+        return None
+    lowered = entry_type.lower()
+    distance, guess = min((_edit_distance(lowered, known), known) for known in TYPE_FOLDERS)
+    return guess if distance <= 2 else None
+
+
+def check_type_spelling(entry_type: str, allow_new_type: bool = False) -> None:
+    """Refuse a type that looks like a typo of a known one unless a new type is meant; a new
+    type gets its own folder, so ``decison`` would silently start ``decisons/``."""
+    guess = misspelt_type(entry_type)
+    if guess is not None and not allow_new_type:
+        raise InvalidFrontmatter(
+            f"unknown type {entry_type!r}: did you mean {guess!r}? "
+            f"(to start a new type {entry_type!r}, pass --new-type / allow_new_type=True)"
+        )
+
+
+def _edit_distance(a: str, b: str) -> int:
+    """Levenshtein distance (insertions, deletions, substitutions)."""
+    previous = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        current = [i]
+        for j, cb in enumerate(b, 1):
+            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb)))
+        previous = current
+    return previous[-1]
+
+
 # ---------------------------------------------------------------- the entry value
 
 

@@ -99,10 +99,13 @@ class Vault:
             setup.install_hooks(vault.store)
             return vault
         flags = dict(settings)
-        store, plan = setup.first_commit(root, adopt, default_type, resolve_settings(None, flags))
+        store, plan, adopted = setup.first_commit(
+            root, adopt, default_type, resolve_settings(None, flags)
+        )
         vault = cls(store, resolve_settings(root, flags), eager_index)
         vault._embedder = embedder
         vault.writer.write(lambda tree: plan, vault.writer.identity(identity))
+        setup.settle_adopted(store, adopted)
         setup.install_hooks(store)
         vault.close()  # the git index follows the first commit, so `git status` starts clean
         return vault
@@ -137,11 +140,22 @@ class Vault:
         identity: Identity | None = None,
         append: bool = False,
         path: str | None = None,
+        allow_new_type: bool = False,
     ) -> WriteResult:
-        """Write one entry from fields (the Python twin of ``clawql memory ingest``)."""
+        """Write one entry from fields (the Python twin of ``clawql memory ingest``). A type that
+        looks like a typo of a known one (``decison``) is refused unless ``allow_new_type``."""
         ident = _checked(identity)
         draft = draft_from_fields(
-            self.settings, type, title, body, description, list(tags), meta or {}, ident, path
+            self.settings,
+            type,
+            title,
+            body,
+            description,
+            list(tags),
+            meta or {},
+            ident,
+            path,
+            allow_new_type=allow_new_type,
         )
         return self._ingest_draft(draft, ident, append)
 
@@ -154,12 +168,20 @@ class Vault:
         path: str | None = None,
         append: bool = False,
         body: str | None = None,
+        allow_new_type: bool = False,
     ) -> WriteResult:
         """Write one entry from a Markdown document (frontmatter optional when ``overrides``
-        give a type); ``overrides`` win over its frontmatter and ``body`` over its body."""
+        give a type); ``overrides`` win over its frontmatter and ``body`` over its body. A type
+        that looks like a typo of a known one is refused unless ``allow_new_type``."""
         ident = _checked(identity)
         draft = draft_from_markdown(
-            self.settings, text, overrides or {}, ident, path, body_override=body
+            self.settings,
+            text,
+            overrides or {},
+            ident,
+            path,
+            body_override=body,
+            allow_new_type=allow_new_type,
         )
         return self._ingest_draft(draft, ident, append)
 
@@ -178,7 +200,11 @@ class Vault:
             entry = Entry(path, draft.frontmatter, draft.meta, draft.body)
             return Plan("MEMORY_INGEST", {path: entry}, f"ingest {path}")
 
-        return self.writer.write(prepare, ident)
+        result = self.writer.write(prepare, ident)
+        if draft.warning and not result.noop:
+            warning = "; ".join(w for w in (draft.warning, result.warning) if w)
+            result = replace(result, warning=warning)
+        return result
 
     def _append_plan(self, tree: Tree | None, path: str, draft: Draft) -> Plan:
         current = self._read_entry(tree, path)
@@ -283,19 +309,24 @@ class Vault:
         identity: Identity | None = None,
         batch: bool = True,
         progress: Progress | None = None,
+        allow_new_type: bool = False,
     ) -> list[WriteResult]:
         """Write many entries, every one validated before anything is written: each item is
         either the keyword arguments of ``ingest`` (``{"type": ..., "title": ..., "body": ...}``)
         or a Markdown document with frontmatter. One commit for all (``batch``) or one each."""
         ident = _checked(identity)
-        drafts = [self._draft(item, ident) for item in items]
+        drafts = [self._draft(item, ident, allow_new_type) for item in items]
         if not drafts:
             raise InvalidInput("nothing to ingest")
         return self.ingest_many(drafts, ident, batch=batch, progress=progress)
 
-    def _draft(self, item: Mapping[str, Any] | str | bytes, ident: Identity) -> Draft:
+    def _draft(
+        self, item: Mapping[str, Any] | str | bytes, ident: Identity, allow_new_type: bool
+    ) -> Draft:
         if isinstance(item, str | bytes):
-            return draft_from_markdown(self.settings, item, {}, ident, None)
+            return draft_from_markdown(
+                self.settings, item, {}, ident, None, allow_new_type=allow_new_type
+            )
         fields = dict(item)
         unknown = set(fields) - {"type", "title", "body", "description", "tags", "meta", "path"}
         if unknown or "type" not in fields or "title" not in fields:
@@ -313,6 +344,7 @@ class Vault:
             dict(fields.get("meta") or {}),
             ident,
             fields.get("path"),
+            allow_new_type=allow_new_type,
         )
 
     def import_folder(
@@ -446,10 +478,14 @@ class Vault:
 
     def after_git_event(self, event: str) -> BuildReport | None:
         """Called by the git hooks: git itself moved the work tree, so record that, then catch
-        the index up. A failure leaves the index marked stale for the next call to repair."""
+        the index up. A failure leaves the index marked stale for the next call to repair.
+
+        After ``post-commit`` (a person's ``git commit``) the index is left behind: the next
+        recall catches it up from the changed paths, and it loads LanceDB and the embedding
+        model anyway, costs the hook would otherwise add to every commit (~2-4 s)."""
         with self.store.lock():
             self.store.mark_synced()
-        if self.store.head_commit() is None:
+        if self.store.head_commit() is None or event == "post-commit":
             return None
         if event == "post-merge" and self.catalog_drift():
             # Catalogs merged by the driver keep one side; regenerate them from the merged tree.

@@ -16,6 +16,7 @@ from typing import Any
 from clawql_git.config import VAULT_TOML, Settings
 from clawql_git.errors import InvalidInput, NotFound, VaultStateError
 from clawql_git.gitstore import GitStore
+from clawql_git.gitstore.files import atomic_write
 from clawql_git.model.drafts import Draft, draft_from_markdown, finalize
 from clawql_git.model.entry import (
     ENTRY_SUFFIXES,
@@ -102,9 +103,10 @@ def is_vault(path: Path) -> bool:
 
 def first_commit(
     path: Path, adopt: bool, default_type: str | None, settings: Settings
-) -> tuple[GitStore, Plan]:
-    """The repository of a new vault at ``path`` and the plan of its first commit (everything
-    adopted is validated before the repository is created)."""
+) -> tuple[GitStore, Plan, dict[str, bytes]]:
+    """The repository of a new vault at ``path``, the plan of its first commit (everything
+    adopted is validated before the repository is created) and the adopted notes' bytes as
+    read, for ``settle_adopted`` after the commit."""
     existing = list(_visible_files(path)) if path.is_dir() else []
     if existing and not adopt:
         raise VaultStateError(
@@ -121,7 +123,27 @@ def first_commit(
     changes: dict[str, Entry | None] = {
         d.path or "": Entry(d.path or "", d.frontmatter, d.meta, d.body) for d in drafts
     }
-    return store, Plan("MEMORY_INIT", changes, "initialise vault", raw_files=files)
+    originals = {rel: (path / rel).read_bytes() for rel in changes}
+    return store, Plan("MEMORY_INIT", changes, "initialise vault", raw_files=files), originals
+
+
+def settle_adopted(store: GitStore, originals: dict[str, bytes]) -> list[str]:
+    """Give adopted notes on disk the text that was committed (the frontmatter adoption added),
+    so the work tree holds exactly the first commit and ``git commit -a`` cannot strip it. The
+    work-tree sync keeps such files, as it keeps any file a person wrote; a note changed since
+    adoption read it is left alone. Returns the paths rewritten."""
+    head = store.head_commit()
+    tree = head.tree if head is not None else None
+    rewritten = []
+    for rel, before in sorted(originals.items()):
+        target = store.workdir / rel
+        committed = store.blob_at(tree, rel)
+        if committed is None or committed == before:
+            continue
+        if target.is_file() and target.read_bytes() == before:
+            atomic_write(target, committed, store.fsync, store.state_dir / "tmp")
+            rewritten.append(rel)
+    return rewritten
 
 
 def new_vault_id() -> str:
@@ -177,7 +199,10 @@ def seed_files(settings: Settings, source: Path) -> tuple[list[Draft], dict[str,
     for file in _visible_files(source):
         rel = file.relative_to(source).as_posix()
         if is_entry_path(rel):
-            drafts.append(draft_from_markdown(settings, file.read_bytes(), {}, Identity(), rel))
+            text = file.read_bytes()  # existing entries: their types are the vocabulary
+            drafts.append(
+                draft_from_markdown(settings, text, {}, Identity(), rel, allow_new_type=True)
+            )
         elif rel.startswith("ontology/"):
             extra[rel] = file.read_bytes()
     drafts.sort(key=lambda d: (str(d.meta.get("timestamp", "")), d.path or ""))

@@ -5,7 +5,6 @@ permissions are the access control."""
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import os
 import re
@@ -69,6 +68,7 @@ class WorkspaceWrite:
             "routed_by": self.routed_by,
             "pushed": self.pushed,
             **self.result.to_record(),
+            "warning": self.result.warning or None,
         }
 
 
@@ -137,25 +137,25 @@ class Workspace:
         return mount
 
     def _clone(self, name: str, url: str) -> Path:
+        """Clone ``url`` into the cache the way ``clawql memory clone`` does (one code path: a
+        bare remote whose HEAD names an empty ``master`` works, hooks and merge driver are
+        installed, git's checkout is the work-tree baseline) and build its index."""
+        from clawql_git.team.sharing import clone
+        from clawql_git.vault.setup import install_hooks, is_vault
+
         digest = hashlib.sha256(url.encode()).hexdigest()[:12]
         target = cache_root(self.env) / f"{name}-{digest}"
-        if not (target / ".git").exists():
-            target.parent.mkdir(parents=True, exist_ok=True)
-            _git(target.parent, "clone", "--quiet", url, str(target))
+        if (target / ".git").exists():  # cloned before: mount it again as it is
+            install_hooks(open_vault(target).store)
+            return target
         try:
-            vault = open_vault(target)
+            clone(url, target).close()
         except NotAVault:
-            import shutil
-
-            shutil.rmtree(target, ignore_errors=True)
-            raise NotAVault(f"{url} is not a clawql vault (no .clawql/vault.toml)") from None
-        from clawql_git.vault.setup import install_hooks
-
-        install_hooks(vault.store)  # the hooks and the catalog merge driver a vault needs
-        # Built now so the first recall does not pay for it; fail open: a failure here is
-        # retried (or reported) by the first recall.
-        with contextlib.suppress(ClawqlError):
-            vault.update_index()
+            raise
+        except ClawqlError:
+            if not is_vault(target):
+                raise  # the clone itself failed (clone removed what it wrote)
+            # Only the index build failed: fail open, the first recall retries or reports it.
         return target
 
     def remove(self, name: str) -> Mount:
