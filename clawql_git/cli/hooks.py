@@ -9,8 +9,9 @@ import click
 @click.argument("event")
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 def hooks(event: str, args: tuple[str, ...]) -> None:
-    """Bring derived state up to date after a git EVENT (post-commit, post-checkout, ...);
-    on a protected remote, pre-receive refuses invalid pushes."""
+    """Follow a git EVENT: post-commit records the new baseline (the next recall catches the
+    index up); post-checkout, post-merge and post-rewrite catch it up now; on a protected
+    remote, pre-receive refuses invalid pushes."""
     import sys
     from pathlib import Path
 
