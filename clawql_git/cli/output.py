@@ -88,7 +88,7 @@ class _Board:
         count = DownloadColumn() if unit == "bytes" else MofNCompleteColumn()
         self.bar = Progress(
             TextColumn("[bold]{task.description}"),
-            BarColumn(),
+            BarColumn(bar_width=20),
             count,
             TimeElapsedColumn(),
             TextColumn("eta"),
@@ -98,12 +98,14 @@ class _Board:
             transient=True,
         )
         self.label, self.phases = label, phases
+        # What is left of the line for the item's name once the other columns are drawn.
+        self.item_width = max(0, console.width - len(label) - 58)
         self.task: TaskID | None = None
         self.phase = ""
         self.started = False
 
     def update(self, done: int, total: int, what: str) -> None:
-        item = "" if self.phases else _tail(what)
+        item = "" if self.phases else _tail(what, self.item_width)
         if self.task is None or (self.phases and what != self.phase):
             self._add_row(what, done, total, item)
         else:
@@ -125,6 +127,8 @@ class _Board:
             self.bar.stop()
 
 
-def _tail(what: str, width: int = 40) -> str:
-    """The end of an item's name (a path's end says the most)."""
-    return what if len(what) <= width else "…" + what[-(width - 1) :]
+def _tail(what: str, width: int) -> str:
+    """The end of an item's name (a path's end says the most), in ``width`` characters."""
+    if len(what) <= width:
+        return what
+    return "…" + what[-(width - 1) :] if width > 1 else ""
