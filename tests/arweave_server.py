@@ -2,17 +2,20 @@
 
 arlocal binds every interface by default; ``tests/arlocal/launch.js`` starts it through its
 programmatic API with a listen override that binds 127.0.0.1 on a free port, and prints the
-port. Install once with ``npm ci --nodedir=/usr`` in tests/arlocal (``.ci/run`` does it).
+port. The session fixture ``arlocal_installed`` runs ``npm ci`` in tests/arlocal the first time
+node and npm are there and node_modules is not, so a user's clone runs these tests too.
 """
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import os
 import shutil
 import signal
 import subprocess
+import tempfile
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -20,19 +23,61 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import skip_or_fail
+
 ARLOCAL_DIR = Path(__file__).resolve().parent / "arlocal"
 PORT_LINE = "CLAWQL_ARLOCAL_PORT="
 START_TIMEOUT = 90.0
 FUNDS = 10**18  # winston; arlocal prices ~65.6M winston per kB
 
 
+NPM_TIMEOUT = 600.0
+
+
 def node_ready() -> str | None:
     """Why arlocal cannot run here, or None when it can."""
     if shutil.which("node") is None:
         return "node is not on PATH"
-    if not (ARLOCAL_DIR / "node_modules" / "arlocal").is_dir():
+    modules = ARLOCAL_DIR / "node_modules"
+    # npm ci writes node_modules/.package-lock.json last: without it the install is partial.
+    if not ((modules / "arlocal").is_dir() and (modules / ".package-lock.json").is_file()):
         return "arlocal is not installed: run `npm ci --nodedir=/usr` in tests/arlocal"
     return None
+
+
+def npm_ci_command() -> list[str]:
+    """``npm ci`` for tests/arlocal: node's own headers (no download) when the system has them."""
+    nodedir = ["--nodedir=/usr"] if Path("/usr/include/node/node.h").is_file() else []
+    return ["npm", "ci", *nodedir, "--no-audit", "--no-fund"]
+
+
+def install_arlocal() -> str | None:
+    """Install tests/arlocal's packages unless they are there; why it could not, or None.
+    One install at a time per folder (a lock), as two test runs may start together."""
+    reason = node_ready()
+    if reason is None or shutil.which("node") is None:
+        return reason  # installed already, or no node to run arlocal with
+    if shutil.which("npm") is None:
+        return "npm is not on PATH, so arlocal cannot be installed in tests/arlocal"
+    digest = hashlib.sha256(str(ARLOCAL_DIR).encode()).hexdigest()[:16]
+    with open(Path(tempfile.gettempdir()) / f"clawql-arlocal-{digest}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if node_ready() is None:  # another run installed it meanwhile
+            return None
+        try:
+            done = subprocess.run(
+                npm_ci_command(),
+                cwd=ARLOCAL_DIR,
+                capture_output=True,
+                text=True,
+                timeout=NPM_TIMEOUT,
+            )
+        except subprocess.TimeoutExpired:
+            return f"`npm ci` in tests/arlocal did not finish in {NPM_TIMEOUT:.0f}s"
+        if done.returncode != 0:
+            words = (done.stderr.strip() or done.stdout.strip()).splitlines()[-8:]
+            return f"`npm ci` in tests/arlocal failed ({done.returncode}): " + "\n".join(words)
+    return node_ready()
 
 
 class ArLocal:
@@ -145,19 +190,19 @@ def run_node(*args: str, stdin: str | None = None) -> dict[str, object]:
     return result
 
 
-def _require_node() -> None:
-    """Skip without node/arlocal on a developer's machine; fail under CI (`CLAWQL_CI=1`), where
-    `.ci/run` installs them, so a broken install can never pass as skipped tests."""
-    reason = node_ready()
-    if reason and os.environ.get("CLAWQL_CI"):
-        pytest.fail(f"CI: {reason}")
+@pytest.fixture(scope="session")
+def arlocal_installed() -> Path:
+    """tests/arlocal with its packages, installed by ``npm ci`` on first use. Without node, or
+    when npm fails (offline, no cache), skip with the reason; under CI (`CLAWQL_CI=1`) fail, so
+    a broken install can never pass as skipped tests."""
+    reason = install_arlocal()
     if reason:
-        pytest.skip(reason)
+        skip_or_fail(reason)
+    return ARLOCAL_DIR
 
 
 def _serve(db: Path, automine: bool = False) -> Iterator[ArLocal]:
     """An arlocal on ``db`` for as long as the fixture that yields from it lives."""
-    _require_node()
     server = ArLocal(db, automine=automine)
     yield server
     server.stop()
@@ -171,7 +216,7 @@ def _funded_wallet(tmp_path_factory: pytest.TempPathFactory, server: ArLocal) ->
 
 
 @pytest.fixture(scope="module")
-def arlocal(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ArLocal]:
+def arlocal(tmp_path_factory: pytest.TempPathFactory, arlocal_installed: Path) -> Iterator[ArLocal]:
     """A fresh arlocal for the test module (mine with ``arlocal.mine()``)."""
     yield from _serve(tmp_path_factory.mktemp("arlocal-db") / "db")
 
@@ -183,7 +228,9 @@ def arweave_wallet(tmp_path_factory: pytest.TempPathFactory, arlocal: ArLocal) -
 
 
 @pytest.fixture(scope="module")
-def arlocal_automine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ArLocal]:
+def arlocal_automine(
+    tmp_path_factory: pytest.TempPathFactory, arlocal_installed: Path
+) -> Iterator[ArLocal]:
     """An arlocal that mines a block after every transaction (as if the network were fast):
     for code that waits for its transactions to be mined."""
     yield from _serve(tmp_path_factory.mktemp("arlocal-auto-db") / "db", automine=True)

@@ -31,22 +31,22 @@ from clawql_git.index.embedders import (
     resolve_embedder,
 )
 from clawql_git.index.embedders.minilm import _length_batches
-from tests.conftest import ADR
+from tests.conftest import ADR_SAMPLE
 from tests.embedders import CountingEmbedder
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def adr_snippets(count: int, words: int) -> list[str]:
-    """Real passages of ``words`` words from the ADR corpus, in a stable order."""
+    """Real passages of ``words`` words from the ADR sample in the repo, in a stable order."""
     out: list[str] = []
-    for path in sorted(ADR.rglob("*.md")):
+    for path in sorted(ADR_SAMPLE.rglob("*.md")):
         tokens = path.read_text(encoding="utf-8", errors="replace").split()
         for start in range(0, len(tokens) - words + 1, words):
             out.append(" ".join(tokens[start : start + words]))
             if len(out) == count:
                 return out
-    return out
+    raise AssertionError(f"the ADR sample has only {len(out)} passages of {words} words")
 
 
 def cosine(a: np.ndarray, b: np.ndarray) -> float:

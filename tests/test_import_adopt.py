@@ -14,9 +14,9 @@ from clawql_git.cli import cli
 from clawql_git.errors import InvalidInput
 from clawql_git.links import extract_links
 
-from .conftest import ADR, AGENT, SAMPLE, fsck_ok, git
+from .conftest import ADR_SAMPLE, AGENT, SAMPLE, adr_corpus, fsck_ok, git
 
-JABREF = ADR / "JabRef__jabref"
+JABREF = ADR_SAMPLE / "JabRef__jabref"  # 20 records in the repo: these tests run anywhere
 
 
 def adr_subset(tmp_path: Path, n: int = 12) -> Path:
@@ -75,19 +75,29 @@ def test_import_batch_is_one_commit(vault: Vault, tmp_path: Path) -> None:
 
 
 def test_import_of_the_whole_adr_corpus(vault: Vault) -> None:
+    corpus = adr_corpus()  # the 87 links between one project's records need all of them
     results = CliRunner().invoke(
         cli,
-        ["memory", "--vault", str(vault.root), "import", str(ADR), "--type", "decision", "--batch"],
+        [
+            "memory",
+            "--vault",
+            str(vault.root),
+            "import",
+            str(corpus),
+            "--type",
+            "decision",
+            "--batch",
+        ],
     )
     assert results.exit_code == 0, results.output
-    assert len(vault.entries()) == len(list(ADR.rglob("*.md")))
+    assert len(vault.entries()) == len(list(corpus.rglob("*.md")))
     assert vault.catalog_drift() == []
     # Import renames files; links written against the source layout still resolve, each to the
     # entry imported from the file it names (never to a same-named file of another project).
     by_source = {e.meta["source_path"]: e.path for e in vault.entries()}
     expected: set[tuple[str, str]] = set()
-    for file in ADR.rglob("*.md"):
-        rel = file.relative_to(ADR).as_posix()
+    for file in corpus.rglob("*.md"):
+        rel = file.relative_to(corpus).as_posix()
         for ref in extract_links(file.read_text()):
             target = posixpath.normpath(posixpath.join(posixpath.dirname(rel), ref.target))
             if ref.kind == "markdown" and "://" not in ref.target and target in by_source:

@@ -12,7 +12,6 @@ import json
 import random
 import string
 import time
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -21,8 +20,9 @@ from hypothesis import strategies as st
 from clawql_git.errors import SecretDetected, SecretFinding
 from clawql_git.model.secrets import scan
 
-ADR_CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "adr"
-# Corpus files allowed to produce findings, relative to ADR_CORPUS, with the reason.
+from .conftest import ADR, ADR_SAMPLE, adr_corpus
+
+# Corpus files allowed to produce findings, relative to the ADR corpus, with the reason.
 # Empty: none of the 494 ADRs holds a real-looking credential (the one private key
 # block, in kumahq__kuma 020-offline-signing-tokens.md, is truncated with "....").
 ADR_ALLOWED: dict[str, str] = {}
@@ -387,12 +387,11 @@ def test_secret_detected_message_is_redacted() -> None:
 
 
 def test_adr_corpus_has_no_findings() -> None:
-    if not ADR_CORPUS.is_dir():
-        pytest.skip(f"ADR corpus not available at {ADR_CORPUS}")
-    files = [path for path in sorted(ADR_CORPUS.rglob("*")) if path.is_file()]
+    corpus = adr_corpus()
+    files = [path for path in sorted(corpus.rglob("*")) if path.is_file()]
     assert len([path for path in files if path.suffix == ".md"]) >= 494
     found = {
-        str(path.relative_to(ADR_CORPUS)): findings
+        str(path.relative_to(corpus)): findings
         for path in files
         if (findings := scan(path.read_text(encoding="utf-8")))
     }
@@ -400,13 +399,10 @@ def test_adr_corpus_has_no_findings() -> None:
 
 
 def one_mebibyte_of_markdown() -> str:
-    """The ADR corpus repeated to 1 MiB, or generated Markdown if it is absent."""
-    if ADR_CORPUS.is_dir():
-        text = "\n".join(
-            path.read_text(encoding="utf-8") for path in sorted(ADR_CORPUS.rglob("*.md"))
-        )
-    else:
-        text = "# Decision\n\nWe chose `postgres`.\n\n```yaml\nkey: value\n```\n"
+    """The ADR corpus (the full one when ../shared has it, else the sample in the repo)
+    repeated to 1 MiB: real Markdown either way."""
+    corpus = ADR if ADR.is_dir() else ADR_SAMPLE
+    text = "\n".join(path.read_text(encoding="utf-8") for path in sorted(corpus.rglob("*.md")))
     return (text * (2**20 // len(text) + 1))[: 2**20]
 
 

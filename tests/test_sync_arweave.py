@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shutil
 import socket
 import sqlite3
 import urllib.request
@@ -25,22 +26,25 @@ from clawql_git.sync.arweave_tx import (
     merkle_root,
     unb64url,
 )
+from tests import arweave_server
 from tests.arweave_server import (
     ArLocal,
     arlocal,
     arlocal_automine,
+    arlocal_installed,
     arweave_wallet,
     automine_wallet,
     make_wallet,
-    node_ready,
     pattern,
     run_node,
     wallet_address,
 )
+from tests.conftest import skip_or_fail
 
 __all__ = [
     "arlocal",
     "arlocal_automine",
+    "arlocal_installed",
     "arweave_wallet",
     "automine_wallet",
 ]  # fixtures, re-exported for pytest
@@ -48,7 +52,7 @@ __all__ = [
 KEY = bytes(range(32))
 KIB = 1024
 SIZES = [0, 1, 256 * KIB, 256 * KIB + 1, 3 * KIB * KIB]
-needs_node = pytest.mark.skipif(node_ready() is not None, reason=str(node_ready()))
+needs_node = pytest.mark.usefixtures("arlocal_installed")  # installs arlocal on first use
 
 
 def backend(
@@ -113,6 +117,30 @@ def our_tags(key: str, extra: dict[str, str], encrypted: bool = True) -> list[tu
         else [("Encryption", "none")]
     )
     return tags + [(k, v) for k, v in extra.items() if k != "Vault-Id"]
+
+
+# --- the arlocal install ------------------------------------------------------------------
+
+
+def test_a_failed_npm_ci_is_reported_in_npms_words(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Offline with an empty npm cache: the reason names `npm ci` and npm's own error, and
+    nothing counts as installed (the next run tries again)."""
+    if shutil.which("npm") is None or shutil.which("node") is None:
+        skip_or_fail("node and npm are needed to run `npm ci`")
+    folder = tmp_path / "arlocal"
+    folder.mkdir()
+    for name in ("package.json", "package-lock.json"):
+        shutil.copyfile(arweave_server.ARLOCAL_DIR / name, folder / name)
+    monkeypatch.setattr(arweave_server, "ARLOCAL_DIR", folder)
+    monkeypatch.setenv("npm_config_cache", str(tmp_path / "empty-npm-cache"))
+    monkeypatch.setenv("npm_config_offline", "true")
+    reason = arweave_server.install_arlocal()
+    assert reason is not None
+    assert reason.startswith("`npm ci` in tests/arlocal failed (1): ")
+    assert "ENOTCACHED" in reason
+    assert "not installed" in str(arweave_server.node_ready())
 
 
 # --- reference checks with arweave-js ----------------------------------------------------

@@ -77,22 +77,24 @@ def recall(
     who = Identity(
         agent_id=reader or "", session_id=session or "", correlation_id=correlation or ""
     )
-    result = vault.recall(
-        query,
-        identity=who,
-        at=as_of,
-        limit=limit,
-        max_tokens=max_tokens,
-        types=types,
-        tags=tags,
-        project=project,
-        agent=agent,
-        since=parse_when(since),
-        until=parse_when(until),
-        backend=backend,
-        allow_pii=allow_pii,
-        use_cache=not no_cache,
-    )
+    with progress("indexing", not as_json, phases=True) as bar:
+        result = vault.recall(
+            query,
+            identity=who,
+            progress=bar,
+            at=as_of,
+            limit=limit,
+            max_tokens=max_tokens,
+            types=types,
+            tags=tags,
+            project=project,
+            agent=agent,
+            since=parse_when(since),
+            until=parse_when(until),
+            backend=backend,
+            allow_pii=allow_pii,
+            use_cache=not no_cache,
+        )
     if as_json:
         emit_json(result.to_record())
     else:
@@ -180,7 +182,7 @@ def index() -> None:
 def rebuild(ctx: click.Context, rev: str | None, as_json: bool) -> None:
     """Rebuild the index from a commit (vectors come from the content-hash cache)."""
     vault = open_vault(ctx)
-    with progress("indexing", not as_json) as bar:
+    with progress("indexing", not as_json, phases=True) as bar:
         report = vault.rebuild_index(rev, bar)
     _print_report(report.__dict__, as_json)
 
@@ -191,7 +193,7 @@ def rebuild(ctx: click.Context, rev: str | None, as_json: bool) -> None:
 def update(ctx: click.Context, as_json: bool) -> None:
     """Catch the index up with HEAD."""
     vault = open_vault(ctx)
-    with progress("indexing", not as_json) as bar:
+    with progress("indexing", not as_json, phases=True) as bar:
         report = vault.update_index(bar)
     _print_report(report.__dict__, as_json)
 

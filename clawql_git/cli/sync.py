@@ -78,7 +78,7 @@ def init(ctx: click.Context, /, provider: str, public: bool, as_json: bool, **kw
 def push(ctx: click.Context, agent: str | None, as_json: bool) -> None:
     """Upload what the remote lacks: a full bundle first, then incremental ones."""
     service, _ = _service(ctx, agent)
-    with progress("pushing", not as_json) as bar:
+    with progress("pushing", not as_json, unit="bytes") as bar:
         result = service.push(bar)
     if as_json:
         emit_json(result.to_record())
@@ -99,7 +99,7 @@ def push(ctx: click.Context, agent: str | None, as_json: bool) -> None:
 def pull(ctx: click.Context, as_json: bool) -> None:
     """Fetch, check and apply what the remote has that this clone has not."""
     service, _ = _service(ctx)
-    with progress("pulling", not as_json) as bar:
+    with progress("pulling", not as_json, unit="bytes") as bar:
         result = service.pull(bar)
     if as_json:
         emit_json(result.to_record())
@@ -138,7 +138,7 @@ def restore(
     from clawql_git.sync.restore import restore as run_restore
 
     config = _remote_config(provider, public, kw)
-    with progress("restoring", not as_json) as bar:
+    with progress("restoring", not as_json, unit="bytes") as bar:
         result = run_restore(make_backend(config), dest, config.prefix, vault_id, bar, min_seq)
     if as_json:
         emit_json(result.to_record())

@@ -32,7 +32,7 @@ def clone(url: str, directory: str | None, as_json: bool) -> None:
     hooks and merge driver, and build its index: recall works at once."""
     from clawql_git.team.sharing import clone as clone_vault
 
-    with progress("indexing", not as_json) as bar:
+    with progress("indexing", not as_json, phases=True) as bar:
         vault = clone_vault(url, directory, progress=bar, eager_index=True)
     record = {**vault_record(vault, url=url), "index": vault.index_status().get("stamp")}
     if as_json:
@@ -70,7 +70,7 @@ def pull(ctx: click.Context, /, remote: str, as_json: bool, **kw: Any) -> None:
     both sides changed the same entry, nothing is merged and the files are named (exit 4)."""
     from clawql_git.team.sharing import pull as pull_vault
 
-    with progress("indexing", not as_json) as bar:
+    with progress("indexing", not as_json, phases=True) as bar:
         result = pull_vault(open_vault(ctx), remote, identity=identity(kw), progress=bar)
     if as_json:
         emit_json(result.to_record())

@@ -29,7 +29,7 @@ from clawql_git.index.lance import import_lancedb, quote
 from clawql_git.index.resident import Resident, load, refresh
 from clawql_git.index.topk import top_indices
 from clawql_git.index.vector_cache import VectorCache
-from clawql_git.model.progress import Progress
+from clawql_git.model.progress import Progress, phase
 
 if TYPE_CHECKING:
     import numpy as np
@@ -46,6 +46,11 @@ OPTIMIZE_INLINE = 3 * OPTIMIZE_EVERY
 # started on a version just before it was pruned.
 CLEANUP_AFTER = timedelta(minutes=10)
 EMBED_BATCH = 64
+# Chunks embedded between two progress reports: small enough that the first report (and an
+# ETA) comes within a second or two on a loaded machine, large enough to batch well.
+EMBED_STEP = 32
+# The phases a build reports, each with its own count and total (model/progress.py).
+READING, EMBEDDING, WRITING = "reading entries", "embedding chunks", "writing tables"
 
 
 @dataclass(frozen=True)
@@ -219,12 +224,12 @@ class SearchIndex:
         refs = WormRefs()
         refs.fill(self.store, commit, paths)
         records = []
+        report = phase(progress, READING, len(paths))
         for n, path in enumerate(paths, 1):
             rec = read_record(self.store, commit.tree, path)
             if rec is not None:
                 records.append(_with_ref(rec, refs.refs.get(path, str(commit.id))))
-            if progress and n % 200 == 0:
-                progress(n, len(paths), "reading entries")
+            report(n)
         return records
 
     def _swap_in(self, tmp: Path) -> None:
@@ -246,11 +251,11 @@ class SearchIndex:
         cache = VectorCache(self.cache_path)
         counting = _Counter(self.embedder)
         parts = []
+        report = phase(progress, EMBEDDING, len(texts))
         try:
-            for start in range(0, len(texts), EMBED_BATCH * 8):
-                parts.append(cache.embed(counting, texts[start : start + EMBED_BATCH * 8]))
-                if progress:
-                    progress(min(start + EMBED_BATCH * 8, len(texts)), len(texts), "embedding")
+            for start in range(0, len(texts), EMBED_STEP):
+                parts.append(cache.embed(counting, texts[start : start + EMBED_STEP]))
+                report(min(start + EMBED_STEP, len(texts)))
         finally:
             cache.close()
         return np.concatenate(parts), counting.count
@@ -265,22 +270,30 @@ class SearchIndex:
 
         chunk_rows = [schema.chunk_row(r, c) for r in records for c in r.chunks]
         vectors, embedded = self._vectors([c["text"] for c in chunk_rows], progress)
+        fts = FTS(stem=True, remove_stop_words=True, language="English")
+        indexes = [("chunks", "text", fts), ("entries", "catalog", fts)] + [
+            (table, column, BTree())
+            for table, column in (("chunks", "path"), ("entries", "path"), ("links", "source"))
+        ]
+        report = phase(progress, WRITING, 4 + len(indexes))  # four tables, then indexes
         with lance_errors("build"):
             db = lancedb.connect(str(root))
             entries = self._entries_table(records, chunk_rows, vectors)
             db.create_table("entries", entries, mode="overwrite")
+            report(1)
             db.create_table("chunks", self._chunks_table(chunk_rows, vectors), mode="overwrite")
+            report(2)
             db.create_table(
                 "links", schema.links_table([link for r in records for link in schema.links(r)])
             )
+            report(3)
             db.create_table(
                 "categories", schema.categories_table(r.page_index_path for r in records)
             )
-            fts = FTS(stem=True, remove_stop_words=True, language="English")
-            db.open_table("chunks").create_index("text", config=fts, replace=True)
-            db.open_table("entries").create_index("catalog", config=fts, replace=True)
-            for table, column in (("chunks", "path"), ("entries", "path"), ("links", "source")):
-                db.open_table(table).create_index(column, config=BTree())
+            report(4)
+            for n, (table, column, config) in enumerate(indexes, 5):
+                db.open_table(table).create_index(column, config=config, replace=True)
+                report(n)
         return embedded
 
     def _entries_table(
@@ -343,10 +356,12 @@ class SearchIndex:
         refs = WormRefs()
         refs.fill(self.store, commit, changed)
         records = []
-        for path in changed:
+        report = phase(progress, READING, len(changed))
+        for n, path in enumerate(changed, 1):
             rec = read_record(self.store, commit.tree, path)
             if rec is not None:
                 records.append(_with_ref(rec, refs.refs.get(path, str(commit.id))))
+            report(n)
         chunk_rows = [schema.chunk_row(r, c) for r in records for c in r.chunks]
         vectors, embedded = self._vectors([c["text"] for c in chunk_rows], progress)
         db = self.db()

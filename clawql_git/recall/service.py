@@ -94,27 +94,34 @@ class RecallService:
         commit = resolve_at(self.store, at) if at else self.head()
         return self.index.rebuild(commit, progress)
 
-    def index_for(self, at: str | None) -> tuple[SearchIndex, Commit, BuildReport]:
+    def index_for(
+        self, at: str | None, progress: Progress | None = None
+    ) -> tuple[SearchIndex, Commit, BuildReport]:
         """The index to answer from: HEAD's, or one built for a past commit (cheap: vectors
-        come from the content-hash cache)."""
+        come from the content-hash cache); ``progress`` hears of any build on the way."""
         if at is None:
-            report = self.ensure()
+            report = self.ensure(progress)
             return self.index, self.head(), report
         commit = resolve_at(self.store, at)
         sha = str(commit.id)
         if sha == str(self.head().id):
-            return self.index, commit, self.ensure()
+            return self.index, commit, self.ensure(progress)
         if sha not in self._at:
             root = self.store.state_dir / "index-at" / sha
             self._at[sha] = SearchIndex(self.store, self.embedder, root)
-        return self._at[sha], commit, self._at[sha].ensure(commit)
+        return self._at[sha], commit, self._at[sha].ensure(commit, progress)
 
     def recall(
-        self, q: RecallQuery, at: str | None = None, reader: Reader | None = None
+        self,
+        q: RecallQuery,
+        at: str | None = None,
+        reader: Reader | None = None,
+        progress: Progress | None = None,
     ) -> RecallResult:
         """Answer a query (from the cache when HEAD has not moved since the same question) and
-        record what was read on the audit chain."""
-        result, index, commit = self._answer(q, at)
+        record what was read on the audit chain; ``progress`` hears of an index build (the
+        first recall builds the index)."""
+        result, index, commit = self._answer(q, at, progress)
         if reader is not None and reader.record:
             self._record(result, index, commit, q, reader)
         return result
@@ -153,8 +160,10 @@ class RecallService:
         )
         result.audit_ref = f"git:{sha}"
 
-    def _answer(self, q: RecallQuery, at: str | None) -> tuple[RecallResult, SearchIndex, Commit]:
-        index, commit, report = self.index_for(at)
+    def _answer(
+        self, q: RecallQuery, at: str | None, progress: Progress | None = None
+    ) -> tuple[RecallResult, SearchIndex, Commit]:
+        index, commit, report = self.index_for(at, progress)
         wants_vector = q.backend in ("auto", "hybrid", "vector")
         query_vector, on_thread = _embed_query(self.embedder if wants_vector else None, q.text)
         if on_thread:

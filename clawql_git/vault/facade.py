@@ -280,6 +280,8 @@ class Vault:
     ) -> list[WriteResult]:
         """Write already-validated drafts: one commit each, or one commit for all."""
         ident = self.writer.identity(identity)
+        if progress:
+            progress(0, len(drafts), "")  # the total shows before the first write ends
         if not batch:
             results = []
             for n, draft in enumerate(drafts, 1):
@@ -290,11 +292,13 @@ class Vault:
 
         def prepare(tree: Tree | None) -> Plan:
             changes: dict[str, Entry | None] = {}
-            for draft in drafts:
+            for n, draft in enumerate(drafts, 1):
                 path = draft.path or placement.free_path(
                     self.store, tree, draft, taken=set(changes)
                 )
                 changes[path] = Entry(path, draft.frontmatter, draft.meta, draft.body)
+                if progress and n < len(drafts):  # the last step is the commit itself
+                    progress(n, len(drafts), path)
             return Plan(event, changes, f"import {len(changes)} entries")
 
         result = self.writer.write(prepare, ident)
@@ -385,6 +389,8 @@ class Vault:
             )
             self.writer.write(lambda tree: plan, ident)
         results = []
+        if progress:
+            progress(0, len(entries), "")
         for n, draft in enumerate(entries, 1):
             results += self.ingest_many([draft], ident)
             if progress:
@@ -517,11 +523,13 @@ class Vault:
         *,
         at: str | None = None,
         identity: Identity | None = None,
+        progress: Progress | None = None,
         **options: Unpack[RecallOptions],
     ) -> RecallResult:
         """Recall entries for a query (a text with ``RecallOptions``, or a ``RecallQuery``);
         PHI entries are left out unless ``allow_pii``; the recall is recorded on the audit
-        chain with who asked (unless ``record_recalls`` is off)."""
+        chain with who asked (unless ``record_recalls`` is off). ``progress`` hears of the
+        index build a first recall makes."""
         from clawql_git.recall.pipeline import RecallQuery
         from clawql_git.recall.service import Reader as Asker
 
@@ -530,7 +538,7 @@ class Vault:
             ident.agent_id, ident.session_id, ident.correlation_id, self.settings.record_recalls
         )
         query = text if isinstance(text, RecallQuery) else RecallQuery(text, **options)
-        return self.recall_service().recall(query, at, asker)
+        return self.recall_service().recall(query, at, asker, progress)
 
     def rebuild_index(self, at: str | None = None, progress: Progress | None = None) -> BuildReport:
         """Rebuild the derived index from the tree of ``at`` (default HEAD)."""
