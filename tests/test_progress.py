@@ -195,3 +195,24 @@ def test_the_first_recall_on_a_terminal_shows_each_phase_then_only_the_answer(
     shutil.rmtree(demo / ".git" / "clawql" / "index")
     out, shown = run_on_a_terminal([*args, "--json"], demo.parent)
     assert "indexing" not in shown and '"hits"' in out
+
+
+def test_clone_and_pull_report_their_git_steps_then_the_index(tmp_path: Path) -> None:
+    from clawql_git.team.sharing import clone, pull, push
+
+    origin = Vault.init(tmp_path / "origin", identity=AGENT, embedding_model="none")
+    origin.ingest(type="decision", title="Kafka", body="Consumer groups.", identity=AGENT)
+    origin.close()
+    bare = tmp_path / "team.git"
+    subprocess.run(["git", "clone", "-q", "--bare", str(origin.root), str(bare)], check=True)
+    cloned = Recorder()
+    a = clone(str(bare), tmp_path / "a", progress=cloned, embedding_model="none")
+    assert cloned.of(f"cloning {bare}") == [(0, 1), (1, 1)]
+    b = clone(str(bare), tmp_path / "b", embedding_model="none")
+    a.ingest(type="pattern", title="Retry", body="Jitter.", identity=AGENT)
+    push(a)
+    pulled = Recorder()
+    pull(b, progress=pulled)
+    assert pulled.phases()[:2] == ["fetching origin", "merging 1 commit(s)"]
+    assert pulled.of("fetching origin") == [(0, 1), (1, 1)]
+    assert len(pulled.phases()) > 2  # then the index catches up, phase by phase

@@ -29,7 +29,7 @@ from clawql_git.errors import (
 from clawql_git.gitstore import AUDIT_REF
 from clawql_git.gitstore.gitcli import git_message as _message
 from clawql_git.gitstore.gitcli import run_git
-from clawql_git.model.progress import Progress
+from clawql_git.model.progress import Progress, phase
 
 if TYPE_CHECKING:
     from clawql_git.gitstore import GitStore
@@ -198,7 +198,9 @@ def clone(
     if existed and (not target.is_dir() or any(target.iterdir())):
         raise VaultStateError(f"cannot clone {url} into {target}: it exists and is not empty")
     target.parent.mkdir(parents=True, exist_ok=True)
+    cloning = phase(progress, f"cloning {url}", 1)  # git's transfer: one step, timed
     result = run_git(target.parent, _clone_args(url, target))
+    cloning(1)
     if result.returncode != 0:
         _remove_failed(target, existed)
         raise SyncError(f"cannot clone {url}: {_message(result)}")
@@ -344,7 +346,9 @@ def pull(
     store = vault.store
     url = remote_url(store, remote)
     branch = _branch(vault)
+    fetching = phase(progress, f"fetching {remote}", 1)  # git's transfer: one step, timed
     _fetch(root, remote, url)  # outside the writer lock: the network may be slow
+    fetching(1)
     with store.lock():
         theirs = _rev(store, f"refs/remotes/{remote}/{branch}")
         if theirs is None:
@@ -356,7 +360,9 @@ def pull(
         mode = ""
         if incoming:
             mode = "merge" if ahead else "fast-forward"
+            merging = phase(progress, f"merging {incoming} commit(s)", 1)
             _merge(root, (remote, url, branch), theirs, incoming, mode)
+            merging(1)
         store.mark_synced()  # git moved the work tree and the index itself
     fix = vault.catalog_fix(identity or Identity(agent_id=MERGE_IDENTITY[0])) if incoming else None
     report = vault.update_index(progress)
