@@ -13,6 +13,7 @@ from clawql_git.errors import StorageError
 from clawql_git.gitstore import AUDIT_REF, Commit, GitStore, format_message, parse_trailers
 from clawql_git.gitstore.lock import exclusive_lock
 from clawql_git.gitstore.trailers import clean_value
+from clawql_git.model.secrets import redact
 from clawql_git.model.times import utc
 
 QUERY_MAX = 500
@@ -113,7 +114,11 @@ class AuditChain:
         hits: Sequence[ReadHit] = (),
         extra: Sequence[tuple[str, str]] = (),
     ) -> str:
-        """Append one event; its tree is the tree of the commit that was read."""
+        """Append one event; its tree is the tree of the commit that was read. The event must
+        exist whatever the caller typed, so credential-like strings in what the caller gave
+        (who, the query, a reason) are redacted, never refused: the chain travels with push."""
+        agent, session, correlation = redact(agent), redact(session), redact(correlation)
+        query = redact(clean_value(query))
         pairs = [
             ("Clawql-Event", event),
             ("Agent-Id", agent or "none"),
@@ -122,9 +127,10 @@ class AuditChain:
             ("Read-Commit", str(read_commit.id)),
         ]
         if query:
-            pairs.append(("Query", clean_value(query)[:QUERY_MAX]))
-        pairs += list(extra) + [("Recall-Hit", h.trailer()) for h in hits]
-        message = format_message(f"{event}: {clean_value(query)[:60]}", pairs)
+            pairs.append(("Query", query[:QUERY_MAX]))
+        pairs += [(k, redact(clean_value(v))) for k, v in extra]
+        pairs += [("Recall-Hit", h.trailer()) for h in hits]
+        message = format_message(f"{event}: {query[:60]}", pairs)
         now = int(time.time())
         author = self.store.agent_signature(agent or "unknown-agent", "audit", now)
         with exclusive_lock(self.store.state_dir / "audit.lock"):

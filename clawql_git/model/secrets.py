@@ -236,6 +236,17 @@ def scan(text: str) -> list[SecretFinding]:
     return [_to_finding(candidate, line_starts) for candidate in candidates]
 
 
+def redact(text: str) -> str:
+    """``text`` with every credential-like string replaced by ``[redacted <kind>]``: for
+    records that must be kept (an audit event of a read) but must not carry the secret."""
+    candidates = _without_overlaps(
+        candidate for detector in _DETECTORS for candidate in detector.find(text)
+    )
+    for candidate in sorted(candidates, key=lambda c: c.start, reverse=True):
+        text = f"{text[: candidate.start]}[redacted {candidate.kind}]{text[candidate.end :]}"
+    return text
+
+
 def _candidate(kind: str, label: str, match: re.Match[str]) -> _Candidate:
     start, end = match.span("secret")
     return _Candidate(kind, start, end, _excerpt(label, match.group("secret")))
