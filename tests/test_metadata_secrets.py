@@ -73,7 +73,7 @@ def test_the_python_api_refuses_the_same(vault: Vault, entry: str) -> None:
 
 def test_what_a_reader_types_is_redacted_on_the_audit_chain(vault: Vault, entry: str) -> None:
     code, out = cli_run(vault.root, "recall", f"jwt {TOKEN}", "--reader", TOKEN)
-    assert code == 0
+    assert code == 0, out
     vault.recall(f"stateless {TOKEN}", identity=Identity(agent_id="x", session_id=TOKEN))
     chain = git(vault.root, "log", "--format=%an %ae%n%B", "refs/clawql/audit").stdout
     assert TOKEN not in chain and "[redacted github-token]" in chain
@@ -85,11 +85,8 @@ def test_a_rejection_reason_is_redacted(vault: Vault, entry: str) -> None:
     agent = Identity(agent_id="claude-code", session_id="s1")
     vault.ingest(type="decision", title="Proposed", body="Later.", identity=agent)
     [proposal] = list_proposals(vault.store)
-    result = CliRunner().invoke(
-        cli,
-        ["review", "--vault", str(vault.root), "reject", proposal.branch, "--reason", TOKEN]
-        + ["--reviewer", "alice"],
-    )
+    args = ["review", "--vault", str(vault.root), "reject", proposal.branch]
+    result = CliRunner().invoke(cli, [*args, "--reason", TOKEN, "--reviewer", "alice"])
     assert result.exit_code == 0, result.output
     assert TOKEN not in everything_git_holds(vault.root)
 
