@@ -106,3 +106,53 @@ def test_an_mcp_recall_query_is_redacted(
 def test_redact_leaves_ordinary_text_alone() -> None:
     text = "sha 0f6c1d2e3a4b5c6d7e8f9a0b1c2d3e4f5a6b7c8d, uuid 123e4567-e89b-12d3-a456-426614174000"
     assert redact(text) == text and scan(redact(f"x {TOKEN} y")) == []
+
+
+AWS_LINE = "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYzzzzzzzzzz\n"
+
+
+def test_adopt_refuses_a_secret_in_any_file_and_writes_nothing(tmp_path: Path) -> None:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "a.md").write_text("---\ntype: note\n---\n# A\n")
+    (notes / "config.env").write_text(AWS_LINE)
+    result = CliRunner().invoke(cli, ["memory", "init", str(notes), "--adopt"])
+    assert result.exit_code == 2 and "config.env" in result.output
+    assert "wJalrXUtnFEMI" not in result.output
+    assert not (notes / ".git").exists() and sorted(p.name for p in notes.iterdir()) == [
+        "a.md",
+        "config.env",
+    ]
+
+
+@pytest.mark.parametrize("door", ["adopt", "import"])
+def test_a_symlink_is_never_followed_into_history(vault: Vault, tmp_path: Path, door: str) -> None:
+    outside = tmp_path / "credentials"
+    outside.write_text(AWS_LINE)
+    folder = tmp_path / f"in-{door}"
+    folder.mkdir()
+    (folder / "a.md").write_text("---\ntype: note\n---\n# A\n")
+    (folder / "creds.md").symlink_to(outside)
+    (folder / "passwd.md").symlink_to("/etc/passwd")
+    before = state(vault.root)
+    if door == "adopt":
+        args = ["memory", "init", str(folder), "--adopt"]
+    else:
+        args = ["memory", "--vault", str(vault.root), "import", str(folder), "--type", "note"]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 2, result.output
+    assert "creds.md" in result.output and "symbolic link" in result.output
+    assert not (folder / ".git").exists() and state(vault.root) == before
+    assert "root:" not in everything_git_holds(vault.root)
+
+
+def test_the_writer_scans_every_raw_file_it_commits(vault: Vault) -> None:
+    from clawql_git.vault.writer import Plan
+
+    before = state(vault.root)
+    plan = Plan(
+        "MEMORY_ONTOLOGY", {}, "add a schema", raw_files={"ontology/x.cqe": AWS_LINE.encode()}
+    )
+    with pytest.raises(Exception, match=r"(?i)secret"):
+        vault.writer.write(lambda tree: plan, AGENT)
+    assert state(vault.root) == before

@@ -21,13 +21,34 @@ from clawql_git.model.entry import (
 from clawql_git.model.identity import Identity
 
 
-def markdown_files(root: Path) -> Iterator[Path]:
-    """Markdown files under ``root``, sorted, hidden folders and files left out."""
+def folder_files(root: Path) -> Iterator[Path]:
+    """The files of a folder a user hands in (adopt, import, seed), sorted, hidden folders and
+    files left out. A file that is a symbolic link is refused, naming it: reading it would
+    commit whatever it points at (``creds.txt -> ~/.aws/credentials``), which history cannot
+    forget. Linked folders are not walked into."""
+    links = []
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
         for name in sorted(filenames):
-            if not name.startswith(".") and Path(name).suffix in ENTRY_SUFFIXES:
-                yield Path(dirpath) / name
+            if name.startswith("."):
+                continue
+            path = Path(dirpath) / name
+            if path.is_symlink():
+                links.append(f"{path.relative_to(root).as_posix()} -> {os.readlink(path)}")
+            else:
+                yield path
+    if links:
+        raise InvalidInput(
+            f"{root} holds symbolic links; nothing is taken in from a link (copy the file in, "
+            "or remove the link):\n  " + "\n  ".join(links)
+        )
+
+
+def markdown_files(root: Path) -> Iterator[Path]:
+    """Markdown files under ``root`` (see ``folder_files``)."""
+    for path in folder_files(root):
+        if path.suffix in ENTRY_SUFFIXES:
+            yield path
 
 
 def import_drafts(settings: Settings, root: Path, entry_type: str | None) -> list[Draft]:

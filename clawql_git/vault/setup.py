@@ -4,7 +4,6 @@ write what is planned here through the writer."""
 
 from __future__ import annotations
 
-import os
 import shutil
 import sys
 import uuid
@@ -21,12 +20,14 @@ from clawql_git.model.drafts import Draft, draft_from_markdown, finalize
 from clawql_git.model.entry import (
     ENTRY_SUFFIXES,
     Entry,
+    check_secrets,
     decode_text,
     parse_yaml_mapping,
     split_frontmatter,
 )
 from clawql_git.model.identity import Identity
 from clawql_git.model.paths import is_entry_path
+from clawql_git.vault.importer import folder_files
 from clawql_git.vault.writer import Plan
 
 HOOK_NAMES = ("post-commit", "post-checkout", "post-merge", "post-rewrite")
@@ -89,11 +90,7 @@ def vault_toml(vault_id: str) -> bytes:
 
 
 def _visible_files(root: Path) -> Iterator[Path]:
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-        for name in sorted(filenames):
-            if not name.startswith("."):
-                yield Path(dirpath) / name
+    return folder_files(root)
 
 
 def is_vault(path: Path) -> bool:
@@ -165,6 +162,10 @@ def _adoption(
             continue
         if file.suffix not in ENTRY_SUFFIXES:
             raw[rel] = file.read_bytes()
+            try:  # every file is committed, so every file is scanned (config.env, id_rsa)
+                check_secrets(raw[rel].decode("utf-8", errors="replace"), rel)
+            except InvalidInput as exc:
+                problems.append(f"{rel}: {exc}")
             continue
         try:
             drafts.append(_adopt_one(settings, file.read_bytes(), rel, default_type))

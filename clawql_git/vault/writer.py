@@ -244,9 +244,12 @@ def validate(plan: Plan) -> None:
     never at one, no entry removed that is not replaced by the same plan's own rules."""
     for path in plan.changes:
         validate_entry_path(path)
-    for path in plan.raw_files:
+    for path, data in plan.raw_files.items():
         if plan.catalogs and is_entry_path(path) and path not in plan.changes:
             raise InvalidInput(f"{path} is an entry path; entries are written as entries")
+        if data is not None and path not in plan.changes:  # entries were scanned as drafts
+            # settings, schemas, adopted files of any kind (config.env, id_rsa): text or not
+            check_secrets(data.decode("utf-8", errors="replace"), path)
 
 
 def check_confidence(ident: Identity) -> None:
