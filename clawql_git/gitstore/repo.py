@@ -67,10 +67,7 @@ class Repo:
     @classmethod
     def open_bare(cls, path: Path) -> Repo:
         """Open a bare repository (a team remote)."""
-        try:
-            repo = pygit2.Repository(str(path))
-        except (pygit2.GitError, KeyError) as exc:
-            raise NotFound(f"{path} is not a git repository") from exc
+        repo = _repository(path)
         if not repo.is_bare:
             raise VaultStateError(f"{path} has a work tree; expected a bare repository")
         return cls(repo)
@@ -78,10 +75,7 @@ class Repo:
     @classmethod
     def open_receiving(cls, path: Path) -> Repo:
         """The repository a receive hook runs in, with the push's quarantined objects visible."""
-        try:
-            repo = pygit2.Repository(str(path))
-        except (pygit2.GitError, KeyError) as exc:
-            raise NotFound(f"{path} is not a git repository") from exc
+        repo = _repository(path)
         quarantine = os.environ.get("GIT_QUARANTINE_PATH") or os.environ.get("GIT_OBJECT_DIRECTORY")
         if quarantine:
             repo.odb.add_disk_alternate(quarantine)
@@ -155,8 +149,11 @@ class Repo:
 
     def blob(self, oid: str | Oid) -> bytes | None:
         """The bytes of a blob by id, or None."""
-        found = self.blob_data(oid)
-        return found.data if found is not None else None
+        try:
+            obj = self.repo.get(oid)
+        except (ValueError, KeyError, TypeError):
+            return None
+        return obj.data if isinstance(obj, pygit2.Blob) else None
 
     def blob_data(self, oid: str | Oid) -> BlobData | None:
         """A blob's bytes and binary flag by id, or None when it is not a blob."""
@@ -289,6 +286,13 @@ class Repo:
             return None
         tree = self.repo.get(obj.id)
         return tree if isinstance(tree, pygit2.Tree) else None
+
+
+def _repository(path: Path) -> pygit2.Repository:
+    try:
+        return pygit2.Repository(str(path))
+    except (pygit2.GitError, KeyError) as exc:
+        raise NotFound(f"{path} is not a git repository") from exc
 
 
 def _entries(tree: Tree | None) -> dict[str, pygit2.Object]:

@@ -4,42 +4,11 @@ imported source path, nearest folder first."""
 from __future__ import annotations
 
 import posixpath
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from clawql_git.links.extract import LinkRef
-
-if TYPE_CHECKING:
-    pass
-
-Token = dict[str, Any]
-
-#: File suffixes of notes (`.cqk` is the opt-in extension with the same contract as `.md`).
-NOTE_SUFFIXES: tuple[str, ...] = (".md", ".cqk")
-
-#: Obsidian's non-note file formats: a wikilink or embed naming one is an attachment, not a
-#: link between notes (https://help.obsidian.md/file-formats).
-ATTACHMENT_SUFFIXES: frozenset[str] = frozenset(
-    {
-        *(".avif", ".bmp", ".gif", ".jpeg", ".jpg", ".png", ".svg", ".webp"),
-        *(".flac", ".m4a", ".mp3", ".ogg", ".wav", ".webm", ".3gp"),
-        *(".mkv", ".mov", ".mp4", ".ogv", ".pdf", ".canvas", ".base"),
-    }
-)
-
-# A wikilink never spans lines and never nests brackets (Obsidian forbids [ ] in names).
-_WIKILINK_PATTERN = r"!?\[\[[^\[\]\n]+\]\]"
-_WIKILINK = re.compile(_WIKILINK_PATTERN)
-# Without these (and without reference definitions) only the wikilink rule can produce a
-# token: links need "](" or a reference, code spans "`", escapes "\\", autolinks and HTML "<".
-_OTHER_INLINE_SYNTAX = re.compile(r"[`<\\]|\]\(")
-_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
-_BARE_LIST_MARKER = re.compile(r"[ \t]*(?:[*+-]|\d{1,9}[.)])[ \t]*\n?")
-_INLINE_STRIP = " \r\n\t\f"  # what mistune strips from block text before inline parsing
-_LINE = "_clawql_line"  # token key: 0-based body line where a block's text starts
-_POS = "_clawql_pos"  # token key: offset of an inline link inside its block's text
+from clawql_git.links.extract import NOTE_SUFFIXES, LinkRef
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,7 @@ CACHE_THRESHOLD = 0.92
 
 
 @dataclass(frozen=True)
-class Reader:
+class Asker:
     """Who recalls: recorded with every recall on the audit chain."""
 
     agent_id: str = ""
@@ -115,7 +115,7 @@ class RecallService:
         self,
         q: RecallQuery,
         at: str | None = None,
-        reader: Reader | None = None,
+        reader: Asker | None = None,
         progress: Progress | None = None,
     ) -> RecallResult:
         """Answer a query (from the cache when HEAD has not moved since the same question) and
@@ -132,7 +132,7 @@ class RecallService:
         index: SearchIndex,
         commit: Commit,
         q: RecallQuery,
-        reader: Reader,
+        reader: Asker,
     ) -> None:
         entries = index.loaded().entries
         hits = [

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping
+from contextlib import suppress
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path, PurePosixPath
@@ -16,7 +17,7 @@ from clawql_git.audit.history import LogFilter, LogRecord, Version, engine_log
 from clawql_git.audit.history import versions as path_versions
 from clawql_git.config import VAULT_TOML, Settings, SettingsOptions, read_toml, resolve_settings
 from clawql_git.errors import ClawqlError, InvalidInput, NotAVault, NotFound, VaultStateError
-from clawql_git.gitstore import GitStore, Tree
+from clawql_git.gitstore import Commit, GitStore, Tree
 from clawql_git.model.drafts import Draft, draft_from_fields, draft_from_markdown
 from clawql_git.model.entry import (
     Entry,
@@ -404,7 +405,7 @@ class Vault:
     def _read_entry(self, tree: Tree | None, path: str) -> Entry:
         return self.reader.load(tree, path)
 
-    def _commit_at(self, at: str | None) -> Any:
+    def _commit_at(self, at: str | None) -> Commit:
         return self.reader.commit_at(at)
 
     def get(
@@ -444,15 +445,9 @@ class Vault:
         if not found:
             raise NotFound(f"no history for {path}")
         ident = self.writer.identity(identity)
-        current = self._entry_or_last(commit, path, found)
-        if current is not None:
-            self.reader.read_one("history", commit, current, ident, allow_pii)
+        with suppress(NotFound):  # archived or removed since: no entry at ``commit`` to gate
+            self.reader.read_one("history", commit, path, ident, allow_pii)
         return found
-
-    def _entry_or_last(self, commit: Any, path: str, found: list[Version]) -> str | None:
-        """The path whose classification gates a history: the entry at ``commit``, else (it was
-        archived or removed) none to read."""
-        return path if self.store.blob_at(commit.tree, path) is not None else None
 
     def log(self, flt: LogFilter | None = None, limit: int | None = None) -> list[LogRecord]:
         """Engine commits (newest first) whose trailers match the filter (trailers only)."""
@@ -531,7 +526,7 @@ class Vault:
         chain with who asked (unless ``record_recalls`` is off). ``progress`` hears of the
         index build a first recall makes."""
         from clawql_git.recall.pipeline import RecallQuery
-        from clawql_git.recall.service import Reader as Asker
+        from clawql_git.recall.service import Asker
 
         ident = self.writer.identity(identity)
         asker = Asker(

@@ -93,7 +93,7 @@ class Reader:
         """One entry through a door; a gated entry without ``allow_pii`` is refused (and the
         refusal recorded)."""
         entry = self.load(commit.tree, path)
-        read = self.gate(door, commit, [entry], ident, allow_pii)
+        read = self.read_many(door, commit, [entry], ident, allow_pii)
         if read.refused:
             raise PiiRefused([path], GATED)
         return entry
@@ -101,15 +101,12 @@ class Reader:
     def read_many(
         self, door: str, commit: Commit, entries: Sequence[Entry], ident: Identity, allow_pii: bool
     ) -> Read:
-        """Entries already loaded for a door that returns many: gated ones are withheld."""
-        return self.gate(door, commit, list(entries), ident, allow_pii)
-
-    def gate(
-        self, door: str, commit: Commit, entries: list[Entry], ident: Identity, allow_pii: bool
-    ) -> Read:
-        """Apply the PII gate and record what passed and what did not."""
-        shown = [e for e in entries if allow_pii or pii_of(e) != GATED]
-        refused = [e for e in entries if not (allow_pii or pii_of(e) != GATED)]
+        """Entries already loaded for a door: the PII gate withholds the gated ones unless
+        ``allow_pii``, and what passed and what did not is recorded."""
+        shown: list[Entry] = []
+        refused: list[Entry] = []
+        for entry in entries:
+            (shown if allow_pii or pii_of(entry) != GATED else refused).append(entry)
         ref = self._record(door, commit, shown, refused, ident, allow_pii)
         return Read(shown, refused, ref)
 

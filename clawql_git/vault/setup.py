@@ -7,7 +7,6 @@ from __future__ import annotations
 import shutil
 import sys
 import uuid
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -20,7 +19,6 @@ from clawql_git.model.drafts import Draft, draft_from_markdown, finalize
 from clawql_git.model.entry import (
     ENTRY_SUFFIXES,
     Entry,
-    check_secrets,
     decode_text,
     parse_yaml_mapping,
     split_frontmatter,
@@ -28,7 +26,7 @@ from clawql_git.model.entry import (
 from clawql_git.model.identity import Identity
 from clawql_git.model.paths import is_entry_path
 from clawql_git.vault.importer import folder_files
-from clawql_git.vault.writer import Plan
+from clawql_git.vault.writer import Plan, validate
 
 HOOK_NAMES = ("post-commit", "post-checkout", "post-merge", "post-rewrite")
 RESERVED_ADOPT = ("index.md", "log.md")
@@ -89,10 +87,6 @@ def vault_toml(vault_id: str) -> bytes:
     return tomli_w.dumps(data).encode()
 
 
-def _visible_files(root: Path) -> Iterator[Path]:
-    return folder_files(root)
-
-
 def is_vault(path: Path) -> bool:
     """True when ``path`` already holds a vault (settings committed, a git repository)."""
     return (path / VAULT_TOML).is_file() and (path / ".git").exists()
@@ -104,24 +98,26 @@ def first_commit(
     """The repository of a new vault at ``path``, the plan of its first commit (everything
     adopted is validated before the repository is created) and the adopted notes' bytes as
     read, for ``settle_adopted`` after the commit."""
-    existing = list(_visible_files(path)) if path.is_dir() else []
+    existing = list(folder_files(path)) if path.is_dir() else []
     if existing and not adopt:
         raise VaultStateError(
             f"{path} is not empty and not a vault ({len(existing)} files); "
             "pass --adopt to take in its Markdown, or choose an empty folder"
         )
     drafts, raw = _adoption(settings, path, existing, default_type) if adopt else ([], {})
-    path.mkdir(parents=True, exist_ok=True)
-    store = GitStore.open(path) if (path / ".git").exists() else GitStore.init(path)
-    store.start_checkout()
     files: dict[str, bytes | None] = {VAULT_TOML: vault_toml(new_vault_id())}
     files[".gitattributes"] = GITATTRIBUTES.encode()
     files.update(raw)
     changes: dict[str, Entry | None] = {
         d.path or "": Entry(d.path or "", d.frontmatter, d.meta, d.body) for d in drafts
     }
+    plan = Plan("MEMORY_INIT", changes, "initialise vault", raw_files=files)
+    validate(plan)  # the writer's own checks (every file scanned), before the repository exists
     originals = {rel: (path / rel).read_bytes() for rel in changes}
-    return store, Plan("MEMORY_INIT", changes, "initialise vault", raw_files=files), originals
+    path.mkdir(parents=True, exist_ok=True)
+    store = GitStore.open(path) if (path / ".git").exists() else GitStore.init(path)
+    store.start_checkout()
+    return store, plan, originals
 
 
 def settle_adopted(store: GitStore, originals: dict[str, bytes]) -> list[str]:
@@ -161,11 +157,7 @@ def _adoption(
             problems.append(f"{rel}: the name is reserved for generated catalogs; rename it")
             continue
         if file.suffix not in ENTRY_SUFFIXES:
-            raw[rel] = file.read_bytes()
-            try:  # every file is committed, so every file is scanned (config.env, id_rsa)
-                check_secrets(raw[rel].decode("utf-8", errors="replace"), rel)
-            except InvalidInput as exc:
-                problems.append(f"{rel}: {exc}")
+            raw[rel] = file.read_bytes()  # scanned with the plan, like every file a commit holds
             continue
         try:
             drafts.append(_adopt_one(settings, file.read_bytes(), rel, default_type))
@@ -197,7 +189,7 @@ def seed_files(settings: Settings, source: Path) -> tuple[list[Draft], dict[str,
         raise NotFound(f"{source} is not a folder")
     drafts: list[Draft] = []
     extra: dict[str, bytes] = {}
-    for file in _visible_files(source):
+    for file in folder_files(source):
         rel = file.relative_to(source).as_posix()
         if is_entry_path(rel):
             text = file.read_bytes()  # existing entries: their types are the vocabulary

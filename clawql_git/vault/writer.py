@@ -184,21 +184,25 @@ class Writer:
         parents = [parent] if parent is not None else []
         if plan.merge is not None:
             parents.append(plan.merge)
-        tree = self.store.build_tree(parent.tree if parent is not None else None, files)
-        if plan.merge is None and parent is not None and tree == parent.tree.id:
+        old_tree = parent.tree if parent is not None else None
+        if plan.merge is None and parent is not None and self._unchanged(old_tree, files):
             return None
+        catalogs: dict[str, bytes | None] = {}
         if plan.catalogs:
-            catalogs = self._catalogs(plan, parents, files, tree, message, author, trailers, now)
-            tree = self.store.build_tree(self.store.tree(tree), catalogs)
+            catalogs = self._catalogs(plan, parents, files, message, author, trailers, now)
+        tree = self.store.build_tree(old_tree, {**files, **catalogs})
         route.open(self.store)
         return self.store.commit(route.ref, parents, tree, message, author)
+
+    def _unchanged(self, tree: Tree | None, files: Mapping[str, bytes | None]) -> bool:
+        """True when every file already holds these bytes (or is already absent)."""
+        return all(self.store.blob_at(tree, p) == data for p, data in files.items())
 
     def _catalogs(
         self,
         plan: Plan,
         parents: list[Commit],
         files: dict[str, bytes | None],
-        tree: Any,
         message: str,
         author: Signature,
         trailers: list[tuple[str, str]],
@@ -208,6 +212,7 @@ class Writer:
         if plan.merge is not None and parent is not None:
             # The log of a merge interleaves both histories by time: computed from the merged
             # history as it will be (a provisional commit with the same parents and message).
+            tree = self.store.build_tree(parent.tree, files)
             provisional = self.store.provisional_commit(parents, tree, message, author)
             return self.cataloger.merged(parent, provisional, files, plan.changes)
         events = catalog.events_from_trailers(utc(now), Trailers(tuple(trailers)).as_dict())
