@@ -213,3 +213,42 @@ def test_four_cli_loops_ingest_at_once(tmp_path: Path) -> None:
     # The CLI keeps the git index in step after every write: clean even before any close().
     assert git(root, "status", "--porcelain").stdout == ""
     assert_consistent_vault(root)
+
+
+# Processes that open a fresh recall cache at the same instant: switching its file to WAL needs it
+# to themselves, and SQLite refuses that at once ("database is locked", no busy wait) to a process
+# that races another for it. Each opener must wait its turn, not fail its recall. (Forked openers
+# released by one barrier: the old opener failed 3 of 240 opens this way.)
+CACHE_OPENERS = r"""
+import multiprocessing, sys
+from pathlib import Path
+from clawql_git.recall.service import _RecallCache
+
+def open_cache(path, barrier):
+    barrier.wait()
+    cache = _RecallCache(Path(path))
+    cache.db.execute("INSERT INTO answers VALUES ('c', 'p', 'q', NULL, '{}', 0)")
+    cache.db.commit()
+
+if __name__ == "__main__":
+    fork = multiprocessing.get_context("fork")
+    for trial in range(int(sys.argv[2])):
+        path, barrier = f"{sys.argv[1]}/cache-{trial}.sqlite", fork.Barrier(6)
+        procs = [fork.Process(target=open_cache, args=(path, barrier)) for _ in range(6)]
+        for proc in procs:
+            proc.start()
+        for proc in procs:
+            proc.join()
+        codes = [proc.exitcode for proc in procs]
+        rows = _RecallCache(Path(path)).db.execute("SELECT count(*) FROM answers").fetchone()[0]
+        print(trial, codes, rows, flush=True)
+"""
+
+
+def test_processes_opening_a_fresh_recall_cache_at_once_all_succeed(tmp_path: Path) -> None:
+    args = [sys.executable, "-c", CACHE_OPENERS, str(tmp_path), "60"]
+    run = subprocess.run(args, capture_output=True, text=True, timeout=600, check=False)
+    assert run.returncode == 0, run.stderr
+    trials = [line.split(" ", 1)[1] for line in run.stdout.splitlines()]
+    failed = [t for t in trials if t != "[0, 0, 0, 0, 0, 0] 6"]
+    assert len(trials) == 60 and not failed, (failed, run.stderr[-2000:])

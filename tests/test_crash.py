@@ -28,6 +28,7 @@ MAX_DELAY = 0.15  # seconds after "ready"; an ingest takes ~15-40 ms, so 0 to se
 CLAWQL = Path(sys.executable).with_name("clawql")
 CompletedText = subprocess.CompletedProcess[str]
 ENTRY_FILE = re.compile(r"^(context|decisions|errors)/\d{4}-\d{2}/[^/]+\.md$")
+ACK = re.compile(r"[0-9a-f]{40} \S+\.md\n")
 
 # Ingests one entry after another until killed; a line on stdout acknowledges an ingest whose
 # call returned. Even seqs reuse three titles, so slugs collide across cycles and writers.
@@ -45,7 +46,10 @@ for seq in range(1000):
     title = f"Crash shared {seq % 3}" if seq % 2 == 0 else f"{name} item {seq}"
     body = f"marker {name} seq={seq}\n\n{filler}"
     result = vault.ingest(type=types[seq % 3], title=title, body=body, identity=ident)
-    print(result.sha, result.path, flush=True)
+    # One write per ack: with PYTHONUNBUFFERED, print() writes each piece on its own, and a kill
+    # between two pieces would leave half an ack on the pipe.
+    sys.stdout.write(f"{result.sha} {result.path}\n")
+    sys.stdout.flush()
 """
 
 
@@ -113,6 +117,14 @@ def kill_after(
     return outputs
 
 
+def acks(out: str) -> list[tuple[str, str]]:
+    """The ``sha path`` lines a driver printed; every line is whole (one write each)."""
+    lines = out.splitlines(keepends=True)
+    bad = [line for line in lines if not ACK.fullmatch(line)]
+    assert not bad, f"a driver printed something that is not an ack: {bad!r}"
+    return [(sha, path) for sha, path in (line.split() for line in lines)]
+
+
 def worktree_mark(root: Path) -> str:
     try:
         marks = json.loads((root / ".git" / "clawql" / "checkout.json").read_text())
@@ -135,8 +147,8 @@ def run_cycle(root: Path, rng: random.Random, cycle: int, tally: Tally) -> None:
             if proc.poll() is None:
                 proc.kill()
                 proc.wait()
-    acked = [line.split(" ", 1) for out in outputs for line in out.splitlines()]
-    tally.acked += [(sha, path) for sha, path in acked]
+    acked = [ack for out in outputs for ack in acks(out)]
+    tally.acked += acked
     after = head_sha(root)
     # Old state or new state: the branch only ever moves forward, one linear step at a time.
     assert is_ancestor(root, before, after), (cycle, before, after)

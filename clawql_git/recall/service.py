@@ -261,15 +261,37 @@ def _note(report: BuildReport) -> str:
     return ""
 
 
+_BUSY_SECONDS = 30.0
+
+
+def _use_wal(db: sqlite3.Connection) -> None:
+    """Switch the cache file to WAL (a persistent mode: once set, every later opener finds it).
+
+    The switch needs the file to itself, and SQLite answers "database is locked" at once, without
+    its busy handler, when other processes are reading; so it is retried until they let go."""
+    deadline = time.monotonic() + _BUSY_SECONDS
+    delay = 0.005
+    while True:
+        try:
+            if str(db.execute("PRAGMA journal_mode").fetchone()[0]).lower() != "wal":
+                db.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+        time.sleep(delay)
+        delay = min(delay * 2, 0.2)
+
+
 class _RecallCache:
     """Answers keyed by (commit, parameters, query); near-identical queries match by embedding."""
 
     def __init__(self, path: Path) -> None:
         try:
             # Used by one thread at a time (the MCP server serialises calls), not always the same.
-            self.db = sqlite3.connect(path, timeout=30, check_same_thread=False)
+            self.db = sqlite3.connect(path, timeout=_BUSY_SECONDS, check_same_thread=False)
+            _use_wal(self.db)
             # A cache may lose its last answers in a crash; it must not cost a disk flush.
-            self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=OFF")
             self.db.execute(
                 "CREATE TABLE IF NOT EXISTS answers (commit_sha TEXT, params TEXT, query TEXT, "
