@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from clawql_git.model.entry import ENTRY_SUFFIXES
 
 INDEX = "index.md"
@@ -64,3 +66,10 @@ def portable_path_problem(path: str) -> str | None:
         if part.endswith((".", " ")):
             return f"the name {part!r} ends with a dot or space (Windows drops them)"
     return None
+
+
+def case_collision(path: str, others: Iterable[str]) -> str | None:
+    """The path among ``others`` that differs from ``path`` only in letter case (two files a
+    case-insensitive checkout, macOS's or Windows', would hold as one), or None."""
+    folded = path.casefold()
+    return next((o for o in others if o != path and o.casefold() == folded), None)
