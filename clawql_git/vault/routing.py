@@ -74,6 +74,8 @@ class ReviewPolicy:
         """Why ``who`` may not act as a reviewer under this policy ("" when they may)."""
         if not who:
             return "the reviewer is not named"
+        if not self.keyed and _has_proposals(store, who):
+            return f"{who} has proposals open: an identity whose writes are under review reviews none"
         if self.reviewers and who not in self.reviewers:
             return f"{who} is not one of the policy's reviewers ({', '.join(sorted(self.reviewers))})"
         if self.keyed and who not in self.proven(store):
@@ -142,6 +144,12 @@ def policy_table(store: GitStore, tree: Tree | None) -> dict[str, Any]:
     except (tomllib.TOMLDecodeError, UnicodeDecodeError):
         return {}
     return table if isinstance(table, dict) else {}
+
+
+def _has_proposals(store: GitStore, who: str) -> bool:
+    """True when ``who`` authored an open proposal (its slug is a proposal branch's agent)."""
+    slug = slugify(who)
+    return any(ref.startswith(f"{PROPOSALS}{slug}/") for ref in store.ref_names(PROPOSALS))
 
 
 def _names(value: object) -> frozenset[str]:
