@@ -232,8 +232,8 @@ def test_keys_set_through_the_engine(reviewed: Vault, tmp_path: Path) -> None:
     ada, ada_pub = keypair(tmp_path, "ada")
     signers = tmp_path / "signers"
     signers.write_text(f"ada {ada_pub}\n")
-    r = run(reviewed, "review", "policy", "required", "--reviewer", "alice",
-            "--allow-reviewer", "ada", "--exempt", "ada", "--allowed-signers", str(signers))  # fmt: skip
+    keys = ["--allow-reviewer", "ada", "--exempt", "ada", "--allowed-signers", str(signers)]
+    r = run(reviewed, "review", "policy", "required", "--reviewer", "alice", *keys)
     assert r.exit_code == 0, r.output
     r = run(reviewed, "review", "policy", "show", "--json")
     shown = json.loads(r.stdout)
@@ -274,7 +274,9 @@ def test_a_hand_commit_cannot_switch_review_off(reviewed: Vault) -> None:
     before = main_sha(reviewed)
     assert reviewed.ingest(type="decision", title="A", body="x", identity=BOT).branch == BRANCH
     settings.write_text(
-        settings.read_text().replace('review = "off"', 'review = "off"\nreview_exempt = ["claude-code"]')
+        settings.read_text().replace(
+            'review = "off"', 'review = "off"\nreview_exempt = ["claude-code"]'
+        )
     )
     git(reviewed.root, "commit", "-qam", "and exempt the agent, by hand")
     assert reviewed.ingest(type="decision", title="B", body="x", identity=BOT).branch == BRANCH

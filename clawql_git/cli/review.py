@@ -11,7 +11,9 @@ from clawql_git.cli.options import json_option, open_vault, vault_option
 from clawql_git.cli.output import emit_json, progress
 
 reviewer_option = click.option(
-    "--reviewer", help="Who reviews (default: git config user.name); recorded in the trailers."
+    "--reviewer",
+    help="Who reviews; recorded in the trailers. Default: the reviewer your signing key proves "
+    "(keyed policy); git config user.name only while review is off.",
 )
 
 
@@ -128,9 +130,7 @@ def reject(
 @click.argument("state", type=click.Choice(["required", "off", "show"]))
 @reviewer_option
 @click.option("--exempt", multiple=True, help="An identity that writes to main (repeatable).")
-@click.option(
-    "--allow-reviewer", "reviewers", multiple=True, help="Who may review (repeatable)."
-)
+@click.option("--allow-reviewer", "reviewers", multiple=True, help="Who may review (repeatable).")
 @click.option(
     "--allowed-signers",
     type=click.Path(exists=True, dir_okay=False, path_type=Path),

@@ -15,7 +15,6 @@ from clawql_git.gitstore import PROPOSALS, Commit, GitStore, Tree
 from clawql_git.model.entry import slugify
 from clawql_git.model.identity import Identity
 
-
 POLICY_REF = "refs/clawql/policy"  # the last main commit whose policy the engine wrote
 
 
@@ -75,9 +74,13 @@ class ReviewPolicy:
         if not who:
             return "the reviewer is not named"
         if not self.keyed and _has_proposals(store, who):
-            return f"{who} has proposals open: an identity whose writes are under review reviews none"
+            return (
+                f"{who} has proposals open: an identity whose writes are under review reviews none"
+            )
         if self.reviewers and who not in self.reviewers:
-            return f"{who} is not one of the policy's reviewers ({', '.join(sorted(self.reviewers))})"
+            return (
+                f"{who} is not one of the policy's reviewers ({', '.join(sorted(self.reviewers))})"
+            )
         if self.keyed and who not in self.proven(store):
             return (
                 f"the signing key does not prove {who}: {self.signers_path} must list its public "
@@ -258,7 +261,7 @@ def admit(store: GitStore, to: str, person: str, ident: Identity, acting: str = 
         who = person or ident.agent_id
         why = policy.refusal(store, who)
         if not why and acting and acting != who and policy.applies_to(store, acting):
-            why = f"this process runs as the agent {acting} (--agent / CLAWQL_AGENT_ID), which review binds"
+            why = f"this process runs as the agent {acting} (--agent / CLAWQL_AGENT_ID)"
         if why:
             raise VaultStateError(f"review is required and this write skips it: {why}")
     elif not policy.exempts(store, ident.agent_id):
