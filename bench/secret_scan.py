@@ -44,7 +44,9 @@ def old_module() -> Any:
 
 def notes() -> dict[str, list[str]]:
     sets = {"negatives": list(negatives().values())}
-    sets["sample-vault"] = [p.read_text("utf-8") for p in sorted((ROOT / "sample-vault").rglob("*.md"))]
+    sets["sample-vault"] = [
+        p.read_text("utf-8") for p in sorted((ROOT / "sample-vault").rglob("*.md"))
+    ]
     if ADR.is_dir():
         sets["adr-corpus"] = [p.read_text("utf-8") for p in sorted(ADR.rglob("*.md"))]
     return sets

@@ -124,9 +124,7 @@ _AZURE_SAS_SIGNATURE = _token("sig=", "[A-Za-z0-9+/%]{43,}+")
 # head of an Azure AD client secret are checked before it.
 _TELEGRAM_BOT_TOKEN = re.compile(r"(?P<secret>:(?P<body>AA[A-Za-z0-9_-]{33}))")
 _TELEGRAM_BOT_ID = re.compile(r"(?<![0-9])[0-9]{6,12}\Z")
-_DISCORD_BOT_TOKEN = re.compile(
-    r"(?P<secret>\.(?P<body>[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,38}))"
-)
+_DISCORD_BOT_TOKEN = re.compile(r"(?P<secret>\.(?P<body>[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,38}))")
 _DISCORD_USER_ID = re.compile(r"(?<![A-Za-z0-9_-])[MNO][A-Za-z0-9]{23,27}\Z")
 _AZURE_AD_CLIENT_SECRET = re.compile(r"(?P<secret>Q~(?P<body>[A-Za-z0-9_~.-]{31,34}))")
 _AZURE_AD_SECRET_HEAD = re.compile(r"(?<![A-Za-z0-9_~.-])[A-Za-z0-9_~.]{3}[0-9]\Z")
