@@ -65,7 +65,9 @@ def forge_cache(root: Path, edit: Any) -> int:
     return len(rows)
 
 
-def cli(root: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def cli(
+    root: Path, *args: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     """``clawql memory --vault ROOT ARGS`` as a real process."""
     command = [sys.executable, "-m", "clawql_git", "memory", "--vault", str(root), *args]
     return subprocess.run(command, capture_output=True, text=True, env=env or dict(os.environ))
@@ -140,9 +142,7 @@ def remote_env(base_url: str) -> dict[str, str]:
     return env
 
 
-def recall_json(
-    root: Path, env: dict[str, str], *extra: str, query: str = QUERY
-) -> dict[str, Any]:
+def recall_json(root: Path, env: dict[str, str], *extra: str, query: str = QUERY) -> dict[str, Any]:
     done = cli(root, "recall", query, "--json", *extra, env=env)
     assert done.returncode == 0, done.stderr
     record: dict[str, Any] = json.loads(done.stdout)
@@ -254,7 +254,9 @@ def test_a_forged_entry_row_is_not_served(demo: Path) -> None:
 def test_a_warm_process_notices_a_forged_row(demo: Path) -> None:
     vault = hash_vault(demo)
     top = vault.recall(QUERY, limit=3, use_cache=False).hits[0]
-    lance_table(demo, "chunks").update(where=f"path = '{top.path}'", values={"snippet": FAKE_SNIPPET})
+    lance_table(demo, "chunks").update(
+        where=f"path = '{top.path}'", values={"snippet": FAKE_SNIPPET}
+    )
     again = vault.recall(QUERY, limit=3, use_cache=False)  # the same process, rows in memory
     assert all(FAKE_SNIPPET not in h.snippet for h in again.hits)
     assert again.hits[0].snippet == top.snippet

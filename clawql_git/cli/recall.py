@@ -236,7 +236,9 @@ def report_index(report: dict[str, Any], as_json: bool) -> None:
         ok = f"index matches its commit{commit}"
         click.echo(ok if report["ok"] else f"{len(report['problems'])} problem(s) found")
     if not report["ok"]:
-        raise CheckFailed(f"the index does not match its commit: {len(report['problems'])} problem(s)")
+        raise CheckFailed(
+            f"the index does not match its commit: {len(report['problems'])} problem(s)"
+        )
 
 
 def _print_report(report: dict[str, Any], as_json: bool) -> None:

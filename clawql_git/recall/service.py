@@ -255,7 +255,9 @@ class RecallService:
                 f"index rows did not match git:{sha} ({describe(bad)}): "
                 "the index was rebuilt from the commit"
             )
-            good, bad = checked(self.truth, commit, Recaller(index).recall(q, sha, qvec, skipped), q)
+            good, bad = checked(
+                self.truth, commit, Recaller(index).recall(q, sha, qvec, skipped), q
+            )
             if bad:
                 warnings.append(f"left out, not what the commit holds: {describe(bad)}")
         good.warnings = warnings
