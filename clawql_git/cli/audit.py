@@ -14,6 +14,7 @@ from clawql_git.cli.options import (
     trail_filter_options,
 )
 from clawql_git.cli.output import emit_json
+from clawql_git.cli.recall import report_index
 from clawql_git.errors import CheckFailed, InvalidInput
 from clawql_git.model.times import parse_when
 
@@ -127,11 +128,15 @@ def reads(
 
 
 @click.command()
+@click.option("--index", is_flag=True, help="Check the derived index against its commit.")
 @json_option
 @click.pass_context
-def verify(ctx: click.Context, as_json: bool) -> None:
+def verify(ctx: click.Context, as_json: bool, index: bool) -> None:
     """Prove nothing was rewritten: fsck, linear histories, trailers against changes,
-    checkpoints still ancestors. Reports tampering; never repairs it."""
+    checkpoints still ancestors. Reports tampering; never repairs it. With --index, check
+    instead that the derived index matches the commit it was built from."""
+    if index:
+        return report_index(open_vault(ctx).recall_service().check_index().to_record(), as_json)
     report = open_vault(ctx).verify()
     if as_json:
         emit_json(report.to_record())

@@ -111,6 +111,10 @@ def _print_result(result: RecallResult) -> None:
         if hit.superseded_by:
             click.echo(f"   superseded by {hit.superseded_by}")
         click.echo("   " + " ".join(hit.snippet.split())[:240])
+    for skip in result.skipped_layers:
+        click.echo(f"skipped {skip['layer']}: {skip['reason']}")
+    for warning in result.warnings:
+        click.echo(f"warning: {warning}", err=True)
     cached = ", from cache" if result.cache_hit else ""
     more = ", truncated to the budget" if result.truncated else ""
     click.echo(
@@ -215,6 +219,26 @@ def status(ctx: click.Context, as_json: bool) -> None:
     state = "current" if info["current"] else f"{behind} commit(s) behind HEAD"
     click.echo(f"index at git:{stamp['commit']} ({state})")
     click.echo(f"schema {stamp['schema']}, embedder {stamp['embedder']}, stale: {stamp['stale']}")
+
+
+def report_index(report: dict[str, Any], as_json: bool) -> None:
+    """``verify --index``: whether the index matches its commit; CheckFailed when not."""
+    from clawql_git.errors import CheckFailed
+
+    if as_json:
+        emit_json(report)
+    else:
+        for check in report["checks"]:
+            click.echo(f"ok: {check}")
+        for problem in report["problems"]:
+            click.echo(f"MISMATCH: {problem}")
+        commit = f" git:{report['commit']}" if report["commit"] else ""
+        ok = f"index matches its commit{commit}"
+        click.echo(ok if report["ok"] else f"{len(report['problems'])} problem(s) found")
+    if not report["ok"]:
+        raise CheckFailed(
+            f"the index does not match its commit: {len(report['problems'])} problem(s)"
+        )
 
 
 def _print_report(report: dict[str, Any], as_json: bool) -> None:
