@@ -25,7 +25,13 @@ def mcp() -> None:
 )
 @click.option("--http", is_flag=True, help="Serve streamable HTTP at /mcp instead of stdio.")
 @click.option("--host", default="127.0.0.1", show_default=True, help="With --http: address.")
-@click.option("--port", type=int, default=8080, show_default=True, help="With --http: port.")
+@click.option(
+    "--port",
+    type=click.IntRange(1, 65_535),
+    default=8080,
+    show_default=True,
+    help="With --http: port.",
+)
 @click.option(
     "--agent", envvar="CLAWQL_AGENT_ID", help="Agent id when a call names none; $CLAWQL_AGENT_ID."
 )
