@@ -34,21 +34,25 @@ def stack(*opts: Callable[[Any], Any]) -> Callable[[F], F]:
     return apply
 
 
-class TimeType(click.ParamType):
+class TimeType(click.ParamType[datetime, Any]):
     """A time as people type it (90d, 12h, a date, ISO 8601), parsed by ``parse_when``; a bad
     or out-of-range one is a usage error naming the option (exit 2) before anything runs."""
 
     name = "time"
 
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+    def convert(
+        self, value: Any, param: click.Parameter | None, ctx: click.Context | None
+    ) -> datetime:
         from clawql_git.model.times import parse_when
 
         if isinstance(value, datetime):
             return value
         try:
-            return parse_when(str(value))
+            parsed = parse_when(str(value))
         except InvalidInput as exc:
             self.fail(exc.message, param, ctx)
+        assert parsed is not None  # click converts no None
+        return parsed
 
 
 TIME = TimeType()
