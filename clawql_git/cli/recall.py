@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -17,7 +18,7 @@ from clawql_git.cli.options import (
     recall_time_options,
 )
 from clawql_git.cli.output import emit_json, progress
-from clawql_git.model.times import parse_when
+from clawql_git.model.times import MAX_DAYS
 
 if TYPE_CHECKING:
     from clawql_git.recall.pipeline import RecallResult
@@ -26,10 +27,18 @@ if TYPE_CHECKING:
 @click.command()
 @click.argument("query")
 @click.option(
-    "--limit", type=click.IntRange(min=1), default=10, show_default=True, help="At most this many."
+    "--limit",
+    type=click.IntRange(1, 1000),
+    default=10,
+    show_default=True,
+    help="At most this many.",
 )
 @click.option(
-    "--max-tokens", type=click.IntRange(min=1), default=2000, show_default=True, help="Budget."
+    "--max-tokens",
+    type=click.IntRange(1, 1_000_000),
+    default=2000,
+    show_default=True,
+    help="Budget.",
 )
 @recall_scope_options
 @click.option("--agent", help="Only entries written by this agent.")
@@ -53,8 +62,8 @@ def recall(
     tags: tuple[str, ...],
     project: str | None,
     agent: str | None,
-    since: str | None,
-    until: str | None,
+    since: datetime | None,
+    until: datetime | None,
     as_of: str | None,
     backend: str,
     allow_pii: bool,
@@ -89,8 +98,8 @@ def recall(
             tags=tags,
             project=project,
             agent=agent,
-            since=parse_when(since),
-            until=parse_when(until),
+            since=since,
+            until=until,
             backend=backend,
             allow_pii=allow_pii,
             use_cache=not no_cache,
@@ -136,7 +145,7 @@ def _ending() -> None:
 
 @click.command()
 @click.option(
-    "--days", type=click.IntRange(min=1), default=7, show_default=True, help="How far back."
+    "--days", type=click.IntRange(1, MAX_DAYS), default=7, show_default=True, help="How far back."
 )
 @click.option("--project", help="Only this project's context entries.")
 @read_options

@@ -66,6 +66,8 @@ class RecallQuery:
     def __post_init__(self) -> None:
         if self.limit < 1 or self.max_tokens < 1:
             raise InvalidInput("limit and max_tokens must be at least 1")
+        if not 0 <= self.min_score <= 1:  # NaN too: every comparison with it is false
+            raise InvalidInput(f"min_score must be in 0..1, got {self.min_score!r}")
 
     def cache_key(self) -> str:
         """Everything but the text that changes the answer."""
