@@ -98,13 +98,14 @@ def restore(
     links = read_chain(backend, root, vid)
     if not links:
         raise NotFound(f"no manifests for vault {vid} on {backend.describe()}")
-    newest_known, warnings = _newer(backend, root, links[-1].manifest.seq, min_seq, allow_older)
     signed_by = signing.check_all(_signed_items(links), signers) if signers else []
     bundles = apply.download(backend, links, progress)
     work = dest.parent / f".{dest.name}.restoring-{os.getpid()}"
     shutil.rmtree(work, ignore_errors=True)
     try:
         store = _rebuild(work, links, bundles)
+        seq = links[-1].manifest.seq
+        newest_known, warnings = _newer(backend, root, seq, min_seq, allow_older)
         if signers is None:
             signed_by, note = _check_by_policy(store, links)
             warnings += [note] if note else []
