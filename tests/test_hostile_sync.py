@@ -22,6 +22,7 @@ from clawql_git.errors import InvalidInput, TamperDetected
 from clawql_git.sync import signing
 from clawql_git.sync.bundles import create_bundle, read_header
 from clawql_git.sync.manifest import (
+    AUDIT_REF,
     MAIN_REF,
     Manifest,
     bundle_key,
@@ -135,19 +136,21 @@ def _append(
     basis: list[str] | None = None,
     signer: Path | None = None,
     extra_refs: dict[str, str] | None = None,
+    ref: str = MAIN_REF,
 ) -> Manifest:
-    """Append a bundle of ``main`` and a correctly chained manifest for it, as the attacker."""
+    """Append a bundle moving ``ref`` (main unless told) to ``main`` and a correctly chained
+    manifest for it, as the attacker."""
     chain = _raw(remote, "/manifests/")
     last = Manifest.decode(chain[-1][1], chain[-1][0])
     seq = last.seq + 1
     root = last.bundle_key.rsplit("/bundles/", 1)[0]
     git(repo, "update-ref", "refs/heads/forged", main)
-    data = create_bundle(repo, {"refs/heads/forged": main}, basis or [last.refs[MAIN_REF]])
-    data = data.replace(b" refs/heads/forged\n", f" {MAIN_REF}\n".encode(), 1)
+    data = create_bundle(repo, {"refs/heads/forged": main}, basis or [last.refs[ref]])
+    data = data.replace(b" refs/heads/forged\n", f" {ref}\n".encode(), 1)
     sha = sha256_hex(data)
     key = bundle_key(root, seq, sha)
     _put(remote, key, data)
-    refs = {**last.refs, MAIN_REF: main, **(extra_refs or {})}
+    refs = {**last.refs, ref: main, **(extra_refs or {})}
     manifest = Manifest(
         last.vault_id,
         seq,
@@ -229,6 +232,78 @@ def test_a_bundle_rewriting_history_is_refused_on_pull(tmp_path: Path, remote: S
         _service(vault.root).pull()
     assert any("not an ancestor" in p for p in err.value.problems)
     assert _state(vault.root) == before
+
+
+def test_a_malformed_commit_object_is_refused(tmp_path: Path, remote: S3Server) -> None:
+    """What the protected remote's receive.fsckObjects refuses (git fetch of a bundle checks
+    nothing): an author line with a broken email, written with ``hash-object --literally``."""
+    vault = _vault(tmp_path, remote)
+    _service(vault.root).push()
+    clone = tmp_path / "clone"
+    restore(_backend(remote), clone, "clawql")
+    work, _ = _attacker_clone(tmp_path, vault, {"decisions/x.txt": "x\n"})
+    tip = git(work, "rev-parse", "HEAD~1").stdout.strip()
+    tree = git(work, "rev-parse", "HEAD~1^{tree}").stdout.strip()
+    raw = (
+        f"tree {tree}\nparent {tip}\nauthor m <m@evil 1700000000 +0000\n"
+        "committer m <m@evil> 1700000000 +0000\n\nmalformed\n"
+    )
+    (work / "c.txt").write_text(raw)
+    bad = git(work, "hash-object", "--literally", "-t", "commit", "-w", "c.txt").stdout.strip()
+    _append(remote, work, bad)
+    before = _state(clone)
+    with pytest.raises(TamperDetected, match="fsck") as err:
+        _service(clone).pull()
+    assert "badEmail" in err.value.message
+    assert _state(clone) == before
+    assert git(clone, "cat-file", "-e", bad, check=False).returncode != 0  # not even stored
+    with pytest.raises(TamperDetected, match="fsck"):
+        restore(_backend(remote), tmp_path / "fresh", "clawql")
+
+
+def test_a_secret_on_the_audit_chain_is_refused(tmp_path: Path, remote: S3Server) -> None:
+    """An audit event's tree is checked like main's: the chain travels with every push."""
+    vault = _vault(tmp_path, remote)
+    for n in range(2):  # the second push carries the first one's MEMORY_SYNC_PUSH event
+        Vault.open(vault.root).ingest(type="decision", title=f"Seed {n}", identity=A)
+        _service(vault.root).push()
+    clone = tmp_path / "clone"
+    restore(_backend(remote), clone, "clawql")
+    work, evil = _attacker_clone(tmp_path, vault, {"notes.txt": f"token {TOKEN}\n"})
+    git(work, "fetch", "-q", "origin", f"{AUDIT_REF}:{AUDIT_REF}")
+    audit_tip = git(work, "rev-parse", AUDIT_REF).stdout.strip()
+    event = git(
+        work,
+        "-c",
+        "user.name=m",
+        "-c",
+        "user.email=m@evil",
+        "commit-tree",
+        f"{evil}^{{tree}}",
+        "-p",
+        audit_tip,
+        "-m",
+        "MEMORY_READ forged\n\nClawql-Event: MEMORY_READ",
+    ).stdout.strip()
+    _append(remote, work, event, ref=AUDIT_REF)
+    before = _state(clone)
+    with pytest.raises(TamperDetected, match="checks a protected remote runs") as err:
+        _service(clone).pull()
+    assert any(AUDIT_REF in p and "notes.txt" in p for p in err.value.problems)
+    assert _state(clone) == before
+
+
+def test_a_gap_in_the_chain_is_refused(tmp_path: Path, remote: S3Server) -> None:
+    vault = _vault(tmp_path, remote)
+    for n in range(3):
+        vault.ingest(type="decision", title=f"Entry {n}", identity=A)
+        _service(vault.root).push()
+    middle, _ = _raw(remote, "/manifests/")[1]
+    _delete(remote, middle)
+    with pytest.raises(TamperDetected, match="chain") as err:
+        restore(_backend(remote), tmp_path / "fresh", "clawql", allow_older=True)
+    assert any("seq 3 where 2 was expected" in p for p in err.value.problems)
+    assert not (tmp_path / "fresh").exists()
 
 
 # ---------------------------------------------------------------- 1a: signed manifests

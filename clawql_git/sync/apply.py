@@ -1,8 +1,9 @@
 """Bringing remote bundles into a repository, checked before any vault ref moves: each bundle's
 size and sha256 against its manifest, its header against the manifest's refs, its prerequisites
-with ``git bundle verify``, every manifest's tips against the newest ones (ancestry), and every
-commit the bundles bring in against the checks a protected team remote runs (``check_content``:
-entries valid, no secrets, signed commits where the vault's policy asks)."""
+with ``git bundle verify``, its objects with ``index-pack --strict``, every manifest's tips
+against the newest ones (ancestry), and every commit the bundles bring in against the checks a
+protected team remote runs (``check_content``: entries valid, no secrets, signed commits where
+the vault's policy asks)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from clawql_git.gitstore.lock import exclusive_lock
 from clawql_git.model.progress import Progress
 from clawql_git.sync.backend import Backend
 from clawql_git.sync.bundles import (
+    check_objects,
     fetch_bundle,
     has_commit,
     is_ancestor,
@@ -78,6 +80,7 @@ def unpack(repo: Path, links: Sequence[ChainLink], bundles: Sequence[bytes]) -> 
                     f"({', '.join(x[:12] for x in missing)}): an earlier bundle is missing",
                 )
             verify_bundle(repo, path, f"bundle of seq {m.seq}")
+            check_objects(repo, data, f"bundle of seq {m.seq}")
             header = read_header(data, m.bundle_key)
             fetch_bundle(repo, path, header.refs, f"{INCOMING}/{m.seq:08d}")
             lost = [ref for ref, sha in m.refs.items() if not has_commit(repo, sha)]

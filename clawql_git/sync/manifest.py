@@ -16,7 +16,7 @@ FORMAT = "clawql-sync-manifest/1"
 MAIN_REF = "refs/heads/main"
 AUDIT_REF = "refs/clawql/audit"
 VAULT_REFS = (MAIN_REF, AUDIT_REF)  # the only refs a sync bundle may carry
-SHA = re.compile(r"[0-9a-f]{40}")
+SHA = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")  # SHA-1 or SHA-256 object ids
 
 
 def sha256_hex(data: bytes) -> str:
