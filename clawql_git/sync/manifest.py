@@ -1,5 +1,6 @@
 """Push manifests and their hash chain: one canonical JSON document per push, each naming the
-sha256 of the one before, so a dropped, reordered or replayed manifest breaks the chain."""
+sha256 of the one before, so a dropped, reordered or replayed manifest breaks the chain. The
+chain is integrity only; who wrote a manifest is its ``signature`` (``signing.py``)."""
 
 from __future__ import annotations
 
