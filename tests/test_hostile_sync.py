@@ -584,3 +584,22 @@ def test_restore_of_a_complete_remote_reports_its_seq(tmp_path: Path, remote: S3
         restore(_backend(remote), tmp_path / "again", "clawql", min_seq=2)
     older = restore(_backend(remote), tmp_path / "older", "clawql", min_seq=2, allow_older=True)
     assert older.seq == 1 and older.newest_known == 2 and "rolled back" in older.warnings[0]
+
+
+def test_pull_warns_when_a_newer_manifest_is_gone(tmp_path: Path, remote: S3Server) -> None:
+    """A clone that never saw seq 3 cannot call it a rollback, but the bundle says it existed."""
+    vault = _vault(tmp_path, remote)
+    vault.ingest(type="decision", title="Seed", identity=A)
+    _service(vault.root).push()
+    clone = tmp_path / "clone"
+    restore(_backend(remote), clone, "clawql")
+    for n in range(2):
+        Vault.open(vault.root).ingest(type="decision", title=f"Later {n}", identity=A)
+        _service(vault.root).push()
+    newest_key, _ = _raw(remote, "/manifests/")[-1]
+    _delete(remote, newest_key)
+    result = CliRunner().invoke(cli, ["sync", "--vault", str(clone), "pull", "--json"])
+    assert result.exit_code == 0, result.output
+    record = json.loads(result.stdout)
+    assert record["applied"] == [2]
+    assert record["warnings"] and "bundles of seq 3 that no manifest names" in record["warnings"][0]

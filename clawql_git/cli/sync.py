@@ -110,6 +110,8 @@ def pull(ctx: click.Context, as_json: bool) -> None:
         click.echo(f"  main: {result.main}; audit: {result.audit}")
         if result.signed_by:
             click.echo(f"  manifests signed by {', '.join(sorted(set(result.signed_by)))}")
+    for warning in result.warnings:
+        click.echo(f"WARNING: {warning}", err=True)
 
 
 @sync.command()

@@ -12,7 +12,6 @@ to restore an older vault unless ``allow_older``; then the result carries the wa
 from __future__ import annotations
 
 import os
-import re
 import shutil
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -25,8 +24,6 @@ from clawql_git.model.progress import Progress
 from clawql_git.sync import apply, signing
 from clawql_git.sync.backend import Backend
 from clawql_git.sync.manifest import AUDIT_REF, MAIN_REF, ChainLink, vault_root_key
-
-BUNDLE_NAME = re.compile(r"/bundles/(\d{8})-[0-9a-f]{64}\.bundle$")
 
 
 @dataclass(frozen=True)
@@ -141,14 +138,9 @@ def _newer(
 ) -> tuple[int, list[str]]:
     """The highest seq known to have existed, and the warnings an older restore carries;
     refuses (``TamperDetected``) an older restore unless ``allow_older``."""
-    orphans = sorted(
-        {
-            int(m.group(1))
-            for obj in backend.list(f"{root}/bundles/")
-            if (m := BUNDLE_NAME.search(obj.key))
-        }
-        - set(range(seq + 1))
-    )
+    from clawql_git.sync.service import newer_bundles, orphans_note
+
+    orphans = newer_bundles(backend, root, seq)
     problems = []
     if min_seq > seq:
         problems.append(
@@ -156,11 +148,7 @@ def _newer(
             f"{min_seq} was pushed"
         )
     if orphans:
-        problems.append(
-            f"{backend.describe()} holds bundles of seq {', '.join(map(str, orphans))} that no "
-            f"manifest names (newest manifest: seq {seq}): newer manifests were deleted, or a "
-            "push died between its bundle and its manifest"
-        )
+        problems.append(orphans_note(backend.describe(), orphans, seq))
     known = max([seq, min_seq, *orphans])
     if problems and not allow_older:
         raise TamperDetected(

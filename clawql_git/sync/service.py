@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 import subprocess
 import time
 from collections.abc import Callable
@@ -88,6 +89,7 @@ class PullResult:
     main: str  # up-to-date | fast-forward | merge | local-ahead
     audit: str  # up-to-date | fast-forward | replayed N | local-ahead
     signed_by: list[str] = field(default_factory=list)  # principal of each applied manifest
+    warnings: list[str] = field(default_factory=list)
 
     def to_record(self) -> dict[str, Any]:
         return asdict(self)
@@ -320,7 +322,14 @@ class SyncService:
         """Fetch, check and apply every manifest newer than this clone's record."""
         with exclusive_lock(self.store.state_dir / "sync.lock"):
             state = LocalState.load(self.store)
-            return self._apply(self.read_chain(state), state, progress)
+            links = self.read_chain(state)
+            result = self._apply(links, state, progress)
+        newest = links[-1].manifest.seq if links else 0
+        orphans = newer_bundles(self.backend, self.root, newest)
+        if orphans:
+            note = orphans_note(self.backend.describe(), orphans, newest)
+            return replace(result, warnings=[note])
+        return result
 
     def _apply(
         self, links: list[ChainLink], state: LocalState, progress: Progress | None = None
@@ -439,6 +448,28 @@ def read_chain(backend: Backend, root: str, vault_id: str) -> list[ChainLink]:
     links.sort(key=lambda lk: lk.key)
     check_chain(links, vault_id)
     return links
+
+
+BUNDLE_NAME = re.compile(r"/bundles/(\d{8})-[0-9a-f]{64}\.bundle$")
+
+
+def newer_bundles(backend: Backend, root: str, seq: int) -> list[int]:
+    """Seqs above ``seq`` that have a bundle on the remote: a manifest that once named it was
+    deleted (the remote rolled back), or a push died between its bundle and its manifest."""
+    found = {
+        int(m.group(1))
+        for obj in backend.list(f"{root}/bundles/")
+        if (m := BUNDLE_NAME.search(obj.key))
+    }
+    return sorted(n for n in found if n > seq)
+
+
+def orphans_note(where: str, seqs: list[int], seq: int) -> str:
+    return (
+        f"{where} holds bundles of seq {', '.join(map(str, seqs))} that no manifest names "
+        f"(newest manifest: seq {seq}): newer manifests were deleted, or a push died between "
+        "its bundle and its manifest"
+    )
 
 
 def check_rollback(links: list[ChainLink], state: LocalState, where: str) -> None:
