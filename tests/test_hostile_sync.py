@@ -467,7 +467,7 @@ def test_push_refuses_without_a_key_or_with_a_key_not_allowed(
     monkeypatch.setenv("CLAWQL_SIGNING_KEY", str(other))
     with pytest.raises(InvalidInput, match="not an allowed signer"):
         _service(vault.root).push()
-    assert _raw(remote, "/manifests/") == []
+    assert _raw(remote, "") == []  # not even a bundle
 
 
 # ---------------------------------------------------------------- 3: bundles and refs

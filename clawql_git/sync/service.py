@@ -229,8 +229,6 @@ class SyncService:
         sha = sha256_hex(data)
         key = bundle_key(self.root, seq, sha)
         tags = {"Vault-Id": self.vault_id, "Seq": str(seq), "Bundle-SHA256": sha, "Kind": "bundle"}
-        with contextlib.suppress(KeyExists):  # the same bytes from a push that died after it
-            self.backend.put_once(key, data, tags, _bytes(progress, key))
         header = read_header(data, key)
         manifest = Manifest(
             self.vault_id,
@@ -244,7 +242,9 @@ class SyncService:
             time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             self.agent,
         )
-        manifest = self._sign(manifest)
+        manifest = self._sign(manifest)  # before any upload: a refused key uploads nothing
+        with contextlib.suppress(KeyExists):  # the same bytes from a push that died after it
+            self.backend.put_once(key, data, tags, _bytes(progress, key))
         encoded = manifest.encode()
         mkey = manifest_key(self.root, seq)
         mtags = {**tags, "Kind": "manifest", "Prev-Manifest": manifest.prev_manifest or "none"}
