@@ -24,9 +24,10 @@ def worktree_problem(root: Path, path: str) -> str | None:
     in any case, or a component on the way that is a symbolic link (followed, a write would land
     wherever it points) or not a folder. Components are ``lstat``-ed, never followed."""
     parts = path.split("/")
-    for i, part in enumerate(parts):
+    for part in parts:
         if part in ("", ".", "..") or part.rstrip(". ").casefold() == ".git":
             return f"{path!r} has the component {part!r}"
+    for i in range(len(parts)):
         where = root.joinpath(*parts[: i + 1])
         try:
             mode = where.lstat().st_mode
