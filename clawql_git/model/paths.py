@@ -112,6 +112,8 @@ def _name_problem(part: str) -> str | None:
 def fold_name(name: str) -> str:
     """A name as a case-insensitive, normalisation-insensitive file system sees it (APFS,
     HFS+, NTFS): NFC, then case folded."""
+    if name.isascii():
+        return name.lower()
     return unicodedata.normalize("NFC", unicodedata.normalize("NFC", name).casefold())
 
 
@@ -141,14 +143,21 @@ def tree_collisions(
     for path in paths:
         for folder, name in folders_of(path):
             added.setdefault(folder, set()).add(name)
-    listings: dict[str, set[str]] = {}
+    folded: dict[str, dict[str, set[str]]] = {}  # folder -> folded name -> the names
     out: list[tuple[str, str]] = []
     for path in paths:
         for folder, name in folders_of(path):
-            if folder not in listings:
-                listings[folder] = set(listing(folder)) | added[folder]
-            other = case_collision(name, listings[folder])
-            if other is not None:
-                out.append((path, f"{folder}/{other}".lstrip("/")))
+            if folder not in folded:
+                folded[folder] = _fold_index(set(listing(folder)) | added[folder])
+            others = folded[folder][fold_name(name)] - {name}
+            if others:
+                out.append((path, f"{folder}/{min(others)}".lstrip("/")))
                 break
     return out
+
+
+def _fold_index(names: Iterable[str]) -> dict[str, set[str]]:
+    index: dict[str, set[str]] = {}
+    for name in names:
+        index.setdefault(fold_name(name), set()).add(name)
+    return index
