@@ -79,6 +79,21 @@ def test_committed_symlink_folder_refuses_the_write_api(root: Path, tmp_path: Pa
     assert "patterns (symbolic link)" in str(err.value) and "git rm patterns" in str(err.value)
     assert list(elsewhere.iterdir()) == []
     assert state(root) == before
+    verify = run("memory", "verify", "--vault", str(root))
+    assert verify.exit_code == 1 and "symbolic link at patterns" in verify.output, verify.output
+
+
+def test_an_entry_file_linked_by_hand_is_not_written_through(root: Path, tmp_path: Path) -> None:
+    with Vault.open(root, identity=AGENT) as v:
+        written = v.ingest(type="decision", title="First", body="b")
+        outside = tmp_path / "outside.md"
+        outside.write_bytes((root / written.path).read_bytes())
+        (root / written.path).unlink()
+        os.symlink(outside, root / written.path)
+        before = outside.read_bytes()
+        with pytest.raises(VaultStateError, match="is a symbolic link"):
+            v.update(written.path, body="changed")
+    assert outside.read_bytes() == before
 
 
 def test_committed_symlink_folder_refuses_the_write_cli(root: Path, tmp_path: Path) -> None:

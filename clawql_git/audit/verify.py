@@ -1,6 +1,7 @@
 """``verify``: prove that nothing was rewritten. Checks git fsck, that the audit chain is
 linear, that every engine commit's trailers agree with what it changed, and that every
-checkpoint the vault knows is still an ancestor of its ref. Tampering is reported with the
+checkpoint the vault knows is still an ancestor of its ref, and that HEAD holds no symbolic
+link or submodule. Tampering is reported with the
 commit and the problem; nothing is repaired."""
 
 from __future__ import annotations
@@ -56,7 +57,21 @@ def verify_vault(store: GitStore) -> VerifyReport:
     _linear_audit(store, report)
     _trailers_agree(store, store.ref_commit(head_ref), report)
     _checkpoints(store, report)
+    _no_links(store, store.ref_commit(head_ref), report)
     return report
+
+
+def _no_links(store: GitStore, head: Commit | None, report: VerifyReport) -> None:
+    """A symbolic link or submodule in HEAD's tree: a checkout follows it out of the vault,
+    and the writer refuses every write until it is removed."""
+    found = store.special_entries(head.tree if head is not None else None, set())
+    for path, kind in found:
+        report.problems.append(
+            f"HEAD holds a {kind} at {path}; engine writes are refused until it is removed "
+            f"(`git rm {path}`, then `git commit`)"
+        )
+    if not found:
+        report.checks.append("no symbolic links or submodules in HEAD")
 
 
 def _fsck(store: GitStore, report: VerifyReport) -> None:

@@ -2,8 +2,8 @@
 archive, imports, init and seeding, settings, sync config, review policy, catalog repair and
 proposal acceptance) is made here, in this order, under the writer lock:
 
-    plan (against the current tree) -> validate -> route -> catalogs -> trailers -> commit
-    -> work-tree sync
+    plan (against the current tree) -> validate -> route -> catalogs -> trailers -> tree checks
+    -> commit -> work-tree sync
 
 Only ``gitstore`` below creates the commit and moves the ref. Every commit carries the full
 trailer set (``TRAILER_ORDER``: event, entry paths, entry type, agent, session, correlation,
