@@ -498,3 +498,16 @@ def test_the_cli_console_script_refuses_a_long_path(root: Path) -> None:
     assert done.returncode == 2, done.stderr
     assert "bytes long" in done.stderr and "Traceback" not in done.stderr
     assert state(root) == before
+
+
+def test_verify_reports_names_a_checkout_cannot_hold(root: Path) -> None:
+    """Pushed or committed by hand (the writer refuses them): verify names each."""
+    for name in ("notes/aux.md", "notes/README.md", "notes/Readme.md"):
+        (root / name).parent.mkdir(exist_ok=True)
+        (root / name).write_text("---\ntype: context\n---\nb\n")
+    git(root, "add", "notes")
+    hand_commit(root)
+    result = run("memory", "verify", "--vault", str(root))
+    assert result.exit_code == 1, result.output
+    assert "notes/aux.md, which some checkout cannot hold" in result.output
+    assert "notes/README.md and notes/Readme.md" in result.output
