@@ -93,6 +93,8 @@ def draft_from_fields(
     fields.update({k: v for k, v in meta.items() if v is not None})
     fields = {k: v for k, v in fields.items() if v is not None}
     validate_meta(fields)  # before dumping, so a bad field is named as such
+    # ... and a field too large is refused before YAML renders it
+    check_frontmatter_size("", fields, settings.max_frontmatter_bytes, settings.max_field_bytes)
     check_type_spelling(entry_type, allow_new_type)
     if "timestamp" in fields:
         fields["timestamp"] = iso_timestamp(fields["timestamp"])
