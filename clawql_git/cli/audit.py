@@ -130,17 +130,20 @@ def reads(
 @json_option
 @click.pass_context
 def verify(ctx: click.Context, as_json: bool) -> None:
-    """Prove nothing was rewritten: fsck, linear histories, trailers against changes,
-    checkpoints still ancestors. Reports tampering; never repairs it."""
+    """Prove nothing was rewritten: the real objects (no replace refs or grafts), linear
+    histories, trailers against changes, checkpoints, reflog and pushes still in history, and
+    signatures when a signing key is set. Says what it could not prove. Never repairs."""
     report = open_vault(ctx).verify()
     if as_json:
         emit_json(report.to_record())
     else:
         for check in report.checks:
             click.echo(f"ok: {check}")
+        for limit in report.limits:
+            click.echo(f"not proved: {limit}")
         for problem in report.problems:
             click.echo(f"TAMPERING: {problem}")
-        click.echo("verified" if report.ok else f"{len(report.problems)} problem(s) found")
+        click.echo(report.verdict())
     if not report.ok:
         raise CheckFailed(f"verify found {len(report.problems)} problem(s)")
 

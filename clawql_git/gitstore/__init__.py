@@ -17,6 +17,7 @@ from clawql_git.gitstore.repo import (
     signature,
     valid_ref_name,
 )
+from clawql_git.gitstore.checkpoints import Checkpoint, chain_breaks, read_checkpoints
 from clawql_git.gitstore.store import CHECKPOINTS, ENGINE_EMAIL_DOMAIN, Change, GitStore, ssh_sign
 from clawql_git.gitstore.trailers import Trailers, format_message, parse_trailers
 
@@ -27,6 +28,7 @@ __all__ = [
     "PROPOSALS",
     "ZERO",
     "BlobData",
+    "Checkpoint",
     "Change",
     "Commit",
     "CommitInfo",
@@ -37,8 +39,10 @@ __all__ = [
     "Trailers",
     "Tree",
     "branch_ref",
+    "chain_breaks",
     "format_message",
     "parse_trailers",
+    "read_checkpoints",
     "signature",
     "ssh_sign",
     "valid_ref_name",
