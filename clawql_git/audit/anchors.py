@@ -221,9 +221,14 @@ def remotes(store: GitStore, head_ref: str, found: Findings) -> None:
         if theirs is None:
             continue
         found.anchors += 1
-        if not store.is_ancestor(str(theirs.id), tip) and not store.is_ancestor(str(tip.id), theirs):
+        if not _related(store, tip, theirs):
             found.limits.append(
                 f"{head_ref} and {ref} have parted: the remote holds commits this branch lacks "
                 "(a teammate's, until you pull; or this branch was rewritten after a push)"
             )
     found.checks.append(f"pushed commits still in {head_ref}: {len(tracking)} remote refs")
+
+
+def _related(store: GitStore, ours: Commit, theirs: Commit) -> bool:
+    """One contains the other (ahead, behind or equal)."""
+    return store.is_ancestor(str(theirs.id), ours) or store.is_ancestor(str(ours.id), theirs)

@@ -184,7 +184,7 @@ def _engine_committed(commit: Commit, event: str, report: Findings) -> None:
 
 
 def _log_agrees(cataloger: Cataloger, head: Commit, report: Findings) -> None:
-    """log.md and log/*.md are regenerated from the commits' trailers; a difference is a hand edit."""
+    """log.md and log/*.md are regenerated from the commits' trailers: a difference is an edit."""
     drift = sorted(cataloger.drift(head))
     for path in [p for p in drift if _is_log(p)]:
         report.problems.append(
