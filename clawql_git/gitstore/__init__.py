@@ -4,7 +4,7 @@ pygit2 errors are translated here into the ``clawql_git.errors`` tree."""
 
 from __future__ import annotations
 
-from clawql_git.gitstore.checkpoints import Checkpoint, chain_breaks, read_checkpoints
+from clawql_git.gitstore.checkpoints import CHECKPOINTS, Checkpoint, chain_breaks, read_checkpoints
 from clawql_git.gitstore.refs import AUDIT_REF, PROPOSALS, branch_ref
 from clawql_git.gitstore.repo import (
     ZERO,
@@ -18,7 +18,7 @@ from clawql_git.gitstore.repo import (
     signature,
     valid_ref_name,
 )
-from clawql_git.gitstore.store import CHECKPOINTS, ENGINE_EMAIL_DOMAIN, Change, GitStore, ssh_sign
+from clawql_git.gitstore.store import ENGINE_EMAIL_DOMAIN, Change, GitStore, ssh_sign
 from clawql_git.gitstore.trailers import Trailers, format_message, parse_trailers
 
 __all__ = [
