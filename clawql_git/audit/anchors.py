@@ -221,7 +221,15 @@ def remotes(store: GitStore, head_ref: str, found: Findings) -> None:
         if theirs is None:
             continue
         found.anchors += 1
-        if not _related(store, tip, theirs):
+        if _related(store, tip, theirs):
+            continue
+        copies = _copies(store, tip, theirs)
+        for original, copy in copies[:MAX_LISTED]:
+            found.problems.append(
+                f"git:{original} on {ref} was copied into git:{copy} of {head_ref} (same author, "
+                "time and message): history the remote holds was rewritten here"
+            )
+        if not copies:
             found.limits.append(
                 f"{head_ref} and {ref} have parted: the remote holds commits this branch lacks "
                 "(a teammate's, until you pull; or this branch was rewritten after a push)"
@@ -232,3 +240,20 @@ def remotes(store: GitStore, head_ref: str, found: Findings) -> None:
 def _related(store: GitStore, ours: Commit, theirs: Commit) -> bool:
     """One contains the other (ahead, behind or equal)."""
     return store.is_ancestor(str(theirs.id), ours) or store.is_ancestor(str(ours.id), theirs)
+
+
+def _copies(store: GitStore, ours: Commit, theirs: Commit) -> list[tuple[str, str]]:
+    """(remote commit, local copy) pairs among the commits each side alone holds: a rebase or
+    amend keeps author, author time and message, a teammate's new commit does not match."""
+    mine = {str(c.id) for c in store.walk(ours, first_parent=False)}
+    theirs_only = [c for c in store.walk(theirs, first_parent=False) if str(c.id) not in mine]
+    if not theirs_only:
+        return []
+    remote = {str(c.id) for c in store.walk(theirs, first_parent=False)}
+    ours_only = [c for c in store.walk(ours, first_parent=False) if str(c.id) not in remote]
+    by_key = {_key(c): str(c.id) for c in ours_only}
+    return [(str(c.id), by_key[_key(c)]) for c in theirs_only if _key(c) in by_key]
+
+
+def _key(commit: Commit) -> tuple[str, int, str]:
+    return (commit.author.email, commit.author.time, commit.message)
