@@ -117,14 +117,29 @@ def engine_message(event: str, path: str, agent: str = "claude-code") -> str:
 
 
 def erase_local_records(root: Path) -> None:
-    """What a thorough local attacker also removes: checkpoints and every reflog."""
+    """What a thorough local attacker also removes: checkpoints (and their head), reflogs."""
     (root / ".git" / "clawql" / CHECKPOINTS).unlink()
+    (root / ".git" / "clawql" / "checkpoints.head").unlink()
     git(root, "reflog", "expire", "--expire=now", "--all")
 
 
-def rewrite_entry_in_history(root: Path, path: str, env: dict[str, str] | None = None) -> None:
-    """Edit an entry's text in every commit that holds it (git filter-branch)."""
-    script = f"test -f {path} && sed -i 's/body 0/FORGED/' {path} || true"
+# A careful attacker also rewrites the commit shas the catalogs quote (log.md's worm_refs) to
+# the rewritten ones: filter-branch's ``map`` gives the new sha of a commit already rewritten.
+REMAP_QUOTED_SHAS = (
+    "for f in $(grep -rl 'git:[0-9a-f]\\{40\\}' --include='*.md' . || true); do "
+    "for s in $(grep -o 'git:[0-9a-f]\\{40\\}' $f | cut -c5- | sort -u); do "
+    'sed -i "s/$s/$(map $s)/g" $f; done; done'
+)
+
+
+def rewrite_entry_in_history(
+    root: Path, path: str, env: dict[str, str] | None = None, careful: bool = False
+) -> None:
+    """Edit an entry's text in every commit that holds it (git filter-branch); ``careful``
+    also rewrites the shas the catalogs quote, so the log agrees with the new history."""
+    script = f"(test -f {path} && sed -i 's/body 0/FORGED/' {path} || true)"
+    if careful:
+        script += "; " + REMAP_QUOTED_SHAS
     git_env(
         root,
         "filter-branch",
@@ -191,8 +206,8 @@ def test_replaced_commit_is_reported(root: Path) -> None:
 
 
 def test_replace_graft_is_reported(root: Path) -> None:
-    git(root, "replace", "--graft", "HEAD", "HEAD~3")
     hidden = sha(root, "HEAD~1")
+    git(root, "replace", "--graft", "HEAD", "HEAD~3")
     assert hidden not in git(root, "log", "--format=%H").stdout
     assert verify(root).names("refs/replace/", "git replace")
 
@@ -253,7 +268,6 @@ def test_an_older_entry_edited_and_history_rewritten(root: Path) -> None:
     assert "FORGED" in git(root, "log", "-p", "--format=").stdout
     report = verify(root)
     assert report.names(first, "no longer an ancestor")
-    assert report.names("not the engine")
 
 
 def test_rewrite_and_deleted_checkpoints_seen_in_the_reflog(root: Path) -> None:
@@ -281,11 +295,11 @@ def test_a_checkpoint_line_edited_breaks_the_chain(root: Path) -> None:
 
 
 def test_rewrite_with_every_local_record_erased_is_only_self_consistent(root: Path) -> None:
-    """Forged engine committer, checkpoints and reflogs gone: nothing local can show it."""
-    rewrite_entry_in_history(root, _path(root, "Use Postgres"), FORGED_ENGINE)
+    """Log shas remapped, checkpoints and reflogs gone: nothing local can show it."""
+    rewrite_entry_in_history(root, _path(root, "Use Postgres"), careful=True)
     erase_local_records(root)
     report = verify(root)
-    assert report.ok and not report.anchored
+    assert report.ok and not report.anchored, report.out
     assert "self-consistent only" in report.out and "no anchor" in report.out
 
 
@@ -316,12 +330,23 @@ def test_rewrite_after_a_push_is_caught_by_the_remote_copy(root: Path, tmp_path:
 # ---------------------------------------------------------------- a clone has no anchor
 
 
-def test_a_clone_of_a_rewritten_vault_says_it_has_no_anchor(root: Path, tmp_path: Path) -> None:
-    rewrite_entry_in_history(root, _path(root, "Use Postgres"), FORGED_ENGINE)
-    target = tmp_path / "clone"
-    r = CliRunner().invoke(cli, ["clone", str(root), str(target)])
+def clone(root: Path, target: Path) -> Path:
+    r = CliRunner().invoke(cli, ["memory", "clone", str(root), str(target)])
     assert r.exit_code == 0, r.output
-    report = verify(target)
+    return target
+
+
+def test_a_clone_of_a_naively_rewritten_vault_shows_it_in_its_log(
+    root: Path, tmp_path: Path
+) -> None:
+    """log.md quotes the sha of every earlier engine commit: a rewrite that leaves it shows."""
+    rewrite_entry_in_history(root, _path(root, "Use Postgres"))
+    assert verify(clone(root, tmp_path / "clone")).names("log.md", "edited by hand")
+
+
+def test_a_clone_of_a_rewritten_vault_says_it_has_no_anchor(root: Path, tmp_path: Path) -> None:
+    rewrite_entry_in_history(root, _path(root, "Use Postgres"), careful=True)
+    report = verify(clone(root, tmp_path / "clone"))
     assert report.ok and not report.anchored
     assert "no anchor" in report.out and "self-consistent only" in report.out
 
@@ -344,14 +369,31 @@ def test_hand_commit_with_consistent_forged_trailers_is_not_provable_without_sig
     root: Path,
 ) -> None:
     path = _hand_entry(root, "Drop the audit")
-    forged = forge_commit(
-        root, engine_message("MEMORY_INGEST", path), {**AGENT_AUTHOR, **FORGED_ENGINE}
-    )
+    forged = forge_with_catalogs(root, engine_message("MEMORY_INGEST", path))
     log = Vault.open(root).log()
     assert any(r.sha == forged and r.agent == "claude-code" for r in log)  # attributed
     report = verify(root)
-    assert report.ok  # consistent in every way git can see
+    assert report.ok, report.out  # consistent in every way git can see
     assert any("cannot be told from the engine's" in x for x in report.limits), report.out
+
+
+def forge_with_catalogs(root: Path, message: str) -> str:
+    """A forged engine commit with the catalogs the engine would have written (the log line of
+    the newest commit says ``worm_ref: pending``, so amending them in converges)."""
+    forge_commit(root, message, {**AGENT_AUTHOR, **FORGED_ENGINE})
+    vault = Vault.open(root)
+    head = vault.store.head_commit()
+    assert head is not None
+    for path, (_, want) in vault.cataloger.drift(head).items():
+        if want is None:
+            (root / path).unlink()
+        else:
+            (root / path).write_bytes(want)
+        git(root, "add", "-A", path)
+    vault.close()
+    forged = forge_commit_amend(root, message, {**AGENT_AUTHOR, **FORGED_ENGINE})
+    git(root, "reflog", "delete", "refs/heads/main@{1}", "HEAD@{1}")  # the draft
+    return forged
 
 
 def test_hand_commit_with_forged_trailers_but_a_person_as_committer(root: Path) -> None:
@@ -366,9 +408,7 @@ def test_hand_commit_with_forged_trailers_is_caught_with_signing(
 ) -> None:
     root, key = signed_vault(tmp_path, monkeypatch)
     path = _hand_entry(root, "Drop the audit")
-    forged = forge_commit(
-        root, engine_message("MEMORY_INGEST", path), {**AGENT_AUTHOR, **FORGED_ENGINE}
-    )
+    forged = forge_with_catalogs(root, engine_message("MEMORY_INGEST", path))
     report = verify(root, key)
     assert report.names(forged, "not signed by an allowed key"), report.out
 
@@ -468,7 +508,7 @@ def test_audit_ref_deleted_with_its_checkpoint_lines(root: Path) -> None:
     lines = path.read_text().splitlines(keepends=True)
     path.write_text("".join(x for x in lines if not x.startswith("refs/clawql/audit")))
     report = verify(root)
-    assert report.names("does not follow from the line before"), report.out
+    assert report.names("lines were cut from its end"), report.out
 
 
 def test_audit_ref_deleted_with_the_whole_checkpoint_file(root: Path) -> None:

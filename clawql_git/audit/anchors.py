@@ -18,6 +18,8 @@ from clawql_git.gitstore import (
     chain_breaks,
     parse_trailers,
     read_checkpoints,
+    recorded_head,
+    tail_cut,
 )
 
 REPLACE = "refs/replace/"
@@ -85,6 +87,11 @@ def checkpoints(store: GitStore, head_ref: str, found: Findings) -> list[Checkpo
         found.problems.append(
             f"checkpoint line {cp.number} ({cp.ref} git:{cp.sha}) does not follow from the line "
             "before it: lines of $GIT_DIR/clawql/checkpoints were edited or deleted"
+        )
+    if tail_cut(known, recorded_head(store.checkpoints_path)):
+        found.problems.append(
+            "$GIT_DIR/clawql/checkpoints ends before its recorded newest line "
+            "(checkpoints.head): lines were cut from its end, or the head was deleted"
         )
     by_ref: dict[str, list[str]] = {}
     for cp in known:
@@ -257,3 +264,25 @@ def _copies(store: GitStore, ours: Commit, theirs: Commit) -> list[tuple[str, st
 
 def _key(commit: Commit) -> tuple[str, int, str]:
     return (commit.author.email, commit.author.time, commit.message)
+
+
+CLONE_ID = "clawql.cloneId"  # this clone's name for its audit chain on a team remote
+
+
+def audit_copies(store: GitStore, found: Findings) -> None:
+    """This clone's audit chain as fetched back from a team remote (which never forces it) is
+    still contained in the local chain."""
+    clone = store.config_get(CLONE_ID)
+    copies = [r for r in store.ref_names("refs/clawql/remotes/") if clone and r.endswith(clone)]
+    local = store.ref_commit(AUDIT_REF)
+    for ref in copies:
+        theirs = store.ref_commit(ref)
+        if theirs is None:
+            continue
+        if local is None or not store.is_ancestor(str(theirs.id), local):
+            found.problems.append(
+                f"{AUDIT_REF} no longer holds git:{theirs.id}, the tip of its copy {ref} on the "
+                "team remote: audit events were deleted here"
+            )
+    if copies:
+        found.checks.append(f"audit chain holds its team-remote copy: {len(copies)} checked")

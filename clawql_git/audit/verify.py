@@ -75,6 +75,7 @@ def verify_vault(
     known = anchors.checkpoints(store, head_ref, found)
     anchors.reflog(store, head_ref, known, found)
     anchors.remotes(store, head_ref, found)
+    anchors.audit_copies(store, found)
     signatures(store, head, vault_signers(store, signing_key), found)
     anchored = any(cp.ref == head_ref for cp in known)
     if not anchored and head is not None:

@@ -4,7 +4,14 @@ pygit2 errors are translated here into the ``clawql_git.errors`` tree."""
 
 from __future__ import annotations
 
-from clawql_git.gitstore.checkpoints import CHECKPOINTS, Checkpoint, chain_breaks, read_checkpoints
+from clawql_git.gitstore.checkpoints import (
+    CHECKPOINTS,
+    Checkpoint,
+    chain_breaks,
+    read_checkpoints,
+    recorded_head,
+    tail_cut,
+)
 from clawql_git.gitstore.refs import AUDIT_REF, PROPOSALS, branch_ref
 from clawql_git.gitstore.repo import (
     ZERO,
@@ -43,7 +50,9 @@ __all__ = [
     "format_message",
     "parse_trailers",
     "read_checkpoints",
+    "recorded_head",
     "signature",
     "ssh_sign",
+    "tail_cut",
     "valid_ref_name",
 ]

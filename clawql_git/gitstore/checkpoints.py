@@ -1,7 +1,8 @@
 """The checkpoint file ($GIT_DIR/clawql/checkpoints): one ``<ref> <sha> <link>`` line after every
 engine commit (and for each ref a sync manifest recorded). ``link`` chains each line to the one
 before it (sha256 of the previous link and this line's ref and sha), so a line deleted or edited
-in the middle breaks the chain; lines of the older two-field format may precede the chain."""
+in the middle breaks the chain; lines of the older two-field format may precede the chain. The
+newest link is also kept beside the file (checkpoints.head), so lines cut from its end show too."""
 
 from __future__ import annotations
 
@@ -11,9 +12,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from clawql_git.gitstore.files import atomic_write
 from clawql_git.gitstore.lock import exclusive_lock
 
 CHECKPOINTS = "checkpoints"
+HEAD = "checkpoints.head"  # the newest link, written after each append
 TAIL_BYTES = 4096  # the last whole line always fits: a line is about 125 bytes
 
 
@@ -83,6 +86,24 @@ def append_checkpoints(path: Path, pairs: Iterable[tuple[str, str]]) -> None:
             lines.append(f"{ref} {sha} {previous}\n")
         with open(path, "a", encoding="ascii") as handle:
             handle.writelines(lines)
+        atomic_write(path.with_name(HEAD), f"{previous}\n".encode("ascii"), False)
+
+
+def recorded_head(path: Path) -> str:
+    """The newest link as recorded beside the file ("" when none was)."""
+    try:
+        return path.with_name(HEAD).read_text(encoding="ascii").strip()
+    except (FileNotFoundError, UnicodeDecodeError):
+        return ""
+
+
+def tail_cut(checkpoints: list[Checkpoint], head: str) -> bool:
+    """True when lines were cut from the end: the recorded newest link is on no line (a crash
+    between the append and the head leaves the head one line behind, which is allowed)."""
+    links = {cp.link for cp in checkpoints if cp.link}
+    if not head:
+        return bool(links)  # chained lines are written with a head: the head was deleted
+    return head not in links
 
 
 def _tail(path: Path) -> tuple[str, bool]:
