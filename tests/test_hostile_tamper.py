@@ -118,8 +118,8 @@ def engine_message(event: str, path: str, agent: str = "claude-code") -> str:
 
 def erase_local_records(root: Path) -> None:
     """What a thorough local attacker also removes: checkpoints (and their head), reflogs."""
-    (root / ".git" / "clawql" / CHECKPOINTS).unlink()
-    (root / ".git" / "clawql" / "checkpoints.head").unlink()
+    (root / ".git" / "clawql" / CHECKPOINTS).unlink(missing_ok=True)
+    (root / ".git" / "clawql" / "checkpoints.head").unlink(missing_ok=True)
     git(root, "reflog", "expire", "--expire=now", "--all")
 
 
@@ -523,3 +523,40 @@ def test_checkpoints_survive_a_torn_last_line(root: Path) -> None:
         handle.write("refs/heads/main 0123")  # a crash mid-append
     Vault.open(root).ingest(type="context", title="After the crash", identity=WRITER)
     assert verify(root).ok
+
+
+@needs_ssh
+def test_required_signing_makes_a_rewrite_that_drops_every_signature_fail(
+    root: Path, tmp_path: Path
+) -> None:
+    """Without the policy a rewrite from the root leaves nothing signed (verify says signatures
+    prove nothing); with ``require_signed`` committed, every engine commit after it must be."""
+    key = ssh_key(tmp_path)
+    (root / ".clawql" / "allowed_signers").write_text(
+        f"claude-code@agents.clawql {Path(f'{key}.pub').read_text().strip()}\n"
+    )
+    toml = root / ".clawql" / "vault.toml"
+    toml.write_text(
+        toml.read_text()
+        + '\n[policy]\nrequire_signed = true\nallowed_signers = ".clawql/allowed_signers"\n'
+    )
+    git(root, "add", ".clawql")
+    forge_commit(root, "policy: signed engine commits")
+    vault = Vault.open(root, signing_key=str(key))
+    vault.enable_signing()
+    vault.ingest(type="context", title="Signed note", identity=WRITER)
+    vault.close()
+    assert verify(root, key).ok
+    git_env(root, "rebase", "-q", "--force-rebase", "--root", env=FORGED_ENGINE)
+    erase_local_records(root)
+    report = verify(root, key)
+    assert report.names("not signed by an allowed key"), report.out
+    (root / ".clawql" / "allowed_signers").unlink()  # the same rewrite, signing only local
+    git(root, "rm", "-q", "--cached", ".clawql/allowed_signers")
+    toml.write_text(toml.read_text().split("\n[policy]")[0] + "\n")
+    git(root, "add", ".clawql")
+    git_env(root, "commit", "-q", "--amend", "--no-edit", env=FORGED_ENGINE)
+    git_env(root, "rebase", "-q", "--force-rebase", "--root", env=FORGED_ENGINE)
+    erase_local_records(root)
+    report = verify(root, key)
+    assert any("signatures prove nothing here yet" in x for x in report.limits), report.out
