@@ -560,3 +560,21 @@ def test_required_signing_makes_a_rewrite_that_drops_every_signature_fail(
     erase_local_records(root)
     report = verify(root, key)
     assert any("signatures prove nothing here yet" in x for x in report.limits), report.out
+
+
+def test_audit_events_deleted_after_a_push_are_caught_by_the_fetched_copy(
+    root: Path, tmp_path: Path
+) -> None:
+    remote = tmp_path / "team.git"
+    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(remote))
+    git(root, "remote", "add", "origin", str(remote))
+    for command in ("push", "pull"):  # the pull fetches the audit chains back
+        r = CliRunner().invoke(cli, ["memory", "--vault", str(root), command])
+        assert r.exit_code == 0, r.output
+    copy = git(root, "for-each-ref", "--format=%(refname)", "refs/clawql/remotes/").stdout.split()
+    assert len(copy) == 1
+    tip = sha(root, copy[0])
+    git(root, "update-ref", "refs/clawql/audit", sha(root, f"{tip}~1"))  # the pushed tip dropped
+    erase_local_records(root)
+    report = verify(root)
+    assert report.names(tip, "team remote", "audit events were deleted"), report.out

@@ -184,8 +184,11 @@ def reflog(store: GitStore, head_ref: str, known: list[Checkpoint], found: Findi
     commit the engine wrote here (reflog message = its subject) has its checkpoint."""
     tip = store.ref_commit(head_ref)
     moves = store.reflog(head_ref)
-    if tip is None or not moves:
+    # From the engine's first write on: a folder adopted as a vault may have a past of its own.
+    first = next((i for i, (s, msg) in enumerate(moves) if _engine_wrote(store, s, msg)), None)
+    if tip is None or first is None:
         return
+    moves = moves[first:]
     recorded = {cp.sha for cp in known if cp.ref == head_ref}  # a lost one is reported already
     held = [s for s, _ in moves if s not in recorded]
     _report_lost(found, head_ref, tip, lost_commits(store, tip, held), "reflog entry")
@@ -273,7 +276,8 @@ def audit_copies(store: GitStore, found: Findings) -> None:
     """This clone's audit chain as fetched back from a team remote (which never forces it) is
     still contained in the local chain."""
     clone = store.config_get(CLONE_ID)
-    copies = [r for r in store.ref_names("refs/clawql/remotes/") if clone and r.endswith(clone)]
+    mine = f"/audits/{clone}"
+    copies = [r for r in store.ref_names("refs/clawql/remotes/") if clone and r.endswith(mine)]
     local = store.ref_commit(AUDIT_REF)
     for ref in copies:
         theirs = store.ref_commit(ref)
