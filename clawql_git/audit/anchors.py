@@ -34,7 +34,6 @@ class Findings:
     checks: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     limits: list[str] = field(default_factory=list)
-    anchors: int = 0  # records independent of the walked history that named a commit of HEAD
 
 
 # ---------------------------------------------------------------- the objects themselves
@@ -99,7 +98,6 @@ def checkpoints(store: GitStore, head_ref: str, found: Findings) -> list[Checkpo
     rejected = _rejected(store, by_ref)
     for ref, shas in sorted(by_ref.items()):
         _ref_keeps(store, ref, shas, rejected, head_ref, found)
-    found.anchors += len(by_ref.get(head_ref, []))
     found.checks.append(f"checkpoints still ancestors, chained line to line: {len(known)} checked")
     return known
 
@@ -198,7 +196,6 @@ def reflog(store: GitStore, head_ref: str, known: list[Checkpoint], found: Findi
             f"git:{sha} was written on {head_ref} by the engine (its reflog says so) but has no "
             "checkpoint: lines of $GIT_DIR/clawql/checkpoints were deleted"
         )
-    found.anchors += len(moves)
     found.checks.append(f"reflog of {head_ref} still in its history: {len(moves)} moves")
 
 
@@ -230,7 +227,6 @@ def remotes(store: GitStore, head_ref: str, found: Findings) -> None:
         theirs = store.ref_commit(ref)
         if theirs is None:
             continue
-        found.anchors += 1
         if _related(store, tip, theirs):
             continue
         copies = _copies(store, tip, theirs)
