@@ -5,6 +5,7 @@ or not detectable (the test then checks that verify says so instead of a plain p
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -346,9 +347,14 @@ def test_a_clone_of_a_naively_rewritten_vault_shows_it_in_its_log(
 
 def test_a_clone_of_a_rewritten_vault_says_it_has_no_anchor(root: Path, tmp_path: Path) -> None:
     rewrite_entry_in_history(root, _path(root, "Use Postgres"), careful=True)
-    report = verify(clone(root, tmp_path / "clone"))
+    target = clone(root, tmp_path / "clone")
+    report = verify(target)
     assert report.ok and not report.anchored
     assert "no anchor" in report.out and "self-consistent only" in report.out
+    r = CliRunner().invoke(cli, ["memory", "--vault", str(target), "verify", "--json"])
+    record = json.loads(r.output)
+    assert r.exit_code == 0 and record["ok"] and record["anchored"] is False
+    assert any("no anchor" in x for x in record["limits"])
 
 
 # ---------------------------------------------------------------- forged engine commits
