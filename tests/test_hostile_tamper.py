@@ -10,6 +10,7 @@ import os
 import shutil
 import subprocess
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -71,19 +72,18 @@ def verify(root: Path, key: Path | None = None) -> Report:
     return Report(report.ok, report.problems, report.limits, report.anchored, r.output)
 
 
+@dataclass(frozen=True)
 class Report:
-    def __init__(
-        self, ok: bool, problems: list[str], limits: list[str], anchored: bool, out: str
-    ) -> None:
-        self.ok, self.problems, self.limits, self.anchored, self.out = (
-            ok,
-            problems,
-            limits,
-            anchored,
-            out,
-        )
+    """verify's answer and the CLI's text."""
+
+    ok: bool
+    problems: list[str]
+    limits: list[str]
+    anchored: bool
+    out: str
 
     def names(self, *words: str) -> bool:
+        """Some problem contains every one of ``words``."""
         return any(all(w in p for w in words) for p in self.problems)
 
 
