@@ -18,6 +18,7 @@ from click.testing import CliRunner
 
 from clawql_git import Identity, Vault
 from clawql_git.cli import cli
+from clawql_git.errors import StorageError
 from clawql_git.gitstore.checkpoints import CHECKPOINTS
 
 from .conftest import git
@@ -584,3 +585,21 @@ def test_audit_events_deleted_after_a_push_are_caught_by_the_fetched_copy(
     erase_local_records(root)
     report = verify(root)
     assert report.names(tip, "team remote", "audit events were deleted"), report.out
+
+
+def test_a_commit_whose_checkpoint_was_never_written_is_a_limit_not_tampering(
+    root: Path,
+) -> None:
+    """A process killed between its commit and its checkpoint: the chain is whole, so no line
+    was taken out; verify says the commit is unrecorded instead of crying tampering."""
+    path = root / ".git" / "clawql" / CHECKPOINTS
+    aside = path.with_name("aside")
+    path.rename(aside)
+    path.mkdir()  # the append fails after the ref moved, as a kill there would leave it
+    with pytest.raises(StorageError):
+        Vault.open(root).ingest(type="context", title="Unrecorded", identity=WRITER)
+    path.rmdir()
+    aside.rename(path)
+    report = verify(root)
+    assert report.ok, report.out
+    assert any("have no checkpoint" in x and sha(root, "HEAD") in x for x in report.limits)

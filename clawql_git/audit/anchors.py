@@ -79,15 +79,25 @@ def _shallow(store: GitStore, found: Findings) -> None:
 # ---------------------------------------------------------------- checkpoints
 
 
-def checkpoints(store: GitStore, head_ref: str, found: Findings) -> list[Checkpoint]:
+@dataclass(frozen=True)
+class Recorded:
+    """The checkpoint file as read, and whether its chain proves no line was taken out."""
+
+    lines: list[Checkpoint]
+    whole: bool
+
+
+def checkpoints(store: GitStore, head_ref: str, found: Findings) -> Recorded:
     """Every recorded (ref, sha) is still an ancestor of its ref, and the file's chain is whole."""
     known = read_checkpoints(store.checkpoints_path)
-    for cp in chain_breaks(known)[:MAX_LISTED]:
+    breaks = chain_breaks(known)
+    for cp in breaks[:MAX_LISTED]:
         found.problems.append(
             f"checkpoint line {cp.number} ({cp.ref} git:{cp.sha}) does not follow from the line "
             "before it: lines of $GIT_DIR/clawql/checkpoints were edited or deleted"
         )
-    if tail_cut(known, recorded_head(store.checkpoints_path)):
+    cut = tail_cut(known, recorded_head(store.checkpoints_path))
+    if cut:
         found.problems.append(
             "$GIT_DIR/clawql/checkpoints ends before its recorded newest line "
             "(checkpoints.head): lines were cut from its end, or the head was deleted"
@@ -99,7 +109,8 @@ def checkpoints(store: GitStore, head_ref: str, found: Findings) -> list[Checkpo
     for ref, shas in sorted(by_ref.items()):
         _ref_keeps(store, ref, shas, rejected, head_ref, found)
     found.checks.append(f"checkpoints still ancestors, chained line to line: {len(known)} checked")
-    return known
+    chained = any(cp.link for cp in known)
+    return Recorded(known, chained and not breaks and not cut)
 
 
 def _ref_keeps(
@@ -177,7 +188,7 @@ def closed_proposal_commit(
 # ---------------------------------------------------------------- reflog
 
 
-def reflog(store: GitStore, head_ref: str, known: list[Checkpoint], found: Findings) -> None:
+def reflog(store: GitStore, head_ref: str, known: Recorded, found: Findings) -> None:
     """Every commit the branch's reflog says it held is still in its history, and every engine
     commit the engine wrote here (reflog message = its subject) has its checkpoint."""
     tip = store.ref_commit(head_ref)
@@ -187,16 +198,31 @@ def reflog(store: GitStore, head_ref: str, known: list[Checkpoint], found: Findi
     if tip is None or first is None:
         return
     moves = moves[first:]
-    recorded = {cp.sha for cp in known if cp.ref == head_ref}  # a lost one is reported already
+    recorded = {cp.sha for cp in known.lines if cp.ref == head_ref}  # lost ones: reported
     held = [s for s, _ in moves if s not in recorded]
     _report_lost(found, head_ref, tip, lost_commits(store, tip, held), "reflog entry")
     missing = [s for s, msg in moves if s not in recorded and _engine_wrote(store, s, msg)]
+    _unrecorded(found, head_ref, missing, known.whole)
+    found.checks.append(f"reflog of {head_ref} still in its history: {len(moves)} moves")
+
+
+def _unrecorded(found: Findings, ref: str, missing: list[str], whole: bool) -> None:
+    """Engine commits without a checkpoint. With the chain whole no line was taken out: a kill
+    between a commit and its checkpoint, or a commit from before lines were chained, explains
+    them. Without a whole chain the file (or its lines) was deleted."""
+    if whole:
+        if missing:
+            found.limits.append(
+                f"{len(missing)} engine commits of {ref} have no checkpoint (first "
+                f"git:{missing[0]}): a process killed between commit and checkpoint, or written "
+                "before checkpoints were chained"
+            )
+        return
     for sha in missing[:MAX_LISTED]:
         found.problems.append(
-            f"git:{sha} was written on {head_ref} by the engine (its reflog says so) but has no "
+            f"git:{sha} was written on {ref} by the engine (its reflog says so) but has no "
             "checkpoint: lines of $GIT_DIR/clawql/checkpoints were deleted"
         )
-    found.checks.append(f"reflog of {head_ref} still in its history: {len(moves)} moves")
 
 
 def _engine_wrote(store: GitStore, sha: str, message: str) -> bool:

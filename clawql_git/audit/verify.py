@@ -77,7 +77,7 @@ def verify_vault(
     anchors.remotes(store, head_ref, found)
     anchors.audit_copies(store, found)
     signatures(store, head, vault_signers(store, signing_key), found)
-    anchored = any(cp.ref == head_ref for cp in known)
+    anchored = any(cp.ref == head_ref for cp in known.lines)
     if not anchored and head is not None:
         found.limits.append(_NO_ANCHOR.format(ref=head_ref))
     return VerifyReport(found.checks, found.problems, found.limits, anchored)
