@@ -603,3 +603,13 @@ def test_a_commit_whose_checkpoint_was_never_written_is_a_limit_not_tampering(
     report = verify(root)
     assert report.ok, report.out
     assert any("have no checkpoint" in x and sha(root, "HEAD") in x for x in report.limits)
+
+
+def test_audit_ref_deleted_with_every_local_record_is_not_detectable(root: Path) -> None:
+    """Never pushed, checkpoints, their head and reflogs erased: nothing records the chain.
+    verify cannot see it and says the history is only self-consistent."""
+    git(root, "update-ref", "-d", "refs/clawql/audit")
+    erase_local_records(root)
+    report = verify(root)
+    assert report.ok and not report.anchored
+    assert "self-consistent only" in report.out
