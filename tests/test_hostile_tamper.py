@@ -9,6 +9,7 @@ import json
 import os
 import shutil
 import subprocess
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +29,9 @@ FORGED_ENGINE = {
     "GIT_COMMITTER_NAME": "clawql-git",
     "GIT_COMMITTER_EMAIL": "engine@clawql.local",
 }
+# A rebase that keeps the engine's committer within the second the commits were made would make
+# the very same commits (same author, committer and dates): a rewrite must be one.
+LATER = {"GIT_COMMITTER_DATE": f"{int(time.time()) + 3600} +0000"}
 needs_ssh = pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="needs ssh-keygen")
 
 
@@ -322,7 +326,7 @@ def test_rewrite_after_a_push_is_caught_by_the_remote_copy(root: Path, tmp_path:
     git(root, "remote", "add", "origin", str(remote))
     git(root, "push", "-q", "-u", "origin", "main")
     pushed = sha(root, "HEAD~1")
-    git_env(root, "rebase", "-q", "--force-rebase", "HEAD~3", env=FORGED_ENGINE)
+    git_env(root, "rebase", "-q", "--force-rebase", "HEAD~3", env={**FORGED_ENGINE, **LATER})
     (root / ".git" / "clawql" / CHECKPOINTS).unlink()
     git(root, "reflog", "expire", "--expire=now", "refs/heads/main", "HEAD")
     report = verify(root)
