@@ -75,9 +75,13 @@ def commit_bytes(root: Path, rel: str, data: bytes, message: str = "hand-made") 
 
 def commit_index_path(root: Path, rel: str, data: bytes = b"x\n", mode: str = "100644") -> str:
     """Commit a path the work tree could not hold (written into the index by hand)."""
-    blob = subprocess.run(
-        ["git", "hash-object", "-w", "--stdin"], cwd=root, input=data, capture_output=True
-    ).stdout.decode().strip()
+    blob = (
+        subprocess.run(
+            ["git", "hash-object", "-w", "--stdin"], cwd=root, input=data, capture_output=True
+        )
+        .stdout.decode()
+        .strip()
+    )
     git(root, "update-index", "--add", "--cacheinfo", f"{mode},{blob},{rel}")
     git(root, "commit", "-qm", f"add {rel[:40]}")
     return git(root, "rev-parse", "HEAD").stdout.strip()
@@ -244,7 +248,7 @@ def test_a_tag_at_a_new_commit_checks_that_commit(team: tuple[Path, Path]) -> No
 
 
 def test_a_good_annotated_tag_lands(team: tuple[Path, Path]) -> None:
-    root, remote = team
+    root, _ = team
     git(root, "tag", "-a", "v1", "-m", "first release")
     assert push(root, "refs/tags/v1").returncode == 0
 
@@ -462,7 +466,7 @@ def test_a_secret_in_an_entry_is_still_refused(team: tuple[Path, Path]) -> None:
 
 
 def test_a_person_without_a_policy_still_pushes_by_hand(team: tuple[Path, Path]) -> None:
-    root, remote = team
+    root, _ = team
     commit_bytes(root, "decisions/2026-12/by-hand.md", entry("By hand"))
     result = push(root)
     assert result.returncode == 0, result.stderr

@@ -1,35 +1,44 @@
 """Protected team remotes: a bare repository that refuses rewrites, deletions, invalid entries,
-secrets and (when the vault policy asks) unsigned commits. The checks run in its pre-receive
-hook with the same validation as ingest."""
+secrets (in files, file names, commit and tag messages, authors), paths a checkout cannot hold,
+symlinks and submodules, refs outside a vault's namespaces and, by the policy committed on the
+branch it protects (HEAD), unsigned commits and unreviewed changes to that branch. The checks
+run in its pre-receive hook with the same validation as ingest, and fail closed."""
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import tempfile
+import tomllib
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
+from datetime import date
 from pathlib import Path
 
+from clawql_git.catalog.render import parse_log_line
 from clawql_git.config import VAULT_TOML, Settings
-from clawql_git.errors import ClawqlError, InvalidInput, VaultStateError
-from clawql_git.gitstore import ZERO, Commit, Repo
-from clawql_git.model.entry import (
-    Entry,
-    check_secrets,
-    check_size,
-    decode_text,
-    validate_meta,
-    validate_title,
-)
-from clawql_git.model.paths import is_entry_path
+from clawql_git.errors import ClawqlError, InvalidInput, SecretDetected, VaultStateError
+from clawql_git.gitstore import AUDIT_REF, ZERO, Commit, Repo, Tree, TreeEntry, parse_trailers
+from clawql_git.model.drafts import finalize
+from clawql_git.model.entry import decode_text, split_frontmatter
+from clawql_git.model.paths import INDEX, LOG, case_collision, is_entry_path, portable_path_problem
+from clawql_git.model.secrets import redact, scan
+from clawql_git.vault.routing import ReviewPolicy
 
 REMOTE_CONFIG = {
     "receive.denyNonFastForwards": "true",
     "receive.denyDeletes": "true",
     "receive.fsckObjects": "true",
 }
+AUDITS_PREFIX = "refs/clawql/audits/"  # every clone's audit chain (team/sharing.py pushes it)
+REF_PREFIXES = ("refs/heads/", "refs/tags/", AUDITS_PREFIX)
+PROPOSAL_PREFIX = "proposals/"
+REVIEW_EVENT = "MEMORY_REVIEW"
+LOG_PAGE = re.compile(r"^log/(\d{4}-\d{2})\.md$")
+MAX_TAG_DEPTH = 8  # a tag of a tag of ...: git itself allows any depth; nobody needs more
+FAIL_CLOSED = "the push is refused (the protected remote fails closed)"
 
 
 @dataclass(frozen=True)
@@ -62,90 +71,388 @@ def protect_remote(path: Path) -> list[str]:
 
 
 def parse_updates(lines: Iterable[str]) -> list[RefUpdate]:
-    """``<old> <new> <ref>`` lines from git."""
+    """``<old> <new> <ref>`` lines from git; a line of any other shape is refused."""
     out = []
     for line in lines:
         parts = line.split()
-        if len(parts) == 3:
-            out.append(RefUpdate(*parts))
+        if len(parts) != 3:
+            if parts:
+                raise InvalidInput(
+                    f"pre-receive input line {line.strip()[:80]!r} is not <old> <new> <ref>"
+                )
+            continue
+        out.append(RefUpdate(*parts))
     return out
 
 
-def check_push(repo: Repo, updates: list[RefUpdate]) -> list[str]:
-    """Every reason to refuse the push (empty: accept)."""
-    problems: list[str] = []
-    for update in updates:
-        if update.new == ZERO:
-            problems.append(f"{update.ref}: deleting refs is refused on a protected vault")
-            continue
-        policy = _policy(repo, update)
-        for commit in repo.new_commits(update.new):
-            problems += _check_commit(repo, commit, update.ref, policy)
-    return problems
+# ---------------------------------------------------------------- policy
 
 
 @dataclass(frozen=True)
 class Policy:
-    """What the vault's committed settings ask of pushes."""
+    """What the protected branch's committed settings ask of every push (read from that
+    branch's tip before the push: a push cannot lift it)."""
 
     require_signed: bool = False
     allowed_signers: bytes = b""
     max_body_bytes: int = Settings().max_body_bytes
+    review: ReviewPolicy = field(default_factory=ReviewPolicy)
+    branch: str = "refs/heads/main"  # the protected branch (the bare repository's HEAD)
+
+    @property
+    def settings(self) -> Settings:
+        return replace(Settings(), max_body_bytes=self.max_body_bytes)
 
 
-def _policy(repo: Repo, update: RefUpdate) -> Policy:
-    """The policy of the ref as it is now (a push cannot lift it), else of the pushed tip."""
-    import tomllib
+def protected_branch(repo: Repo) -> str:
+    """The branch the remote protects: the one its HEAD names (``main`` when HEAD names an
+    unborn branch and ``main`` exists)."""
+    head = repo.head_target() or "refs/heads/main"
+    if repo.ref_commit(head) is None and repo.ref_commit("refs/heads/main") is not None:
+        return "refs/heads/main"
+    return head
 
-    base = update.old if update.old != ZERO else update.new
-    commit = repo.commit_of(base)
+
+def branch_policy(repo: Repo, branch: str) -> Policy:
+    """The policy committed at the tip of ``branch`` (nothing required when it is unborn)."""
+    commit = repo.ref_commit(branch)
     if commit is None:
-        return Policy()
-    try:
-        data = tomllib.loads((repo.blob_at(commit.tree, VAULT_TOML) or b"").decode())
-    except (ValueError, UnicodeDecodeError):
-        return Policy()
+        return Policy(branch=branch)
+    data = _toml(repo.blob_at(commit.tree, VAULT_TOML))
+    if isinstance(data, str):
+        raise InvalidInput(
+            f"{branch}'s {VAULT_TOML} does not parse ({data}), so its policy is unknown; "
+            "an administrator must repair it on the remote"
+        )
     pol = data.get("policy", {})
+    pol = pol if isinstance(pol, dict) else {}
     signers = b""
     if pol.get("allowed_signers"):
         signers = repo.blob_at(commit.tree, str(pol["allowed_signers"])) or b""
-    limit = int(data.get("settings", {}).get("max_body_bytes", Settings().max_body_bytes))
-    return Policy(bool(pol.get("require_signed")), signers, limit)
+    settings = data.get("settings", {})
+    limit = Settings().max_body_bytes
+    if isinstance(settings, dict) and "max_body_bytes" in settings:
+        limit = int(settings["max_body_bytes"])
+    review = ReviewPolicy.from_table(pol)
+    return Policy(bool(pol.get("require_signed")), signers, limit, review, branch)
 
 
-def _check_commit(repo: Repo, commit: Commit, ref: str, policy: Policy) -> list[str]:
-    where = f"{ref}: git:{commit.id}"
-    problems = []
-    if policy.require_signed and not _signed(commit, policy):
-        problems.append(f"{where} is not signed by an allowed signer (the vault requires it)")
-    parent = commit.parents[0].tree if commit.parents else None
-    for path, _, new in repo.diff_paths(parent, commit.tree):
-        if new is None:
-            continue  # a deletion
-        problem = _check_file(repo, path, new, policy)
-        if problem:
-            problems.append(f"{where} {path}: {problem}")
+def _toml(data: bytes | None) -> dict[str, object] | str:
+    """The parsed settings file, or why it does not parse."""
+    if data is None:
+        return {}
+    try:
+        return tomllib.loads(data.decode("utf-8"))
+    except UnicodeDecodeError:
+        return "not UTF-8"
+    except tomllib.TOMLDecodeError as exc:
+        return f"not valid TOML: {exc}"
+
+
+def _policy_table(repo: Repo, commit: Commit | None) -> object:
+    data = _toml(repo.blob_at(commit.tree if commit else None, VAULT_TOML))
+    return data.get("policy", {}) if isinstance(data, dict) else data
+
+
+# ---------------------------------------------------------------- the push
+
+
+def check_push(repo: Repo, updates: list[RefUpdate]) -> list[str]:
+    """Every reason to refuse the push (empty: accept). The policy of every ref, new or not,
+    is the protected branch's as it is now, never one the push brings."""
+    policy = branch_policy(repo, protected_branch(repo))
+    problems: list[str] = []
+    for update in updates:
+        try:
+            problems += _check_update(repo, update, policy)
+        except Exception as exc:  # anything unexpected refuses, naming its ref
+            problems.append(f"{update.ref}: the checks failed ({_failure(exc)}); {FAIL_CLOSED}")
     return problems
 
 
-def _check_file(repo: Repo, path: str, oid: str, policy: Policy) -> str:
-    blob = repo.blob_data(oid)
-    if blob is None or blob.binary:
-        return ""
+def pre_receive_problems(path: Path, stdin: Iterable[str]) -> list[str]:
+    """What the pre-receive hook refuses (empty: the push may land). Never raises: an
+    unexpected failure is itself a reason to refuse."""
     try:
-        text = decode_text(blob.data, path)
-        check_secrets(text, path)
-        if is_entry_path(path):
-            entry = Entry.parse(path, text)
-            validate_meta(entry.meta)
-            validate_title(entry.title)
-            check_size(entry.body, policy.max_body_bytes)
+        return check_push(Repo.open_receiving(path), parse_updates(stdin))
+    except Exception as exc:  # the hook fails closed, without a traceback
+        return [f"the checks failed ({_failure(exc)}); {FAIL_CLOSED}"]
+
+
+def _failure(exc: Exception) -> str:
+    text = exc.message if isinstance(exc, ClawqlError) else f"{type(exc).__name__}: {exc}"
+    return redact(" ".join(text.split()))[:300]
+
+
+def _check_update(repo: Repo, update: RefUpdate, policy: Policy) -> list[str]:
+    ref = update.ref
+    if update.new == ZERO:
+        return [f"{ref}: deleting refs is refused on a protected vault"]
+    if not ref.startswith(REF_PREFIXES) and ref != AUDIT_REF:
+        return [
+            f"{ref}: git:{update.new} refs outside refs/heads/, refs/tags/ and "
+            f"{AUDITS_PREFIX} are not part of a vault (notes, pull and other refs are refused)"
+        ]
+    tip, problems = _peel(repo, ref, update.new)
+    if tip is None:
+        return problems
+    commits = repo.new_commits(str(tip.id))
+    for commit in commits:
+        problems += commit_problems(repo, commit, ref, policy)
+    if ref == AUDIT_REF or ref.startswith(AUDITS_PREFIX):
+        problems += [
+            f"{ref}: git:{c.id} is a merge; an audit chain is linear (one parent per event)"
+            for c in commits
+            if len(c.parents) > 1
+        ]
+    if ref == policy.branch and policy.review.required:
+        problems += review_problems(repo, update, tip, policy)
+    return problems
+
+
+def _peel(repo: Repo, ref: str, sha: str) -> tuple[Commit | None, list[str]]:
+    """The commit a pushed object names (tags followed, their messages and taggers scanned),
+    or None with the reason when it names no commit."""
+    problems: list[str] = []
+    for _ in range(MAX_TAG_DEPTH):
+        kind = repo.object_kind(sha)
+        if kind == "commit":
+            return repo.commit_of(sha), problems
+        tag = repo.tag_data(sha) if kind == "tag" else None
+        if tag is None:
+            what = kind or "missing object"
+            return None, [*problems, f"{ref}: git:{sha} is a {what}; a ref must name a commit"]
+        where = f"{ref}: tag git:{sha}"
+        problems += _secret_problems(where, "its message", tag.message)
+        problems += _secret_problems(where, "its tagger", tag.tagger)
+        problems += _secret_problems(where, "its name", tag.name.encode())
+        sha = tag.target
+    return None, [*problems, f"{ref}: git:{sha} is a chain of more than {MAX_TAG_DEPTH} tags"]
+
+
+# ---------------------------------------------------------------- one commit
+
+
+def commit_problems(repo: Repo, commit: Commit, ref: str, policy: Policy) -> list[str]:
+    """What is wrong with one new commit: signature, metadata secrets, and every file it adds
+    or changes (against its first parent)."""
+    where = f"{ref}: git:{commit.id}"
+    problems = []
+    if policy.require_signed and not _signed(repo, commit, policy):
+        problems.append(f"{where} is not signed by an allowed signer (the vault requires it)")
+    problems += _secret_problems(where, "the commit message", commit.raw_message)
+    for role, sig in (("author", commit.author), ("committer", commit.committer)):
+        problems += _secret_problems(where, f"the {role}", sig.raw_name + b" " + sig.raw_email)
+    parent = commit.parents[0].tree if commit.parents else None
+    folders: dict[str, list[str]] = {}
+    for item in repo.changed_entries(parent, commit.tree):
+        problem = item_problem(repo, commit.tree, item, policy, folders)
+        if problem:
+            problems.append(f"{where} {redact(item.path)}: {problem}")
+    return problems
+
+
+def _secret_problems(where: str, what: str, data: bytes) -> list[str]:
+    findings = scan(data.decode("utf-8", errors="replace"))
+    if not findings:
+        return []
+    first = findings[0]
+    more = f" (and {len(findings) - 1} more)" if len(findings) > 1 else ""
+    return [
+        f"{where}: {what} contains a secret: {first.kind} at line {first.line}: "
+        f"{first.excerpt}{more} (history cannot forget it)"
+    ]
+
+
+def item_problem(
+    repo: Repo, tree: Tree, item: TreeEntry, policy: Policy, folders: dict[str, list[str]]
+) -> str:
+    """Why a checkout, the vault or its readers cannot take this tree item ("" when fine)."""
+    if item.kind != "file":
+        return (
+            f"a {item.kind} (mode {item.mode:o}) is refused: a vault holds plain files only "
+            "(a checkout would follow it out of the vault)"
+        )
+    problem = portable_path_problem(item.path) or _case_problem(repo, tree, item.path, folders)
+    if problem:
+        return problem
+    findings = scan(item.path)
+    if findings:
+        return f"the file name contains a secret: {findings[0].kind} (history cannot forget it)"
+    return file_problem(item.path, repo.blob(item.oid) or b"", policy)
+
+
+def _case_problem(repo: Repo, tree: Tree, path: str, folders: dict[str, list[str]]) -> str:
+    parts = path.split("/")
+    for depth, name in enumerate(parts):
+        folder = "/".join(parts[:depth])
+        if folder not in folders:
+            folders[folder] = repo.names_in(tree, folder)
+        other = case_collision(name, folders[folder])
+        if other:
+            there = f"{folder}/{other}" if folder else other
+            return (
+                f"differs only in letter case from {there}: a case-insensitive checkout "
+                "(macOS, Windows) holds them as one"
+            )
+    return ""
+
+
+# ---------------------------------------------------------------- one file
+
+
+def file_problem(path: str, data: bytes, policy: Policy) -> str:
+    """The ingest contract for an entry, the log format for the log, TOML for the settings,
+    and a secret scan for every file, text or binary ("" when fine)."""
+    name = path.rsplit("/", 1)[-1]
+    text_only = is_entry_path(path) or path.startswith("log/") or name in (INDEX, LOG)
+    if text_only or path == VAULT_TOML:
+        try:
+            text = decode_text(data, path)
+        except ClawqlError as exc:
+            return exc.message
+    else:  # any other file, binary included: scanned as text, undecodable bytes replaced
+        text = data.decode("utf-8", errors="replace")
+    findings = scan(text)
+    if findings:
+        return str(SecretDetected(findings, path).message).removeprefix("refusing to commit: ")
+    if path == VAULT_TOML:
+        parsed = _toml(data)
+        return parsed if isinstance(parsed, str) else ""
+    if path == LOG or path.startswith("log/"):
+        return log_problem(path, text)
+    if is_entry_path(path):
+        return contract_problem(policy.settings, path, text)
+    return ""
+
+
+def contract_problem(settings: Settings, path: str, text: str) -> str:
+    """What ingest would refuse in this entry file (frontmatter, title, path, size), or ""."""
+    try:
+        fm, body = split_frontmatter(text)
+        if fm is None:
+            return "no YAML frontmatter at byte 0 ('---' line)"
+        finalize(settings, fm, body, path)
     except ClawqlError as exc:
         return exc.message
     return ""
 
 
-def _signed(commit: Commit, policy: Policy) -> bool:
+def log_problem(path: str, text: str) -> str:
+    """A log page is what the engine renders: ``log.md`` or ``log/YYYY-MM.md``, its title,
+    ``## YYYY-MM-DD`` headings (of its month) and log lines, nothing else (it is read back as
+    history and shown to agents, so free text has no place in it)."""
+    page = LOG_PAGE.match(path)
+    if path != LOG and page is None:
+        return "the engine writes only log/YYYY-MM.md pages in log/; this is no log page"
+    month = page.group(1) if page else ""
+    lines = text.split("\n")
+    title = f"# Log {month}" if month else "# Log"
+    if lines[0] != title:
+        return f"line 1 is not the log title {title!r}"
+    day = ""
+    for number, line in enumerate(lines[1:], start=2):
+        day, problem = _log_line(line, day, month)
+        if problem:
+            return f"line {number}: {problem} (log files are generated; regenerate them)"
+    return ""
+
+
+def _log_line(line: str, day: str, month: str) -> tuple[str, str]:
+    """The day in force after ``line``, and what is wrong with it ("" when fine)."""
+    if not line:
+        return day, ""
+    if line.startswith("## "):
+        heading = line[3:]
+        try:
+            date.fromisoformat(heading)
+        except ValueError:
+            return day, f"{heading[:20]!r} is not a YYYY-MM-DD day heading"
+        if month and not heading.startswith(month):
+            return day, f"the day {heading} is not in {month}"
+        return heading, ""
+    try:
+        event = parse_log_line(line, day) if day else None
+    except ValueError:
+        event = None
+    return day, "" if event is not None else "not a log line (a '* HH:MM:SSZ EVENT ...' line)"
+
+
+# ---------------------------------------------------------------- review
+
+
+def review_problems(repo: Repo, update: RefUpdate, tip: Commit, policy: Policy) -> list[str]:
+    """With review required on the protected branch, what the push lays on it (its first-parent
+    chain from the old tip) may change entries only through review merges, and may change
+    ``[policy]`` only through a review merge or a commit signed by an allowed signer."""
+    base = update.old if update.old != ZERO else None
+    problems: list[str] = []
+    for commit in repo.first_parent_since(tip, base):
+        problems += _reviewed(repo, commit, update.ref, policy)
+    return problems
+
+
+def _reviewed(repo: Repo, commit: Commit, ref: str, policy: Policy) -> list[str]:
+    where = f"{ref}: git:{commit.id}"
+    trailers = parse_trailers(commit.message)
+    first = commit.parents[0] if commit.parents else None
+    if trailers.get("Clawql-Event") == REVIEW_EVENT and len(commit.parents) == 2:
+        return _review_merge_problems(repo, commit, where)
+    problems = []
+    if trailers.get("Agent-Id") not in policy.review.exempt:
+        changed = repo.diff_paths(first.tree if first else None, commit.tree)
+        problems += [
+            f"{where} {path}: changes an entry on {ref} without review (the vault requires "
+            "review: push to proposals/<agent>/<session> and have a person accept it)"
+            for path, _, _ in changed
+            if is_entry_path(path)
+        ]
+    if _policy_table(repo, first) != _policy_table(repo, commit) and not (
+        policy.allowed_signers and _signed(repo, commit, policy)
+    ):
+        problems.append(
+            f"{where} {VAULT_TOML}: changes [policy] on {ref} outside a review; with review "
+            "required that takes `clawql review accept` or a commit signed by an allowed signer"
+        )
+    return problems
+
+
+def _review_merge_problems(repo: Repo, merge: Commit, where: str) -> list[str]:
+    """A review merge has the shape `clawql review accept` gives it: the second parent is the
+    proposal tip it names, accepted by someone other than the proposing agent, and it lays
+    on the branch nothing the proposal does not hold."""
+    trailers = parse_trailers(merge.message)
+    tip = merge.parents[1]
+    shape = [
+        (trailers.get("Review-Verdict") == "accepted", "its Review-Verdict is not accepted"),
+        (trailers.get("Proposal-Tip") == str(tip.id), "its Proposal-Tip is not its second parent"),
+        (
+            trailers.get("Proposal-Branch").startswith(PROPOSAL_PREFIX),
+            "its Proposal-Branch is not a proposals/ branch",
+        ),
+        (
+            trailers.get("Reviewer") not in ("", trailers.get("Proposal-Agent")),
+            "its Reviewer is missing or is the proposing agent",
+        ),
+    ]
+    problems = [f"{where} is not a review merge: {why}" for ok, why in shape if not ok]
+    first = merge.parents[0]
+    for path, _, _ in repo.diff_paths(first.tree, merge.tree):
+        if _generated(path) or repo.blob_id_at(merge.tree, path) == repo.blob_id_at(tip.tree, path):
+            continue
+        problems.append(f"{where} {path}: the review merge changes a file not in the proposal")
+    return problems
+
+
+def _generated(path: str) -> bool:
+    name = path.rsplit("/", 1)[-1]
+    return name == INDEX or path == LOG or path.startswith("log/")
+
+
+# ---------------------------------------------------------------- signatures
+
+
+def _signed(repo: Repo, commit: Commit, policy: Policy) -> bool:
     if not policy.allowed_signers:
         return False
     with tempfile.NamedTemporaryFile("wb", suffix=".signers", delete=False) as handle:
@@ -154,6 +461,7 @@ def _signed(commit: Commit, policy: Policy) -> bool:
         result = subprocess.run(
             [
                 "git",
+                f"--git-dir={repo.gitdir}",
                 "-c",
                 "gpg.format=ssh",
                 "-c",
@@ -169,8 +477,3 @@ def _signed(commit: Commit, policy: Policy) -> bool:
     finally:
         os.unlink(handle.name)
     return result.returncode == 0
-
-
-def pre_receive_problems(path: Path, stdin: Iterable[str]) -> list[str]:
-    """What the pre-receive hook refuses (empty: the push may land)."""
-    return check_push(Repo.open_receiving(path), parse_updates(stdin))
