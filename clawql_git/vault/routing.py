@@ -31,13 +31,6 @@ class ReviewPolicy:
             table = tomllib.loads(data.decode("utf-8")).get("policy", {})
         except (tomllib.TOMLDecodeError, UnicodeDecodeError):
             return cls()  # a broken settings file is reported by `memory check`, not here
-        return cls.from_table(table)
-
-    @classmethod
-    def from_table(cls, table: object) -> ReviewPolicy:
-        """The policy of a parsed ``[policy]`` table (the protected remote reads it too)."""
-        if not isinstance(table, dict):
-            return cls()
         review = str(table.get("review", "")).strip().lower()
         exempt = frozenset(str(a) for a in table.get("review_exempt", ()) or ())
         return cls(review == "required", exempt)
