@@ -269,9 +269,7 @@ def test_accept_conflict_with_later_main_change(reviewed: Vault) -> None:
 
 def test_accept_after_unrelated_main_change_and_same_new_path(reviewed: Vault) -> None:
     a = reviewed.ingest(type="decision", title="Use Postgres", body="Agent.", identity=BOT)
-    exempt = reviewed.root / ".clawql/vault.toml"
-    exempt.write_text(exempt.read_text() + 'review_exempt = ["alice"]\n')
-    git(reviewed.root, "commit", "-qam", "alice writes directly")
+    set_review_policy(reviewed, True, "alice", exempt=["alice"])  # alice writes directly
     reviewed.ingest(type="context", title="Unrelated", body="Human.", identity=HUMAN)
     outcome = accept(reviewed, BRANCH, "alice")
     assert a.path in outcome.paths and reviewed.catalog_drift() == []

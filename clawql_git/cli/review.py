@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import click
@@ -10,7 +11,9 @@ from clawql_git.cli.options import json_option, open_vault, vault_option
 from clawql_git.cli.output import emit_json, progress
 
 reviewer_option = click.option(
-    "--reviewer", help="Who reviews (default: git config user.name); recorded in the trailers."
+    "--reviewer",
+    help="Who reviews; recorded in the trailers. Default: the reviewer your signing key proves "
+    "(keyed policy); git config user.name only while review is off.",
 )
 
 
@@ -124,21 +127,65 @@ def reject(
 
 
 @review.command()
-@click.argument("state", type=click.Choice(["required", "off"]))
+@click.argument("state", type=click.Choice(["required", "off", "show"]))
 @reviewer_option
+@click.option("--exempt", multiple=True, help="An identity that writes to main (repeatable).")
+@click.option("--allow-reviewer", "reviewers", multiple=True, help="Who may review (repeatable).")
+@click.option(
+    "--allowed-signers",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="SSH allowed-signers file: exempt ids and reviewers become keys (principals).",
+)
 @json_option
 @click.pass_context
-def policy(ctx: click.Context, state: str, reviewer: str | None, as_json: bool) -> None:
+def policy(
+    ctx: click.Context,
+    state: str,
+    reviewer: str | None,
+    exempt: tuple[str, ...],
+    reviewers: tuple[str, ...],
+    allowed_signers: Path | None,
+    as_json: bool,
+) -> None:
     """Require review of agent writes (or stop requiring it): commits `[policy] review` into
-    .clawql/vault.toml on main."""
-    from clawql_git.review.proposals import reviewer_name, set_review_policy
+    .clawql/vault.toml on main; while review is required only a reviewer may change it.
+    `show` prints the policy in force (a hand-made weakening on main does not count)."""
+    from clawql_git.review.proposals import (
+        current_policy,
+        reviewer_name,
+        set_review_policy,
+        sign_as_reviewer,
+    )
 
     vault = open_vault(ctx)
-    sha = set_review_policy(vault, state == "required", reviewer_name(vault.store, reviewer))
+    if state == "show":
+        _print_policy(current_policy(vault.store).to_record(), as_json)
+        return
+    sign_as_reviewer(vault)
+    sha = set_review_policy(
+        vault,
+        state == "required",
+        reviewer_name(vault.store, reviewer),
+        exempt=exempt or None,
+        reviewers=reviewers or None,
+        allowed_signers=allowed_signers.read_bytes() if allowed_signers else None,
+    )
     if as_json:
         emit_json({"review": state, "commit": f"git:{sha}"})
     else:
         click.echo(f"review {state} (git:{sha})")
+
+
+def _print_policy(rec: dict[str, Any], as_json: bool) -> None:
+    if as_json:
+        emit_json(rec)
+        return
+    click.echo(f"review {rec['review']}, identities are {rec['identities']}")
+    for key in ("review_exempt", "reviewers"):
+        click.echo(f"  {key}: {', '.join(rec[key]) or '-'}")
+    click.echo(f"  allowed_signers: {rec['allowed_signers'] or '-'}")
+    for note in rec["notes"]:
+        click.echo(f"note: {note}")
 
 
 def _print_outcome(rec: dict[str, Any], as_json: bool) -> None:

@@ -21,6 +21,7 @@ from clawql_git.review.proposals import (
     is_generated,
     must_exist,
     reviewer_name,
+    sign_as_reviewer,
 )
 from clawql_git.vault.routing import main_ref_name
 from clawql_git.vault.writer import Plan
@@ -34,13 +35,14 @@ def accept(vault: Vault, branch: str, reviewer: str | None = None) -> ReviewOutc
     regenerated, update the work tree and index, and delete the branch (the merge keeps every
     proposal commit reachable and names the tip). A conflict with main merges nothing."""
     store = vault.store
+    sign_as_reviewer(vault)
     who = reviewer_name(store, reviewer)
     seen: list[Proposal] = []
 
     def prepare(main_tree: Tree | None) -> Plan:
         proposal = get_proposal(store, branch)
         seen.append(proposal)
-        _refuse_self_review(proposal, who)
+        _refuse_self_review(proposal, who, vault.writer.acting())
         main = must_exist(store.ref_commit(main_ref_name(store)))
         tip = store.resolve(proposal.tip)
         return _merge_plan(store, proposal, main, tip, who)
@@ -91,9 +93,14 @@ def _with_index(vault: Vault, outcome: ReviewOutcome) -> ReviewOutcome:
     return replace(outcome, index_note=note)
 
 
-def _refuse_self_review(proposal: Proposal, who: str) -> None:
-    if who == proposal.agent:
-        raise VaultStateError(f"{who} wrote {proposal.branch}; a proposal needs another reviewer")
+def _refuse_self_review(proposal: Proposal, who: str, acting: str) -> None:
+    """The author never accepts its own proposal: not under its own name, and not from a
+    process that runs as the author (--agent / CLAWQL_AGENT_ID) naming someone else."""
+    for name in (who, acting):
+        if name and name == proposal.agent:
+            raise VaultStateError(
+                f"{name} wrote {proposal.branch}; a proposal needs another reviewer"
+            )
 
 
 def _merge_files(

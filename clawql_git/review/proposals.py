@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import time
 import tomllib
-from dataclasses import dataclass, field
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from clawql_git.config import VAULT_TOML
@@ -22,39 +23,87 @@ from clawql_git.gitstore import (
 )
 from clawql_git.model.identity import Identity
 from clawql_git.model.paths import is_entry_path
-from clawql_git.vault.routing import main_ref_name
+from clawql_git.vault.routing import ReviewPolicy, effective_policy, main_ref_name
 from clawql_git.vault.writer import Plan
 
 if TYPE_CHECKING:
     from clawql_git.vault.facade import Vault
 
 REVIEW_EVENT = "MEMORY_REVIEW"
+SIGNERS_PATH = ".clawql/allowed_signers"
 
 
 # ---------------------------------------------------------------- policy
 
 
-def set_review_policy(vault: Vault, required: bool, who: str) -> str:
-    """Commit ``[policy] review`` into ``.clawql/vault.toml`` on main (a MEMORY_POLICY commit by
-    a person, never routed to a proposal); returns the commit sha."""
+def set_review_policy(
+    vault: Vault,
+    required: bool,
+    who: str,
+    exempt: Iterable[str] | None = None,
+    reviewers: Iterable[str] | None = None,
+    allowed_signers: bytes | None = None,
+) -> str:
+    """Commit ``[policy] review`` into ``.clawql/vault.toml`` on main (a MEMORY_POLICY commit
+    by a person, never routed to a proposal); returns the commit sha. A change is itself a write
+    under the policy: while review is required only a reviewer makes it (the writer refuses
+    anyone else). ``exempt``, ``reviewers`` and ``allowed_signers`` (the file's bytes, committed
+    at ``.clawql/allowed_signers``) replace those rules; left None they stay as the engine
+    enforces them, so a hand commit's weakening is written back, never adopted."""
     import tomli_w
 
     state = "required" if required else "off"
 
     def prepare(tree: Tree | None) -> Plan:
+        policy = _replaced(current_policy(vault.store), exempt, reviewers, allowed_signers)
         raw = vault.store.blob_at(tree, VAULT_TOML) or b""
         data: dict[str, Any] = tomllib.loads(raw.decode("utf-8")) if raw else {}
-        data.setdefault("policy", {})["review"] = state
+        data["policy"] = policy.table(data.get("policy", {}), state)
+        files: dict[str, bytes | None] = {VAULT_TOML: tomli_w.dumps(data).encode()}
+        if policy.keyed:  # the keys the engine enforces, not a hand-edited file
+            files[policy.signers_path] = policy.signers
         return Plan(
             "MEMORY_POLICY",
             {},
             f"review {state}",
             extra_trailers=[("Review-Policy", state)],
-            raw_files={VAULT_TOML: tomli_w.dumps(data).encode()},
+            raw_files=files,
             person=who,
         )
 
     return vault.writer.write(prepare, Identity(agent_id=who), to="main").sha
+
+
+def _replaced(
+    policy: ReviewPolicy,
+    exempt: Iterable[str] | None,
+    reviewers: Iterable[str] | None,
+    signers: bytes | None,
+) -> ReviewPolicy:
+    if exempt is not None:
+        policy = replace(policy, exempt=frozenset(e.strip() for e in exempt if e.strip()))
+    if reviewers is not None:
+        policy = replace(policy, reviewers=frozenset(r.strip() for r in reviewers if r.strip()))
+    if signers is not None:
+        policy = replace(policy, signers_path=SIGNERS_PATH, signers=signers)
+    return policy
+
+
+def current_policy(store: GitStore) -> ReviewPolicy:
+    """The review policy in force on main (``effective_policy``: hand-made weakenings ignored)."""
+    return effective_policy(store, store.ref_commit(main_ref_name(store)))
+
+
+def sign_as_reviewer(vault: Vault) -> None:
+    """Under a keyed policy a reviewer's write must be signed: sign with the configured key
+    (``signing_key`` setting or `git config user.signingkey`) when none is enabled yet. Without
+    one the write is refused later, naming what is missing."""
+    if vault.store.signing_key is not None or not current_policy(vault.store).keyed:
+        return
+    try:
+        vault.enable_signing()
+    except InvalidInput:
+        return
 
 
 # ---------------------------------------------------------------- proposals
@@ -185,8 +234,23 @@ class ReviewOutcome:
 
 
 def reviewer_name(store: GitStore, reviewer: str | None) -> str:
-    """The reviewer: given, else git's ``user.name``; a review without a name is refused."""
-    name = (reviewer or store.config_get("user.name")).strip()
+    """The reviewer: given; else, while review is required, the one reviewer the signing key
+    proves (keyed policy) and otherwise nobody: git's ``user.name`` is set by whoever runs the
+    command, the agent included, so it names no reviewer then. With review off, ``user.name``."""
+    if reviewer and reviewer.strip():
+        return reviewer.strip()
+    policy = current_policy(store)
+    if policy.required:
+        proven = policy.proven(store)
+        candidates = proven & policy.reviewers if policy.reviewers else proven
+        if len(candidates) == 1:
+            return next(iter(candidates))
+        raise InvalidInput(
+            "review is required: name the reviewer with --reviewer"
+            + (" and sign with their key" if policy.keyed else "")
+            + " (git's user.name is not taken: an agent sets it as easily as anyone)"
+        )
+    name = store.config_get("user.name").strip()
     if not name:
         raise InvalidInput("who reviews? pass --reviewer or set `git config user.name`")
     return name

@@ -26,7 +26,7 @@ from clawql_git.model.entry import Entry, check_secrets, slugify, validate_entry
 from clawql_git.model.identity import Identity
 from clawql_git.model.paths import is_entry_path
 from clawql_git.model.times import utc
-from clawql_git.vault.routing import Route, main_route, route_write
+from clawql_git.vault.routing import Route, admit, main_route, record_policy, route_write
 
 Destination = Literal["review", "main", "head"]
 
@@ -123,9 +123,11 @@ class Writer:
             if plan is None or plan.event == NOOP:
                 return self._noop(plan, parent)
             validate(plan)
+            admit(self.store, to, plan.person, plan.identity or ident, self.acting())
             sha = self._commit(route, plan, plan.identity or ident)
             if sha is None:  # the plan changes nothing the tree does not already hold
                 return self._noop(plan, parent)
+            record_policy(self.store, route, [*plan.changes, *plan.raw_files], sha)
             if plan.closes:
                 self.store.delete_ref(plan.closes)
             # A proposal leaves main, the work tree and main's index as they were.
@@ -141,6 +143,11 @@ class Writer:
             warning=warning,
             branch=route.branch,
         )
+
+    def acting(self) -> str:
+        """The agent id this process declares (flag, env, config), "" when left at the default."""
+        agent = self.settings.agent_id
+        return "" if agent == Settings().agent_id else agent
 
     def _route(self, to: Destination, ident: Identity) -> Route:
         if to == "review":
