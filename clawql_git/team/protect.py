@@ -6,6 +6,7 @@ run in its pre-receive hook with the same validation as ingest, and fail closed.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import shutil
@@ -133,7 +134,7 @@ def branch_policy(repo: Repo, branch: str) -> Policy:
     limit = Settings().max_body_bytes
     if isinstance(settings, dict) and "max_body_bytes" in settings:
         limit = int(settings["max_body_bytes"])
-    review = ReviewPolicy.from_table(pol)
+    review = ReviewPolicy.at(repo, commit)
     return Policy(bool(pol.get("require_signed")), signers, limit, review, branch)
 
 
@@ -238,7 +239,7 @@ def commit_problems(repo: Repo, commit: Commit, ref: str, policy: Policy) -> lis
     or changes (against its first parent)."""
     where = f"{ref}: git:{commit.id}"
     problems = []
-    if policy.require_signed and not _signed(repo, commit, policy):
+    if policy.require_signed and not signer(repo, commit, policy.allowed_signers):
         problems.append(f"{where} is not signed by an allowed signer (the vault requires it)")
     problems += _secret_problems(where, "the commit message", commit.raw_message)
     for role, sig in (("author", commit.author), ("committer", commit.committer)):
@@ -383,8 +384,9 @@ def _log_line(line: str, day: str, month: str) -> tuple[str, str]:
 
 def review_problems(repo: Repo, update: RefUpdate, tip: Commit, policy: Policy) -> list[str]:
     """With review required on the protected branch, what the push lays on it (its first-parent
-    chain from the old tip) may change entries only through review merges, and may change
-    ``[policy]`` only through a review merge or a commit signed by an allowed signer."""
+    chain from the old tip) may change entries only through review merges or as an exempt
+    writer, and may change ``[policy]`` only through a review merge or, when the policy names
+    keys (``allowed_signers``), in a commit a reviewer signed."""
     base = update.old if update.old != ZERO else None
     problems: list[str] = []
     for commit in repo.first_parent_since(tip, base):
@@ -395,11 +397,11 @@ def review_problems(repo: Repo, update: RefUpdate, tip: Commit, policy: Policy) 
 def _reviewed(repo: Repo, commit: Commit, ref: str, policy: Policy) -> list[str]:
     where = f"{ref}: git:{commit.id}"
     trailers = parse_trailers(commit.message)
-    first = commit.parents[0] if commit.parents else None
     if trailers.get("Clawql-Event") == REVIEW_EVENT and len(commit.parents) == 2:
-        return _review_merge_problems(repo, commit, where)
+        return _review_merge_problems(repo, commit, where, policy)
+    first = commit.parents[0] if commit.parents else None
     problems = []
-    if trailers.get("Agent-Id") not in policy.review.exempt:
+    if not _exempt(repo, commit, policy):
         changed = repo.diff_paths(first.tree if first else None, commit.tree)
         problems += [
             f"{where} {path}: changes an entry on {ref} without review (the vault requires "
@@ -407,22 +409,48 @@ def _reviewed(repo: Repo, commit: Commit, ref: str, policy: Policy) -> list[str]
             for path, _, _ in changed
             if is_entry_path(path)
         ]
-    if _policy_table(repo, first) != _policy_table(repo, commit) and not (
-        policy.allowed_signers and _signed(repo, commit, policy)
-    ):
-        problems.append(
-            f"{where} {VAULT_TOML}: changes [policy] on {ref} outside a review; with review "
-            "required that takes `clawql review accept` or a commit signed by an allowed signer"
-        )
+    if _policy_table(repo, first) != _policy_table(repo, commit):
+        why = _policy_change_refusal(repo, commit, policy)
+        if why:
+            problems.append(
+                f"{where} {VAULT_TOML}: changes [policy] on {ref} outside a review; {why}"
+            )
     return problems
 
 
-def _review_merge_problems(repo: Repo, merge: Commit, where: str) -> list[str]:
+def _exempt(repo: Repo, commit: Commit, policy: Policy) -> bool:
+    """An exempt writer's commit: by its key when the policy names keys, else by the Agent-Id
+    it claims (a name anyone can write: see docs/security.md)."""
+    if policy.review.keyed:
+        return signer(repo, commit, policy.review.signers) in policy.review.exempt
+    return parse_trailers(commit.message).get("Agent-Id") in policy.review.exempt
+
+
+def _policy_change_refusal(repo: Repo, commit: Commit, policy: Policy) -> str:
+    """Why this direct commit may not change the policy ("" when a reviewer signed it)."""
+    review = policy.review
+    if not review.keyed:
+        return (
+            "without allowed_signers the remote cannot tell a reviewer from an agent (names "
+            "are self-asserted): change it through an accepted proposal, or name keys and sign"
+        )
+    who = signer(repo, commit, review.signers)
+    if not who:
+        return "it is not signed by a key the policy's allowed_signers lists"
+    if review.reviewers and who not in review.reviewers:
+        return f"its signer {who} is not one of the policy's reviewers"
+    return ""
+
+
+def _review_merge_problems(repo: Repo, merge: Commit, where: str, policy: Policy) -> list[str]:
     """A review merge has the shape `clawql review accept` gives it: the second parent is the
-    proposal tip it names, accepted by someone other than the proposing agent, and it lays
-    on the branch nothing the proposal does not hold."""
+    proposal tip it names, accepted by a reviewer the policy allows who is not the proposing
+    agent (signed by that reviewer when the policy names keys), and it lays on the branch
+    nothing the proposal does not hold."""
     trailers = parse_trailers(merge.message)
     tip = merge.parents[1]
+    reviewer = trailers.get("Reviewer")
+    review = policy.review
     shape = [
         (trailers.get("Review-Verdict") == "accepted", "its Review-Verdict is not accepted"),
         (trailers.get("Proposal-Tip") == str(tip.id), "its Proposal-Tip is not its second parent"),
@@ -431,8 +459,16 @@ def _review_merge_problems(repo: Repo, merge: Commit, where: str) -> list[str]:
             "its Proposal-Branch is not a proposals/ branch",
         ),
         (
-            trailers.get("Reviewer") not in ("", trailers.get("Proposal-Agent")),
+            reviewer not in ("", trailers.get("Proposal-Agent")),
             "its Reviewer is missing or is the proposing agent",
+        ),
+        (
+            not review.reviewers or reviewer in review.reviewers,
+            f"its Reviewer {reviewer!r} is not one of the policy's reviewers",
+        ),
+        (
+            not review.keyed or signer(repo, merge, review.signers) == reviewer,
+            f"it is not signed by its Reviewer {reviewer!r} (the policy names keys)",
         ),
     ]
     problems = [f"{where} is not a review merge: {why}" for ok, why in shape if not ok]
@@ -452,22 +488,31 @@ def _generated(path: str) -> bool:
 # ---------------------------------------------------------------- signatures
 
 
-def _signed(repo: Repo, commit: Commit, policy: Policy) -> bool:
-    if not policy.allowed_signers:
-        return False
+def signer(repo: Repo, commit: Commit, allowed_signers: bytes) -> str:
+    """The principal whose key, listed in ``allowed_signers``, signed ``commit`` ("" when
+    none did)."""
+    if not allowed_signers.strip():
+        return ""
+    return _principal(repo.gitdir, str(commit.id), allowed_signers)
+
+
+@functools.lru_cache(maxsize=4096)
+def _principal(gitdir: Path, sha: str, allowed_signers: bytes) -> str:
     with tempfile.NamedTemporaryFile("wb", suffix=".signers", delete=False) as handle:
-        handle.write(policy.allowed_signers)
+        handle.write(allowed_signers)
     try:
         result = subprocess.run(
             [
                 "git",
-                f"--git-dir={repo.gitdir}",
+                f"--git-dir={gitdir}",
                 "-c",
                 "gpg.format=ssh",
                 "-c",
                 f"gpg.ssh.allowedSignersFile={handle.name}",
-                "verify-commit",
-                str(commit.id),
+                "show",
+                "-s",
+                "--format=%G?%x00%GS",
+                sha,
             ],
             capture_output=True,
             text=True,
@@ -476,4 +521,5 @@ def _signed(repo: Repo, commit: Commit, policy: Policy) -> bool:
         )
     finally:
         os.unlink(handle.name)
-    return result.returncode == 0
+    verdict, _, principal = result.stdout.strip().partition("\x00")
+    return principal if result.returncode == 0 and verdict == "G" else ""
