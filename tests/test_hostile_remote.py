@@ -474,3 +474,80 @@ def test_a_person_without_a_policy_still_pushes_by_hand(team: tuple[Path, Path])
     assert vault.ingest(type="decision", title="After", identity=Identity(agent_id="z"))
     vault.close()
     assert push(root).returncode == 0
+
+
+# ---------------------------------------------------------------- 6b. review with keys
+
+
+def keypair(where: Path, name: str) -> tuple[Path, str]:
+    key = where / f"{name}_ed25519"
+    subprocess.run(
+        ["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", name, "-f", str(key)], check=True
+    )
+    return key, key.with_suffix(".pub").read_text().strip()
+
+
+@pytest.fixture
+def keyed(team: tuple[Path, Path], tmp_path: Path) -> tuple[Path, Path, Path]:
+    """The remote's main requires review with identities as keys: ada is exempt and the one
+    reviewer. Returns the clone, the remote and ada's key."""
+    if shutil.which("ssh-keygen") is None:
+        pytest.skip("needs ssh-keygen")
+    root, remote = team
+    ada, ada_pub = keypair(tmp_path, "ada")
+    (root / ".clawql/allowed_signers").write_text(f"ada {ada_pub}\n")
+    settings = root / ".clawql/vault.toml"
+    settings.write_text(
+        settings.read_text() + '\n[policy]\nreview = "required"\nreview_exempt = ["ada"]\n'
+        'reviewers = ["ada"]\nallowed_signers = ".clawql/allowed_signers"\n'
+    )
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "review required, identities are keys")
+    assert push(root).returncode == 0  # review was off on the remote's main until now
+    return root, remote, ada
+
+
+def as_ada(root: Path, ada: Path, *args: str) -> None:
+    r = CliRunner().invoke(
+        cli, [*args[:1], "--vault", str(root), *args[1:]], env={"CLAWQL_SIGNING_KEY": str(ada)}
+    )
+    assert r.exit_code == 0, r.output
+
+
+def test_keyed_a_review_merge_signed_by_its_reviewer_lands(keyed: tuple[Path, Path, Path]) -> None:
+    root, _, ada = keyed
+    vault = Vault.open(root)
+    vault.ingest(type="pattern", title="Agent idea", body="x", identity=AGENT)
+    vault.close()
+    assert push(root, f"refs/heads/{BRANCH}").returncode == 0
+    as_ada(root, ada, "review", "accept", BRANCH)
+    result = push(root)
+    assert result.returncode == 0, result.stderr
+
+
+def test_keyed_an_unsigned_review_merge_is_refused(keyed: tuple[Path, Path, Path]) -> None:
+    root, remote, ada = keyed
+    vault = Vault.open(root)
+    vault.ingest(type="pattern", title="Agent idea", body="x", identity=AGENT)
+    vault.close()
+    as_ada(root, ada, "review", "accept", BRANCH)
+    git(root, "commit", "-q", "--amend", "--no-edit")  # the same merge, without ada's signature
+    refused(root, remote, says="not signed by its Reviewer 'ada'")
+
+
+def test_keyed_an_exempt_writer_is_its_key_not_its_name(keyed: tuple[Path, Path, Path]) -> None:
+    root, remote, ada = keyed
+    as_ada(root, ada, "memory", "ingest", "--type", "decision", "--title", "Ada's call",
+           "--body", "x", "--agent", "ada", "--sign")  # fmt: skip
+    result = push(root)
+    assert result.returncode == 0, result.stderr
+    commit_bytes(root, "decisions/2026-12/claimed.md", entry("Claimed"),
+                 "MEMORY_INGEST: claimed\n\nAgent-Id: ada\n")  # fmt: skip
+    refused(root, remote, says="without review", path="decisions/2026-12/claimed.md")
+
+
+def test_keyed_a_policy_change_signed_by_a_reviewer_lands(keyed: tuple[Path, Path, Path]) -> None:
+    root, _, ada = keyed
+    as_ada(root, ada, "review", "policy", "off", "--reviewer", "ada")
+    result = push(root)
+    assert result.returncode == 0, result.stderr
