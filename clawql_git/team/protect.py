@@ -14,7 +14,7 @@ import subprocess
 import tempfile
 import tomllib
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 
@@ -96,13 +96,9 @@ class Policy:
 
     require_signed: bool = False
     allowed_signers: bytes = b""
-    max_body_bytes: int = Settings().max_body_bytes
+    settings: Settings = field(default_factory=Settings)  # the committed [settings]
     review: ReviewPolicy = field(default_factory=ReviewPolicy)
     branch: str = "refs/heads/main"  # the protected branch (the bare repository's HEAD)
-
-    @property
-    def settings(self) -> Settings:
-        return replace(Settings(), max_body_bytes=self.max_body_bytes)
 
 
 def protected_branch(repo: Repo) -> str:
@@ -130,12 +126,10 @@ def branch_policy(repo: Repo, branch: str) -> Policy:
     signers = b""
     if pol.get("allowed_signers"):
         signers = repo.blob_at(commit.tree, str(pol["allowed_signers"])) or b""
-    settings = data.get("settings", {})
-    limit = Settings().max_body_bytes
-    if isinstance(settings, dict) and "max_body_bytes" in settings:
-        limit = int(settings["max_body_bytes"])
+    table = data.get("settings", {})
+    settings = Settings().with_overrides(table if isinstance(table, dict) else {})
     review = ReviewPolicy.at(repo, commit)
-    return Policy(bool(pol.get("require_signed")), signers, limit, review, branch)
+    return Policy(bool(pol.get("require_signed")), signers, settings, review, branch)
 
 
 def _toml(data: bytes | None) -> dict[str, object] | str:
