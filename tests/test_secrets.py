@@ -416,14 +416,19 @@ def best_time(text: str, runs: int = 7) -> float:
     return min(timings)
 
 
-def test_scans_one_mebibyte_of_markdown_in_under_50_ms() -> None:
-    assert best_time(one_mebibyte_of_markdown()) < 0.050
+# Guards against runaway regexes (catastrophic backtracking takes seconds to hours), not speed
+# checks: the bound is ~20x what a scan takes. The scanner's speed is bench/secret_scan.py's.
+RUNAWAY_CPU_SECONDS = 1.0
+
+
+def test_one_mebibyte_of_markdown_cannot_make_the_scanner_run_away() -> None:
+    assert best_time(one_mebibyte_of_markdown(), runs=3) < RUNAWAY_CPU_SECONDS
 
 
 def test_long_lines_without_spaces_stay_fast() -> None:
     pixels = base64.b64encode(random.Random("png").randbytes(3 * 2**18)).decode()
     image = "![diagram](data:image/png;base64," + pixels + ")"
-    assert best_time(image) < 0.050
+    assert best_time(image, runs=3) < RUNAWAY_CPU_SECONDS
 
 
 FRAGMENTS = st.sampled_from(

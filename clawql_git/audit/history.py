@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from clawql_git.errors import InvalidInput
 from clawql_git.gitstore import Commit, GitStore, Trailers, Tree, parse_trailers
 from clawql_git.model.times import utc
 
@@ -105,6 +106,8 @@ def engine_log(
 ) -> Iterator[LogRecord]:
     """Engine commits reachable from ``start`` (merged branches included), newest first,
     that match the filter."""
+    if limit is not None and limit < 1:
+        raise InvalidInput(f"limit must be at least 1, got {limit!r}")
     found = 0
     for commit in store.walk(start, first_parent=False):
         rec = LogRecord.from_commit(commit)

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 import click
 
 from clawql_git.cli.options import (
+    TIME,
     json_option,
     open_vault,
     read_options,
@@ -14,8 +16,8 @@ from clawql_git.cli.options import (
     trail_filter_options,
 )
 from clawql_git.cli.output import emit_json
+from clawql_git.cli.recall import report_index
 from clawql_git.errors import CheckFailed, InvalidInput
-from clawql_git.model.times import parse_when
 
 
 @click.group(invoke_without_command=True)
@@ -30,8 +32,8 @@ def audit(
     session: str | None,
     correlation: str | None,
     path: str | None,
-    since: str | None,
-    until: str | None,
+    since: datetime | None,
+    until: datetime | None,
     as_json: bool,
 ) -> None:
     """The audit trail: engine commits on main and events on refs/clawql/audit.
@@ -44,7 +46,7 @@ def audit(
     from clawql_git.audit.history import LogFilter
 
     vault = open_vault(ctx)
-    lo, hi = parse_when(since), parse_when(until)
+    lo, hi = since, until
     flt = LogFilter(agent, entry_type, event, session, correlation, path, lo, hi)
     records: list[dict[str, Any]] = [{"chain": "main", **r.to_record()} for r in vault.log(flt)]
     if entry_type is None:
@@ -127,11 +129,15 @@ def reads(
 
 
 @click.command()
+@click.option("--index", is_flag=True, help="Check the derived index against its commit.")
 @json_option
 @click.pass_context
-def verify(ctx: click.Context, as_json: bool) -> None:
+def verify(ctx: click.Context, as_json: bool, index: bool) -> None:
     """Prove nothing was rewritten: fsck, linear histories, trailers against changes,
-    checkpoints still ancestors. Reports tampering; never repairs it."""
+    checkpoints still ancestors. Reports tampering; never repairs it. With --index, check
+    instead that the derived index matches the commit it was built from."""
+    if index:
+        return report_index(open_vault(ctx).recall_service().check_index().to_record(), as_json)
     report = open_vault(ctx).verify()
     if as_json:
         emit_json(report.to_record())
@@ -148,7 +154,7 @@ def verify(ctx: click.Context, as_json: bool) -> None:
 @click.command("export")
 @click.option("--flywheel", is_flag=True, required=True, help="Training records (JSONL).")
 @click.option("--exclude-cache-hits", is_flag=True, help="Leave out recalls from the cache.")
-@click.option("--since", help="Only recalls not older than: 90d, a date or a timestamp.")
+@click.option("--since", type=TIME, help="Only recalls not older than: 90d, a date or a timestamp.")
 @click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write to a file.")
 @read_options
 @click.pass_context
@@ -157,7 +163,7 @@ def export(
     /,
     flywheel: bool,
     exclude_cache_hits: bool,
-    since: str | None,
+    since: datetime | None,
     output: str | None,
     allow_pii: bool,
     **kw: Any,
@@ -169,7 +175,7 @@ def export(
 
     who = reader_identity(kw)
     vault = open_vault(ctx)
-    lines = export_lines(vault, parse_when(since), exclude_cache_hits, who, allow_pii)
+    lines = export_lines(vault, since, exclude_cache_hits, who, allow_pii)
     if output is None:
         for line in lines:
             click.echo(line)

@@ -26,7 +26,7 @@ def json_flag(fn: F) -> F:
 
 max_chars_option = click.option(
     "--max-chars",
-    type=click.IntRange(min=1),
+    type=click.IntRange(1, 10_000_000),
     default=20_000,
     show_default=True,
     help="At most this many characters of items.",
@@ -34,7 +34,7 @@ max_chars_option = click.option(
 
 limit_option = click.option(
     "--limit",
-    type=click.IntRange(min=1),
+    type=click.IntRange(1, 100_000),
     default=50,
     show_default=True,
     help="At most this many items.",
@@ -283,7 +283,7 @@ def _vault_or_none(path: str | None) -> Vault | None:
 @audit_agent_option
 @click.option(
     "--debounce",
-    type=click.IntRange(min=1),
+    type=click.IntRange(1, 60_000),
     default=50,
     show_default=True,
     help="Milliseconds of quiet before a batch of changes is applied.",

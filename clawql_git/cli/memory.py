@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -24,7 +25,6 @@ from clawql_git.cli.options import (
 )
 from clawql_git.cli.output import emit_json, progress
 from clawql_git.errors import CheckFailed, InvalidInput
-from clawql_git.model.times import parse_when
 
 if TYPE_CHECKING:
     from clawql_git.vault.writer import WriteResult
@@ -274,7 +274,7 @@ def history(ctx: click.Context, /, path: str, allow_pii: bool, as_json: bool, **
 
 @memory.command()
 @trail_filter_options
-@click.option("--limit", type=click.IntRange(min=1), help="At most this many records.")
+@click.option("--limit", type=click.IntRange(1, 1_000_000), help="At most this many records.")
 @json_option
 @click.pass_context
 def log(
@@ -285,17 +285,15 @@ def log(
     session: str | None,
     correlation: str | None,
     path: str | None,
-    since: str | None,
-    until: str | None,
+    since: datetime | None,
+    until: datetime | None,
     limit: int | None,
     as_json: bool,
 ) -> None:
     """The audit trail: engine commits read from their Git trailers, newest first."""
     from clawql_git.audit.history import LogFilter
 
-    flt = LogFilter(
-        agent, entry_type, event, session, correlation, path, parse_when(since), parse_when(until)
-    )
+    flt = LogFilter(agent, entry_type, event, session, correlation, path, since, until)
     records = open_vault(ctx).log(flt, limit)
     if as_json:
         emit_json([r.to_record() for r in records])

@@ -6,6 +6,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -32,6 +33,29 @@ def stack(*opts: Callable[[Any], Any]) -> Callable[[F], F]:
 
     return apply
 
+
+class TimeType(click.ParamType[datetime, Any]):
+    """A time as people type it (90d, 12h, a date, ISO 8601), parsed by ``parse_when``; a bad
+    or out-of-range one is a usage error naming the option (exit 2) before anything runs."""
+
+    name = "time"
+
+    def convert(
+        self, value: Any, param: click.Parameter | None, ctx: click.Context | None
+    ) -> datetime:
+        from clawql_git.model.times import parse_when
+
+        if isinstance(value, datetime):
+            return value
+        try:
+            parsed = parse_when(str(value))
+        except InvalidInput as exc:
+            self.fail(exc.message, param, ctx)
+        assert parsed is not None  # click converts no None
+        return parsed
+
+
+TIME = TimeType()
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON for agents.")
 
@@ -81,8 +105,8 @@ recall_scope_options = stack(
 """The filters ``memory recall`` and ``workspace recall`` share."""
 
 recall_time_options = stack(
-    click.option("--since", help="Entries not older than: 90d, a date or a timestamp."),
-    click.option("--until", help="Entries not newer than: a date or a timestamp."),
+    click.option("--since", type=TIME, help="Entries not older than: 90d, a date or a timestamp."),
+    click.option("--until", type=TIME, help="Entries not newer than: a date or a timestamp."),
 )
 
 backend_option = click.option(
@@ -123,8 +147,8 @@ trail_filter_options = stack(
     click.option("--session", help="Only this session."),
     click.option("--correlation", help="Only this correlation id."),
     click.option("--path", help="Only events naming this entry path."),
-    click.option("--since", help="Not before: 90d, 12h, a date or a timestamp."),
-    click.option("--until", help="Not after: a date or a timestamp."),
+    click.option("--since", type=TIME, help="Not before: 90d, 12h, a date or a timestamp."),
+    click.option("--until", type=TIME, help="Not after: a date or a timestamp."),
 )
 """The filters shared by `log` and `audit`."""
 

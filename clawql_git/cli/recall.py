@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -17,7 +18,7 @@ from clawql_git.cli.options import (
     recall_time_options,
 )
 from clawql_git.cli.output import emit_json, progress
-from clawql_git.model.times import parse_when
+from clawql_git.model.times import MAX_DAYS
 
 if TYPE_CHECKING:
     from clawql_git.recall.pipeline import RecallResult
@@ -26,10 +27,18 @@ if TYPE_CHECKING:
 @click.command()
 @click.argument("query")
 @click.option(
-    "--limit", type=click.IntRange(min=1), default=10, show_default=True, help="At most this many."
+    "--limit",
+    type=click.IntRange(1, 1000),
+    default=10,
+    show_default=True,
+    help="At most this many.",
 )
 @click.option(
-    "--max-tokens", type=click.IntRange(min=1), default=2000, show_default=True, help="Budget."
+    "--max-tokens",
+    type=click.IntRange(1, 1_000_000),
+    default=2000,
+    show_default=True,
+    help="Budget.",
 )
 @recall_scope_options
 @click.option("--agent", help="Only entries written by this agent.")
@@ -53,8 +62,8 @@ def recall(
     tags: tuple[str, ...],
     project: str | None,
     agent: str | None,
-    since: str | None,
-    until: str | None,
+    since: datetime | None,
+    until: datetime | None,
     as_of: str | None,
     backend: str,
     allow_pii: bool,
@@ -89,8 +98,8 @@ def recall(
             tags=tags,
             project=project,
             agent=agent,
-            since=parse_when(since),
-            until=parse_when(until),
+            since=since,
+            until=until,
             backend=backend,
             allow_pii=allow_pii,
             use_cache=not no_cache,
@@ -111,6 +120,10 @@ def _print_result(result: RecallResult) -> None:
         if hit.superseded_by:
             click.echo(f"   superseded by {hit.superseded_by}")
         click.echo("   " + " ".join(hit.snippet.split())[:240])
+    for skip in result.skipped_layers:
+        click.echo(f"skipped {skip['layer']}: {skip['reason']}")
+    for warning in result.warnings:
+        click.echo(f"warning: {warning}", err=True)
     cached = ", from cache" if result.cache_hit else ""
     more = ", truncated to the budget" if result.truncated else ""
     click.echo(
@@ -132,7 +145,7 @@ def _ending() -> None:
 
 @click.command()
 @click.option(
-    "--days", type=click.IntRange(min=1), default=7, show_default=True, help="How far back."
+    "--days", type=click.IntRange(1, MAX_DAYS), default=7, show_default=True, help="How far back."
 )
 @click.option("--project", help="Only this project's context entries.")
 @read_options
@@ -215,6 +228,26 @@ def status(ctx: click.Context, as_json: bool) -> None:
     state = "current" if info["current"] else f"{behind} commit(s) behind HEAD"
     click.echo(f"index at git:{stamp['commit']} ({state})")
     click.echo(f"schema {stamp['schema']}, embedder {stamp['embedder']}, stale: {stamp['stale']}")
+
+
+def report_index(report: dict[str, Any], as_json: bool) -> None:
+    """``verify --index``: whether the index matches its commit; CheckFailed when not."""
+    from clawql_git.errors import CheckFailed
+
+    if as_json:
+        emit_json(report)
+    else:
+        for check in report["checks"]:
+            click.echo(f"ok: {check}")
+        for problem in report["problems"]:
+            click.echo(f"MISMATCH: {problem}")
+        commit = f" git:{report['commit']}" if report["commit"] else ""
+        ok = f"index matches its commit{commit}"
+        click.echo(ok if report["ok"] else f"{len(report['problems'])} problem(s) found")
+    if not report["ok"]:
+        raise CheckFailed(
+            f"the index does not match its commit: {len(report['problems'])} problem(s)"
+        )
 
 
 def _print_report(report: dict[str, Any], as_json: bool) -> None:

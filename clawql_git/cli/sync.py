@@ -117,7 +117,7 @@ def pull(ctx: click.Context, as_json: bool) -> None:
 @click.option("--vault-id", help="Which vault (needed when the prefix holds several).")
 @click.option(
     "--min-seq",
-    type=click.IntRange(min=0),
+    type=click.IntRange(0, 2**63 - 1),
     default=0,
     help="Refuse a remote whose newest manifest is older than this seq (rollback).",
 )

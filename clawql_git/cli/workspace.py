@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -21,7 +22,6 @@ from clawql_git.cli.options import (
 )
 from clawql_git.cli.output import emit_json, progress
 from clawql_git.errors import InvalidInput
-from clawql_git.model.times import parse_when
 
 if TYPE_CHECKING:
     from clawql_git.workspace.mounts import Workspace
@@ -151,10 +151,10 @@ def pull(ctx: click.Context, names: tuple[str, ...], as_json: bool) -> None:
 
 @workspace.command()
 @click.argument("query")
-@click.option("--limit", type=click.IntRange(min=1), default=10, show_default=True)
+@click.option("--limit", type=click.IntRange(1, 1000), default=10, show_default=True)
 @click.option(
     "--max-tokens",
-    type=click.IntRange(min=1),
+    type=click.IntRange(1, 1_000_000),
     default=2000,
     show_default=True,
     help="Budget over the merged list.",
@@ -176,8 +176,8 @@ def recall(
     types: tuple[str, ...],
     tags: tuple[str, ...],
     project: str | None,
-    since: str | None,
-    until: str | None,
+    since: datetime | None,
+    until: datetime | None,
     allow_pii: bool,
     no_cache: bool,
     backend: str,
@@ -197,8 +197,8 @@ def recall(
         types=types,
         tags=tags,
         project=project,
-        since=parse_when(since),
-        until=parse_when(until),
+        since=since,
+        until=until,
         allow_pii=allow_pii,
         use_cache=not no_cache,
         backend=backend,

@@ -10,12 +10,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from clawql_git.codegraph.files import EXCLUDED_DIRS, is_git_worktree, language_of
-from clawql_git.errors import optional_layer
+from clawql_git.errors import InvalidInput, optional_layer
 
 if TYPE_CHECKING:
     from clawql_git.codegraph.indexer import Indexer, IndexReport
 
 DEBOUNCE_MS = 50
+MAX_DEBOUNCE_MS = 60_000  # a minute of quiet; more overflowed watchfiles (a traceback)
 
 
 class Watched(Protocol):
@@ -71,6 +72,8 @@ def watch(
     """Apply filesystem changes to ``graph`` until ``stop`` is set (or forever). Each update
     that changed the graph is handed to ``on_update`` (the CLI prints it and, with a vault,
     records it on the audit chain)."""
+    if not 1 <= debounce_ms <= MAX_DEBOUNCE_MS:
+        raise InvalidInput(f"debounce_ms must be 1..{MAX_DEBOUNCE_MS}, got {debounce_ms!r}")
     with optional_layer("the code graph's watcher", "codegraph"):
         from watchfiles import watch as watch_files
 

@@ -62,6 +62,9 @@ class Stamp:
     commit: str
     writes: int = 0
     stale: bool = False
+    # Why the tables have no vectors although an embedder is configured (it could not embed
+    # when they were built): recall then answers without the vector layers and says why.
+    no_vectors: str = ""
 
     def to_json(self) -> str:
         return json.dumps(self.__dict__)
@@ -179,35 +182,66 @@ class SearchIndex:
     # ------------------------------------------------------------ building
 
     def ensure(self, commit: Commit, progress: Progress | None = None) -> BuildReport:
-        """Bring the index to ``commit``: nothing, an incremental update, or a rebuild."""
+        """Bring the index to ``commit``: nothing, an incremental update, or a rebuild (also
+        when the tables were built without vectors and the embedder answers again)."""
         stamp = self.stamp()
-        if self.compatible(stamp) and stamp is not None and stamp.commit == str(commit.id):
+        if (
+            self.compatible(stamp)
+            and stamp is not None
+            and stamp.commit == str(commit.id)
+            and not (stamp.no_vectors and self._embedder_answers())
+        ):
             return BuildReport(str(commit.id), "current")
         with self.lock():
             stamp = self.stamp()
             if not self.compatible(stamp) or stamp is None:
                 reason = _why_rebuild(stamp, self.embedder_id)
-                report = self._rebuild(commit, progress)
-                report.reason = reason
-                return report
-            if stamp.commit == str(commit.id):
+            elif stamp.no_vectors and self._embedder_answers():
+                reason = "the embedder answers again: the vectors are added"
+            elif stamp.commit == str(commit.id):
                 return BuildReport(str(commit.id), "current")
-            return self._update(stamp, commit, progress)
+            else:
+                return self._update(stamp, commit, progress)
+            report = self._rebuild(commit, progress)
+            report.reason = reason
+            return report
+
+    def _embedder_answers(self) -> bool:
+        """Whether the embedder embeds now (one short request for a remote one): asked only of
+        an index built without vectors because it could not."""
+        if self.embedder is None:
+            return False
+        try:
+            self.embedder.embed(["clawql embedder probe"])
+        except StorageError:
+            return False
+        return True
+
+    def missing_vectors(self) -> str:
+        """Why the tables have no vectors although an embedder is configured (``""`` when
+        they have them, or no embedder is configured)."""
+        stamp = self.stamp()
+        return stamp.no_vectors if stamp is not None else ""
 
     def rebuild(self, commit: Commit, progress: Progress | None = None) -> BuildReport:
         """Build the index from scratch from ``commit``'s tree (vectors come from the cache)."""
         with self.lock():
             return self._rebuild(commit, progress)
 
-    def _rebuild(self, commit: Commit, progress: Progress | None) -> BuildReport:
+    def _rebuild(
+        self, commit: Commit, progress: Progress | None, no_vectors: str = ""
+    ) -> BuildReport:
+        """Build from ``commit``'s tree; without vectors when the embedder cannot embed (or
+        ``no_vectors`` already says why it cannot): full text, catalog and tree still answer."""
         start = time.perf_counter()
         paths = list(entry_paths(self.store, commit.tree))
         records = self._records(commit, paths, progress)
         tmp = self.root.with_name(f"{self.root.name}.tmp-{os.getpid()}")
         shutil.rmtree(tmp, ignore_errors=True)
         tmp.mkdir(parents=True)
-        embedded = self._write_tables(tmp, records, progress)
-        self._write_stamp(Stamp(SCHEMA_VERSION, self.embedder_id, str(commit.id)), tmp)
+        embedded, no_vectors = self._write_tables(tmp, records, progress, no_vectors)
+        stamp = Stamp(SCHEMA_VERSION, self.embedder_id, str(commit.id), no_vectors=no_vectors)
+        self._write_stamp(stamp, tmp)
         self._swap_in(tmp)
         return BuildReport(
             str(commit.id),
@@ -261,15 +295,23 @@ class SearchIndex:
         return np.concatenate(parts), counting.count
 
     def _write_tables(
-        self, root: Path, records: list[EntryRecord], progress: Progress | None
-    ) -> int:
+        self, root: Path, records: list[EntryRecord], progress: Progress | None, no_vectors: str
+    ) -> tuple[int, str]:
+        """Write the four tables and their indexes; what was embedded, and why there are no
+        vectors when the embedder could not embed (``""`` when it could)."""
         from clawql_git.index.lance import import_lancedb
 
         lancedb = import_lancedb()
         from lancedb.index import FTS, BTree
 
         chunk_rows = [schema.chunk_row(r, c) for r in records for c in r.chunks]
-        vectors, embedded = self._vectors([c["text"] for c in chunk_rows], progress)
+        vectors, embedded = None, 0
+        if not no_vectors:
+            try:
+                vectors, embedded = self._vectors([c["text"] for c in chunk_rows], progress)
+            except StorageError as exc:  # fail open: the tables without vectors
+                no_vectors = exc.message
+        with_vectors = self.embedder is not None and not no_vectors
         fts = FTS(stem=True, remove_stop_words=True, language="English")
         indexes = [("chunks", "text", fts), ("entries", "catalog", fts)] + [
             (table, column, BTree())
@@ -278,10 +320,11 @@ class SearchIndex:
         report = phase(progress, WRITING, 4 + len(indexes))  # four tables, then indexes
         with lance_errors("build"):
             db = lancedb.connect(str(root))
-            entries = self._entries_table(records, chunk_rows, vectors)
+            entries = self._entries_table(records, chunk_rows, vectors, with_vectors)
             db.create_table("entries", entries, mode="overwrite")
             report(1)
-            db.create_table("chunks", self._chunks_table(chunk_rows, vectors), mode="overwrite")
+            chunks = self._chunks_table(chunk_rows, vectors, with_vectors)
+            db.create_table("chunks", chunks, mode="overwrite")
             report(2)
             db.create_table(
                 "links", schema.links_table([link for r in records for link in schema.links(r)])
@@ -294,10 +337,14 @@ class SearchIndex:
             for n, (table, column, config) in enumerate(indexes, 5):
                 db.open_table(table).create_index(column, config=config, replace=True)
                 report(n)
-        return embedded
+        return embedded, no_vectors
 
     def _entries_table(
-        self, records: list[EntryRecord], chunk_rows: list[dict[str, Any]], vectors: Any
+        self,
+        records: list[EntryRecord],
+        chunk_rows: list[dict[str, Any]],
+        vectors: Any,
+        with_vectors: bool,
     ) -> pa.Table:
         import pyarrow as pa
 
@@ -307,13 +354,15 @@ class SearchIndex:
             if rows
             else schema.empty_entries()
         )
-        if self.embedder is None:
+        if self.embedder is None or not with_vectors:
             return table
         dim = self.embedder.dim
         mean = schema.entry_means(records, chunk_rows, vectors, dim) if vectors is not None else []
         return table.append_column("vector", pa.array(list(mean), schema.vector_type(dim)))
 
-    def _chunks_table(self, rows: list[dict[str, Any]], vectors: Any) -> pa.Table:
+    def _chunks_table(
+        self, rows: list[dict[str, Any]], vectors: Any, with_vectors: bool
+    ) -> pa.Table:
         import pyarrow as pa
 
         table = (
@@ -321,7 +370,7 @@ class SearchIndex:
             if rows
             else schema.empty_chunks()
         )
-        if self.embedder is None:
+        if self.embedder is None or not with_vectors:
             return table
         values = list(vectors) if vectors is not None else []
         return table.append_column(
@@ -335,7 +384,11 @@ class SearchIndex:
             return self._rebuild(commit, progress)
         changed = [p for p, _, _ in self.store.diff_paths(old.tree, commit.tree) if _is_entry(p)]
         try:
-            embedded = self._apply(commit, changed, progress)
+            embedded = self._apply(commit, changed, progress, not stamp.no_vectors)
+        except _CannotEmbed as exc:  # fail open: the tables again, without vectors
+            report = self._rebuild(commit, progress, exc.reason)
+            report.reason = f"the embedder cannot embed: {exc.reason}"
+            return report
         except (ClawqlError, OSError, ValueError, RuntimeError):
             self.mark_stale()
             raise
@@ -343,14 +396,18 @@ class SearchIndex:
         if writes >= (OPTIMIZE_INLINE if self.background_compaction else OPTIMIZE_EVERY):
             self._optimize()
             writes = 0
-        self._write_stamp(Stamp(SCHEMA_VERSION, self.embedder_id, str(commit.id), writes))
+        self._write_stamp(
+            Stamp(SCHEMA_VERSION, self.embedder_id, str(commit.id), writes, False, stamp.no_vectors)
+        )
         if self.background_compaction and writes >= OPTIMIZE_EVERY:
             self._compact_later()
         return BuildReport(
             str(commit.id), "update", -1, len(changed), embedded, time.perf_counter() - start
         )
 
-    def _apply(self, commit: Commit, changed: list[str], progress: Progress | None) -> int:
+    def _apply(
+        self, commit: Commit, changed: list[str], progress: Progress | None, with_vectors: bool
+    ) -> int:
         if not changed:
             return 0
         refs = WormRefs()
@@ -363,7 +420,12 @@ class SearchIndex:
                 records.append(_with_ref(rec, refs.refs.get(path, str(commit.id))))
             report(n)
         chunk_rows = [schema.chunk_row(r, c) for r in records for c in r.chunks]
-        vectors, embedded = self._vectors([c["text"] for c in chunk_rows], progress)
+        vectors, embedded = None, 0
+        if with_vectors:
+            try:  # before any table is touched: a failure leaves them as they were
+                vectors, embedded = self._vectors([c["text"] for c in chunk_rows], progress)
+            except StorageError as exc:
+                raise _CannotEmbed(exc.message) from exc
         db = self.db()
         condition = "path IN (" + ", ".join(quote(p) for p in changed) + ")"
         with lance_errors("update"):
@@ -371,8 +433,9 @@ class SearchIndex:
             db.open_table("chunks").delete(condition)
             db.open_table("links").delete(condition.replace("path IN", "source IN", 1))
             if records:
-                db.open_table("entries").add(self._entries_table(records, chunk_rows, vectors))
-                db.open_table("chunks").add(self._chunks_table(chunk_rows, vectors))
+                entries = self._entries_table(records, chunk_rows, vectors, with_vectors)
+                db.open_table("entries").add(entries)
+                db.open_table("chunks").add(self._chunks_table(chunk_rows, vectors, with_vectors))
                 links = [link for r in records for link in schema.links(r)]
                 if links:
                     db.open_table("links").add(schema.links_table(links))
@@ -584,6 +647,15 @@ async def _fts_rows(table: Any, query: str, limit: int, where: str | None) -> An
     if where:
         q = q.where(where)
     return await q.limit(limit).select(["path", "chunk", "snippet"]).to_arrow()
+
+
+class _CannotEmbed(StorageError):
+    """An update's chunks could not be embedded (never leaves this module: the update becomes
+    a rebuild without vectors)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
 
 
 class _Counter:

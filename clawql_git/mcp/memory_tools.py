@@ -239,8 +239,8 @@ class MemoryTools:
                 types=tuple(types or ()),
                 tags=tuple(tags or ()),
                 project=project,
-                since=parse_when(since),
-                until=parse_when(until),
+                since=parse_when(since, what="since"),
+                until=parse_when(until, what="until"),
                 backend=backend,
                 allow_pii=allow_pii,
             )
@@ -298,7 +298,7 @@ class MemoryTools:
         from clawql_git.audit.history import LogFilter
 
         def run(vault: Vault) -> dict[str, Any]:
-            window = parse_when(since), parse_when(until)
+            window = parse_when(since, what="since"), parse_when(until, what="until")
             flt = LogFilter(agent, type, event, session, correlation, path, *window)
             records = [r.to_record() for r in vault.log(flt, limit)]
             return fit({"records": records}, "records", max_tokens)

@@ -3,12 +3,14 @@ streamable HTTP."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from mcp.server.context import CallNext, ServerMiddleware, ServerRequestContext
 from mcp.server.mcpserver import MCPServer
 
 from clawql_git.mcp import code_tools, memory_tools
+from clawql_git.mcp.access import HttpAccess, http_access
 from clawql_git.mcp.common import Caller
 from clawql_git.mcp.memory_tools import MemoryTools
 
@@ -34,8 +36,9 @@ def warm_after_handshake(tools: MemoryTools) -> ServerMiddleware[Any]:
     return middleware
 
 
-def build_server(tools: MemoryTools) -> MCPServer[Any]:
-    """An MCP server exposing ``tools``; the vault is opened and warmed after the handshake."""
+def build_server(tools: MemoryTools, access: HttpAccess | None = None) -> MCPServer[Any]:
+    """An MCP server exposing ``tools``; the vault is opened and warmed after the handshake.
+    With ``access`` holding a token, every HTTP request must carry it."""
     server: MCPServer[Any] = MCPServer(
         SERVER_NAME,
         instructions=INSTRUCTIONS,
@@ -44,6 +47,8 @@ def build_server(tools: MemoryTools) -> MCPServer[Any]:
         middleware=[warm_after_handshake(tools)],
         # the cg_* code graph tools work over the server's working directory
         tools=[*memory_tools.make(tools), *code_tools.make()],
+        auth=access.auth_settings() if access else None,
+        token_verifier=access.token_verifier() if access else None,
     )
     return server
 
@@ -58,19 +63,51 @@ def _version() -> str:
 
 
 def serve_vault(
-    vault: str | None, http: bool, host: str, port: int, agent: str, session: str
+    vault: str | None,
+    http: bool,
+    host: str,
+    port: int,
+    agent: str,
+    session: str,
+    token_file: str | None = None,
+    env_token: str | None = None,
+    allow_hosts: Sequence[str] = (),
+    announce: Callable[[str], None] = lambda line: None,
 ) -> None:
-    """``clawql mcp serve``: the memory and code graph tools for one vault, as one caller."""
-    serve(MemoryTools(vault, Caller(agent, session)), http=http, host=host, port=port)
+    """``clawql mcp serve``: the memory and code graph tools for one vault, as one caller. Over
+    HTTP the access checks are settled first: a refusal binds nothing."""
+    access = http_access(host, port, token_file, env_token, allow_hosts) if http else None
+    if access is not None:
+        announce(describe(access))
+    serve(MemoryTools(vault, Caller(agent, session)), access=access, host=host, port=port)
+
+
+def describe(access: HttpAccess) -> str:
+    """The line the server prints as it starts over HTTP."""
+    guard = "bearer token required" if access.token else "no token: loopback only"
+    hosts = ", ".join(access.allowed_hosts)
+    return f"clawql: serving MCP at {access.url}/mcp ({guard}; Host allowed: {hosts})"
 
 
 def serve(
-    tools: MemoryTools, http: bool = False, host: str = "127.0.0.1", port: int = 8080
+    tools: MemoryTools,
+    http: bool = False,
+    host: str = "127.0.0.1",
+    port: int = 8080,
+    access: HttpAccess | None = None,
 ) -> None:
-    """Serve until the client hangs up (stdio) or the process is stopped (HTTP at /mcp)."""
-    server = build_server(tools)
-    if http:
+    """Serve until the client hangs up (stdio) or the process is stopped (HTTP at /mcp).
+    HTTP always runs with Host/Origin checks (``access``, by default loopback's)."""
+    if http or access is not None:
+        access = access or http_access(host, port)
+        server = build_server(tools, access)
         tools.start_warming()  # many clients may come; warm now
-        server.run("streamable-http", host=host, port=port, streamable_http_path="/mcp")
+        server.run(
+            "streamable-http",
+            host=host,
+            port=port,
+            streamable_http_path="/mcp",
+            transport_security=access.transport_security(),
+        )
     else:
-        server.run("stdio")
+        build_server(tools).run("stdio")

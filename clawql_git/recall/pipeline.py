@@ -4,12 +4,12 @@ fused, reranked, thresholded and fitted to a token budget."""
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, TypedDict
 
-from clawql_git.errors import InvalidInput
+from clawql_git.errors import InvalidInput, StorageError
 from clawql_git.index.categories import POOL, WORD, CategoryTree, page_index_walk
 from clawql_git.index.chunking import estimate_tokens
 from clawql_git.index.graph import GraphState
@@ -66,6 +66,8 @@ class RecallQuery:
     def __post_init__(self) -> None:
         if self.limit < 1 or self.max_tokens < 1:
             raise InvalidInput("limit and max_tokens must be at least 1")
+        if not 0 <= self.min_score <= 1:  # NaN too: every comparison with it is false
+            raise InvalidInput(f"min_score must be in 0..1, got {self.min_score!r}")
 
     def cache_key(self) -> str:
         """Everything but the text that changes the answer."""
@@ -146,6 +148,10 @@ class RecallResult:
     index_note: str = ""
     candidates: int = 0
     audit_ref: str = ""
+    # Layers that could not run and why ({"layer": ..., "reason": ...}): recall fails open.
+    skipped_layers: list[dict[str, str]] = field(default_factory=list)
+    # Derived state that did not match the commit and was dropped or rebuilt, not served.
+    warnings: list[str] = field(default_factory=list)
 
     def to_record(self) -> dict[str, Any]:
         return {
@@ -158,6 +164,8 @@ class RecallResult:
             "cache_hit": self.cache_hit,
             "index": self.index_note or None,
             "candidates": self.candidates,
+            "skipped_layers": self.skipped_layers,
+            "warnings": self.warnings,
             "hits": [h.to_record() for h in self.hits],
         }
 
@@ -182,10 +190,12 @@ class Recaller:
     def __init__(self, index: SearchIndex) -> None:
         self.index = index
 
-    def layers_for(self, backend: str) -> list[str]:
+    def layers_for(self, backend: str, skip: Iterable[str] = ()) -> list[str]:
+        """The layers a backend runs, without those in ``skip`` (layers that cannot run)."""
         if backend not in BACKENDS:
             raise InvalidInput(f"unknown backend {backend!r}; choose from {', '.join(BACKENDS)}")
         vectors = ["vector", "entry_vector"] if self.index.embedder is not None else []
+        vectors = [layer for layer in vectors if layer not in set(skip)]
         if backend == "fts":
             return ["fts"]
         if backend == "vector":
@@ -197,13 +207,16 @@ class Recaller:
         return ["catalog", "fts", "page_index", "links", *vectors]
 
     def search(
-        self, q: RecallQuery, qvec: Any = None
+        self, q: RecallQuery, qvec: Any = None, skipped: Sequence[dict[str, str]] = ()
     ) -> tuple[list[tuple[str, _Candidate, float]], list[str]]:
         """Fused, reranked candidates (path, candidate, score) and the layers that ran.
-        ``qvec`` is the query's embedding when the caller already has it."""
+        ``qvec`` is the query's embedding when the caller already has it; ``skipped`` names
+        layers that cannot run now, and why."""
         if not q.text.strip():
             raise InvalidInput("recall needs a non-empty query")
-        layers = self.layers_for(q.backend)
+        layers = self.layers_for(q.backend, [s["layer"] for s in skipped])
+        if q.backend == "vector" and not layers and skipped:
+            raise StorageError(f"the vector backend cannot run: {skipped[0]['reason']}")
         if q.backend == "vector" and not layers:
             raise InvalidInput("the vector backend needs an embedding model (none is configured)")
         loaded = self.index.loaded()
@@ -219,11 +232,11 @@ class Recaller:
             tree = self.tree()
             for path, score in page_index_walk(tree, q.text):
                 cands[path].add("page_index", score)
-        allowed = {p for p in cands if _passes(loaded.entries.get(p), q)}
+        allowed = {p for p in cands if passes(loaded.entries.get(p), q)}
         scored = _fuse({p: cands[p] for p in allowed})
         if "links" in layers:
             self._links(scored, cands, q)
-            allowed = {p for p in cands if _passes(loaded.entries.get(p), q)}
+            allowed = {p for p in cands if passes(loaded.entries.get(p), q)}
             scored = _fuse({p: cands[p] for p in allowed})
         return _rerank(scored, cands, loaded.entries), layers
 
@@ -255,7 +268,7 @@ class Recaller:
         if not (q.types or q.project or q.agent or q.tags or q.since or q.until):
             return None
         entries = self.index.loaded().entries
-        return lambda path: _passes(entries.get(path), q)
+        return lambda path: passes(entries.get(path), q)
 
     def _fts(self, q: RecallQuery, where: str) -> list[Hit]:
         """The FTS layer's top chunks among those ``where`` allows."""
@@ -304,12 +317,18 @@ class Recaller:
         graph: dict[str, set[str]] = loaded.memo("graph", lambda: _build_graph(loaded))
         return graph
 
-    def recall(self, q: RecallQuery, commit: str, qvec: Any = None) -> RecallResult:
-        """Run the whole pipeline."""
-        ranked, layers = self.search(q, qvec)
+    def recall(
+        self, q: RecallQuery, commit: str, qvec: Any = None, skipped: Sequence[dict[str, str]] = ()
+    ) -> RecallResult:
+        """Run the whole pipeline (without the ``skipped`` layers, which the answer names)."""
+        ranked, layers = self.search(q, qvec, skipped)
         loaded = self.index.loaded()
         hits, total, truncated = self._budget(ranked, loaded.entries, q)
-        return RecallResult(q.text, hits, layers, total, truncated, commit, candidates=len(ranked))
+        result = RecallResult(
+            q.text, hits, layers, total, truncated, commit, candidates=len(ranked)
+        )
+        result.skipped_layers = [dict(s) for s in skipped]
+        return result
 
     def _budget(
         self, ranked: list[tuple[str, _Candidate, float]], entries: dict[str, Any], q: RecallQuery
@@ -425,7 +444,9 @@ def _where(q: RecallQuery) -> str:
     return " AND ".join(parts)
 
 
-def _passes(row: dict[str, Any] | None, q: RecallQuery) -> bool:
+def passes(row: dict[str, Any] | None, q: RecallQuery) -> bool:
+    """Whether recall may return the entry of this index row for ``q`` (not retracted, PHI
+    only when allowed, within the query's filters)."""
     if row is None or row["status"] == "retracted":
         return False
     if (row["pii"] == "PHI" and not q.allow_pii) or (q.types and row["type"] not in q.types):

@@ -19,14 +19,17 @@ from clawql_git.errors import NotFound, StorageError
 from clawql_git.gitstore import Commit, GitStore
 from clawql_git.index.categories import category_tree
 from clawql_git.index.embedders import is_ready
+from clawql_git.index.integrity import IndexCheck, Truth, check_index
 from clawql_git.index.store import BuildReport, SearchIndex
 from clawql_git.model.progress import Progress
+from clawql_git.recall.checks import checked, describe
 from clawql_git.recall.pipeline import Recaller, RecallQuery, RecallResult, save_derived
 
 if TYPE_CHECKING:
     from clawql_git.index.embedders import Embedder
 
 CACHE_THRESHOLD = 0.92
+VECTOR_LAYERS = ("vector", "entry_vector")
 
 
 @dataclass(frozen=True)
@@ -61,12 +64,16 @@ class RecallService:
     store: GitStore
     embedder: Embedder | None
     cache_threshold: float = CACHE_THRESHOLD
+    # Check every hit against its commit before serving it (``recall/checks.py``). Off only
+    # to measure what the check costs (bench/recall_speed.py --unchecked).
+    check_hits: bool = True
 
     def __post_init__(self) -> None:
         self.index = SearchIndex(self.store, self.embedder)
         self._at: dict[str, SearchIndex] = {}
         self._head: Commit | None = None
         self._cache: _RecallCache | None = None
+        self.truth = Truth(self.store)
 
     def head(self) -> Commit:
         """HEAD's commit. The object is kept while the ref points at it: libgit2 does not cache
@@ -134,15 +141,7 @@ class RecallService:
         q: RecallQuery,
         reader: Asker,
     ) -> None:
-        entries = index.loaded().entries
-        hits = [
-            ReadHit(
-                h.path,
-                str(entries.get(h.path, {}).get("blob", "")),
-                str(entries.get(h.path, {}).get("pii", "")),
-            )
-            for h in result.hits
-        ]
+        hits = [self._read_hit(index, commit, h.path) for h in result.hits]
         event = "MEMORY_CACHE_HIT" if result.cache_hit else "MEMORY_RECALL"
         extra = [
             ("Cache-Hit", str(result.cache_hit).lower()),
@@ -160,6 +159,15 @@ class RecallService:
         )
         result.audit_ref = f"git:{sha}"
 
+    def _read_hit(self, index: SearchIndex, commit: Commit, path: str) -> ReadHit:
+        """What the chain records of a hit: its blob and classification from the commit
+        (when hits are checked), else from the index row."""
+        known = self.truth.known(commit.tree, path) if self.check_hits else None
+        if known is not None:
+            return ReadHit(path, known.record.blob, str(known.row["pii"]))
+        row = index.loaded().entries.get(path, {})
+        return ReadHit(path, str(row.get("blob", "")), str(row.get("pii", "")))
+
     def _answer(
         self, q: RecallQuery, at: str | None, progress: Progress | None = None
     ) -> tuple[RecallResult, SearchIndex, Commit]:
@@ -169,25 +177,106 @@ class RecallService:
         if on_thread:
             index.loaded()  # the model loads meanwhile: read the rows (any answer needs them)
         sha = str(commit.id)
-        qvec = query_vector()
+        missing = index.missing_vectors() if wants_vector and self.embedder is not None else ""
+        qvec, skipped = _vector_or_skip(query_vector, missing)
         params = f"{index.embedder_id}|{q.cache_key()}"
+        warnings: list[str] = []
         if q.use_cache:
-            cached = self.cache().get(sha, params, q, qvec, self.cache_threshold)
+            cached = self._cached(sha, params, q, qvec, commit, warnings)
             if cached is not None:
                 cached.index_note = _note(report)
                 return cached, index, commit
-        result = Recaller(index).recall(q, sha, qvec)
-        save_derived(index.loaded())
+        result = self._fresh(index, commit, q, qvec, skipped, warnings)
         result.index_note = _note(report)
-        if q.use_cache:
-            self.cache().put(sha, params, q, qvec, result)
+        if q.use_cache and not result.skipped_layers:
+            self._remember(sha, params, q, qvec, result)
         return result, index, commit
+
+    def _remember(
+        self, sha: str, params: str, q: RecallQuery, qvec: Any, result: RecallResult
+    ) -> None:
+        """Cache a full answer (one with skipped layers is not: it would outlive the outage)."""
+        try:
+            self.cache().put(sha, params, q, qvec, result)
+        except _CacheUnreadable as exc:
+            self.reset_cache()
+            result.warnings.append(f"{exc.message}: the cache was reset")
+
+    def _cached(
+        self,
+        sha: str,
+        params: str,
+        q: RecallQuery,
+        qvec: Any,
+        commit: Commit,
+        warnings: list[str],
+    ) -> RecallResult | None:
+        """The cached answer when every hit in it is what the commit holds; a cached answer
+        that is not is dropped (with the rest of the cache) and the question answered again."""
+        try:
+            cached = self.cache().get(sha, params, q, qvec, self.cache_threshold)
+        except _CacheUnreadable as exc:
+            self.reset_cache()
+            warnings.append(f"{exc.message}: the cache was reset")
+            return None
+        if cached is None or not self.check_hits:
+            return cached
+        good, bad = checked(self.truth, commit, cached, q)
+        if not bad:
+            return good
+        self.cache().clear()
+        warnings.append(
+            f"the recall cache's answer did not match git:{sha} ({describe(bad)}): "
+            "the cache was cleared and the question answered from the index"
+        )
+        return None
+
+    def _fresh(
+        self,
+        index: SearchIndex,
+        commit: Commit,
+        q: RecallQuery,
+        qvec: Any,
+        skipped: list[dict[str, str]],
+        warnings: list[str],
+    ) -> RecallResult:
+        """The pipeline's answer, every hit checked: when the index gave one the commit does
+        not hold, the index is rebuilt from the commit and asked again; a hit that still does
+        not match is left out."""
+        sha = str(commit.id)
+        result = Recaller(index).recall(q, sha, qvec, skipped)
+        save_derived(index.loaded())
+        if not self.check_hits:
+            return result
+        good, bad = checked(self.truth, commit, result, q)
+        if bad:
+            index.rebuild(commit)
+            warnings.append(
+                f"index rows did not match git:{sha} ({describe(bad)}): "
+                "the index was rebuilt from the commit"
+            )
+            good, bad = checked(
+                self.truth, commit, Recaller(index).recall(q, sha, qvec, skipped), q
+            )
+            if bad:
+                warnings.append(f"left out, not what the commit holds: {describe(bad)}")
+        good.warnings = warnings
+        return good
+
+    def check_index(self) -> IndexCheck:
+        """Whether HEAD's index matches the commit it is stamped with (``verify --index``)."""
+        return check_index(self.store, self.index)
 
     def cache(self) -> _RecallCache:
         """The recall cache, opened once (opening it costs more than a lookup)."""
         if self._cache is None:
             self._cache = _RecallCache(self.store.state_dir / "recall-cache.sqlite")
         return self._cache
+
+    def reset_cache(self) -> None:
+        """Delete the recall cache file (it is derived: the next answer starts a new one)."""
+        self.close()
+        _remove_cache(self.store.state_dir / "recall-cache.sqlite")
 
     def status(self) -> dict[str, Any]:
         """The stamp, and how far it is behind HEAD."""
@@ -236,12 +325,26 @@ def _embed_query(embedder: Embedder | None, text: str) -> tuple[Callable[[], Any
     if embedder is None:
         return _no_vector, False
     if is_ready(embedder):
-        vector = embedder.embed_query(text)
-        return (lambda: vector), False
+        return (lambda: embedder.embed_query(text)), False
     pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="clawql-embed")
     future = pool.submit(embedder.embed_query, text)
     pool.shutdown(wait=False)
     return future.result, True
+
+
+def _vector_or_skip(
+    query_vector: Callable[[], Any], missing: str
+) -> tuple[Any, list[dict[str, str]]]:
+    """The query's vector, or None and the vector layers skipped with the reason: the index
+    was built without vectors, or the embedder cannot embed now (recall fails open)."""
+    reason = f"the index has no vectors: {missing}" if missing else ""
+    try:
+        qvec = query_vector()
+    except StorageError as exc:
+        qvec, reason = None, reason or exc.message
+    if not reason:
+        return qvec, []
+    return None, [{"layer": layer, "reason": reason} for layer in VECTOR_LAYERS]
 
 
 def _behind(store: GitStore, head: Commit, sha: str) -> int | None:
@@ -283,24 +386,53 @@ def _use_wal(db: sqlite3.Connection) -> None:
         delay = min(delay * 2, 0.2)
 
 
+class _CacheUnreadable(StorageError):
+    """A cached answer that is not an answer (never leaves this module: the cache is reset)."""
+
+
+def _remove_cache(path: Path) -> None:
+    for name in (path.name, f"{path.name}-wal", f"{path.name}-shm"):
+        path.with_name(name).unlink(missing_ok=True)
+
+
 class _RecallCache:
-    """Answers keyed by (commit, parameters, query); near-identical queries match by embedding."""
+    """Answers keyed by (commit, parameters, query); near-identical queries match by embedding.
+    Nothing in it is trusted: the service checks every answer against its commit."""
 
     def __init__(self, path: Path) -> None:
         try:
-            # Used by one thread at a time (the MCP server serialises calls), not always the same.
-            self.db = sqlite3.connect(path, timeout=_BUSY_SECONDS, check_same_thread=False)
-            _use_wal(self.db)
-            # A cache may lose its last answers in a crash; it must not cost a disk flush.
-            self.db.execute("PRAGMA synchronous=OFF")
-            self.db.execute(
-                "CREATE TABLE IF NOT EXISTS answers (commit_sha TEXT, params TEXT, query TEXT, "
-                "vec BLOB, result TEXT, created REAL)"
-            )
-        except sqlite3.Error as exc:
+            self._open(path)
+        except sqlite3.OperationalError as exc:  # locked, unwritable: not ours to delete
             raise StorageError(f"cannot open the recall cache {path}: {exc}") from exc
+        except sqlite3.DatabaseError:  # not a database (garbage written over it): derived,
+            self.close()  # so it is started again
+            _remove_cache(path)
+            try:
+                self._open(path)
+            except sqlite3.Error as exc:
+                raise StorageError(f"cannot open the recall cache {path}: {exc}") from exc
+
+    def _open(self, path: Path) -> None:
+        # Used by one thread at a time (the MCP server serialises calls), not always the same.
+        self.db = sqlite3.connect(path, timeout=_BUSY_SECONDS, check_same_thread=False)
+        _use_wal(self.db)
+        # A cache may lose its last answers in a crash; it must not cost a disk flush.
+        self.db.execute("PRAGMA synchronous=OFF")
+        self.db.execute(
+            "CREATE TABLE IF NOT EXISTS answers (commit_sha TEXT, params TEXT, query TEXT, "
+            "vec BLOB, result TEXT, created REAL)"
+        )
 
     def get(
+        self, sha: str, params: str, q: RecallQuery, qvec: Any, threshold: float
+    ) -> RecallResult | None:
+        """The cached answer to ``q`` at ``sha``; _CacheUnreadable when a row is not one."""
+        try:
+            return self._get(sha, params, q, qvec, threshold)
+        except (sqlite3.Error, ValueError, KeyError, TypeError, IndexError) as exc:
+            raise _CacheUnreadable(f"the recall cache could not be read ({exc!r})") from exc
+
+    def _get(
         self, sha: str, params: str, q: RecallQuery, qvec: Any, threshold: float
     ) -> RecallResult | None:
         import numpy as np
@@ -315,6 +447,7 @@ class _RecallCache:
             near = (
                 qvec is not None
                 and vec is not None
+                and len(vec) == 4 * len(qvec)
                 and float(np.frombuffer(vec, dtype=np.float32) @ qvec) >= threshold
             )
             if same or near:
@@ -324,15 +457,24 @@ class _RecallCache:
     def put(self, sha: str, params: str, q: RecallQuery, qvec: Any, result: RecallResult) -> None:
         vec = qvec.astype("float32").tobytes() if qvec is not None else None
         norm = " ".join(q.text.lower().split())
+        try:
+            with self.db:
+                self.db.execute("DELETE FROM answers WHERE commit_sha != ?", (sha,))
+                self.db.execute(
+                    "INSERT INTO answers VALUES (?, ?, ?, ?, ?, ?)",
+                    (sha, params, norm, vec, json.dumps(result.to_record()), time.time()),
+                )
+        except sqlite3.Error as exc:
+            raise _CacheUnreadable(f"the recall cache could not be written ({exc!r})") from exc
+
+    def clear(self) -> None:
+        """Forget every answer."""
         with self.db:
-            self.db.execute("DELETE FROM answers WHERE commit_sha != ?", (sha,))
-            self.db.execute(
-                "INSERT INTO answers VALUES (?, ?, ?, ?, ?, ?)",
-                (sha, params, norm, vec, json.dumps(result.to_record()), time.time()),
-            )
+            self.db.execute("DELETE FROM answers")
 
     def close(self) -> None:
-        self.db.close()
+        if getattr(self, "db", None) is not None:
+            self.db.close()
 
 
 def _from_json(data: dict[str, Any], text: str) -> RecallResult:

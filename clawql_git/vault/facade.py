@@ -561,8 +561,10 @@ class Vault:
     ) -> dict[str, Any]:
         """Session start: what was worked on recently and the latest context entries (their
         summaries are content: recorded as a read, PHI withheld unless ``allow_pii``)."""
+        from clawql_git.model.times import check_days
         from clawql_git.recall.service import recent_summary
 
+        check_days(days)
         now = datetime.now(UTC)
         log = self.log(LogFilter(since=now - timedelta(days=days)))
         commit = self._commit_at(None)
