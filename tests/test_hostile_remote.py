@@ -551,3 +551,50 @@ def test_keyed_a_policy_change_signed_by_a_reviewer_lands(keyed: tuple[Path, Pat
     as_ada(root, ada, "review", "policy", "off", "--reviewer", "ada")
     result = push(root)
     assert result.returncode == 0, result.stderr
+
+
+# ---------------------------------------------------------------- more cases found here
+
+
+def test_a_secret_in_an_extra_commit_header_is_refused(team: tuple[Path, Path]) -> None:
+    """git lets anyone add headers (`git hash-object -t commit`); fsck accepts them."""
+    root, remote = team
+    tree = git(root, "rev-parse", "HEAD^{tree}").stdout.strip()
+    parent = git(root, "rev-parse", "HEAD").stdout.strip()
+    raw = (
+        f"tree {tree}\nparent {parent}\nauthor A <a@example.com> 1700000000 +0000\n"
+        f"committer A <a@example.com> 1700000000 +0000\nx-note {GH}\n\nplain\n"
+    )
+    sha = subprocess.run(
+        ["git", "hash-object", "-t", "commit", "-w", "--stdin"],
+        cwd=root, input=raw, capture_output=True, text=True, check=True,
+    ).stdout.strip()  # fmt: skip
+    result = refused(root, remote, f"{sha}:refs/heads/main", says="commit header")
+    assert GH not in result.stderr
+
+
+def test_a_secret_in_a_ref_name_is_refused_and_not_echoed(team: tuple[Path, Path]) -> None:
+    root, remote = team
+    result = refused(root, remote, f"main:refs/heads/{GH}", says="ref name")
+    ours = [x for x in result.stderr.splitlines() if "clawql-git" in x]  # git's lines name it
+    assert ours and not any(GH in x for x in ours)
+
+
+def test_names_equal_after_unicode_normalization_are_refused(team: tuple[Path, Path]) -> None:
+    root, remote = team
+    commit_index_path(root, "notes/caf\u00e9.txt")
+    commit_index_path(root, "notes/cafe\u0301.txt")
+    refused(root, remote, says="normalization")
+
+
+def test_an_entry_outside_the_type_folders_lands_as_ingest_allows(
+    team: tuple[Path, Path],
+) -> None:
+    """The writer takes an explicit path outside the type folders; so does the remote."""
+    root, _ = team
+    vault = Vault.open(root)
+    vault.ingest(type="decision", title="Stray", body="x", path="misc/stray.md", identity=AGENT)
+    vault.close()
+    commit_bytes(root, "stray-by-hand.md", entry("Stray by hand"))
+    result = push(root)
+    assert result.returncode == 0, result.stderr

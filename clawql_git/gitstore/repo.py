@@ -205,6 +205,15 @@ class Repo:
         target = str(obj.target)
         return TagData(str(obj.name), target, self.object_kind(target), obj.raw_message, who)
 
+    def raw_headers(self, sha: str) -> bytes:
+        """The header block of a commit or tag object (the lines before its message), with
+        the headers git lets anyone add (``gpgsig``, ``mergetag``, unknown ones)."""
+        try:
+            _, data = self.repo.odb.read(sha)
+        except (KeyError, ValueError, TypeError, pygit2.GitError):
+            return b""
+        return bytes(data).split(b"\n\n", 1)[0]
+
     def tree_of(self, sha: str | None) -> Tree | None:
         """The tree of a commit sha, or None."""
         commit = self.commit_of(sha)

@@ -13,6 +13,7 @@ import shutil
 import subprocess
 import tempfile
 import tomllib
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import date
@@ -161,7 +162,8 @@ def check_push(repo: Repo, updates: list[RefUpdate]) -> list[str]:
         try:
             problems += _check_update(repo, update, policy)
         except Exception as exc:  # anything unexpected refuses, naming its ref
-            problems.append(f"{update.ref}: the checks failed ({_failure(exc)}); {FAIL_CLOSED}")
+            ref = redact(update.ref)
+            problems.append(f"{ref}: the checks failed ({_failure(exc)}); {FAIL_CLOSED}")
     return problems
 
 
@@ -181,6 +183,8 @@ def _failure(exc: Exception) -> str:
 
 def _check_update(repo: Repo, update: RefUpdate, policy: Policy) -> list[str]:
     ref = update.ref
+    if scan(ref):
+        return [f"{redact(ref)}: the ref name contains a secret (history cannot forget it)"]
     if update.new == ZERO:
         return [f"{ref}: deleting refs is refused on a protected vault"]
     if not ref.startswith(REF_PREFIXES) and ref != AUDIT_REF:
@@ -221,6 +225,7 @@ def _peel(repo: Repo, ref: str, sha: str) -> tuple[Commit | None, list[str]]:
         problems += _secret_problems(where, "its message", tag.message)
         problems += _secret_problems(where, "its tagger", tag.tagger)
         problems += _secret_problems(where, "its name", tag.name.encode())
+        problems += _secret_problems(where, "a tag header", _extra_headers(repo, sha))
         sha = tag.target
     return None, [*problems, f"{ref}: git:{sha} is a chain of more than {MAX_TAG_DEPTH} tags"]
 
@@ -238,6 +243,7 @@ def commit_problems(repo: Repo, commit: Commit, ref: str, policy: Policy) -> lis
     problems += _secret_problems(where, "the commit message", commit.raw_message)
     for role, sig in (("author", commit.author), ("committer", commit.committer)):
         problems += _secret_problems(where, f"the {role}", sig.raw_name + b" " + sig.raw_email)
+    problems += _secret_problems(where, "a commit header", _extra_headers(repo, str(commit.id)))
     parent = commit.parents[0].tree if commit.parents else None
     folders: dict[str, list[str]] = {}
     for item in repo.changed_entries(parent, commit.tree):
@@ -245,6 +251,16 @@ def commit_problems(repo: Repo, commit: Commit, ref: str, policy: Policy) -> lis
         if problem:
             problems.append(f"{where} {redact(item.path)}: {problem}")
     return problems
+
+
+STANDARD_HEADERS = (b"tree ", b"parent ", b"author ", b"committer ", b"object ", b"type ", b"tag ")
+
+
+def _extra_headers(repo: Repo, sha: str) -> bytes:
+    """The headers of an object beyond the ones checked on their own (signatures, mergetags,
+    headers anyone can add with ``git hash-object``): text a secret could hide in."""
+    lines = repo.raw_headers(sha).split(b"\n")
+    return b"\n".join(x for x in lines if not x.startswith((*STANDARD_HEADERS, b"tagger ")))
 
 
 def _secret_problems(where: str, what: str, data: bytes) -> list[str]:
@@ -283,14 +299,26 @@ def _case_problem(repo: Repo, tree: Tree, path: str, folders: dict[str, list[str
         folder = "/".join(parts[:depth])
         if folder not in folders:
             folders[folder] = repo.names_in(tree, folder)
-        other = case_collision(name, folders[folder])
+        other = case_collision(name, folders[folder]) or _normal_collision(name, folders[folder])
         if other:
             there = f"{folder}/{other}" if folder else other
             return (
-                f"differs only in letter case from {there}: a case-insensitive checkout "
-                "(macOS, Windows) holds them as one"
+                f"differs only in letter case or Unicode normalization from {there}: a "
+                "case-insensitive checkout (macOS, Windows) holds them as one"
             )
     return ""
+
+
+def _normal_collision(name: str, others: list[str]) -> str | None:
+    """A sibling equal to ``name`` once both are NFC-normalized and case-folded (macOS
+    stores ``é`` and ``e`` + U+0301 as one name), or None."""
+    if name.isascii():
+        return None
+    key = unicodedata.normalize("NFC", name).casefold()
+    return next(
+        (o for o in others if o != name and unicodedata.normalize("NFC", o).casefold() == key),
+        None,
+    )
 
 
 # ---------------------------------------------------------------- one file
