@@ -598,3 +598,27 @@ def test_an_entry_outside_the_type_folders_lands_as_ingest_allows(
     commit_bytes(root, "stray-by-hand.md", entry("Stray by hand"))
     result = push(root)
     assert result.returncode == 0, result.stderr
+
+
+def test_keyed_swapping_the_allowed_signers_is_a_policy_change(
+    keyed: tuple[Path, Path, Path], tmp_path: Path
+) -> None:
+    """The [policy] table stays the same; the keys it names are the agent's now."""
+    root, remote, _ = keyed
+    _, agent_pub = keypair(tmp_path, "agent")
+    commit_bytes(root, ".clawql/allowed_signers", f"ada {agent_pub}\n".encode())
+    refused(root, remote, says="allowed_signers", path=".clawql/vault.toml")
+
+
+def test_memory_check_scans_binary_files_too(team: tuple[Path, Path]) -> None:
+    """`clawql memory check` (CI) had the same hole as the hook: a binary file was skipped."""
+    from clawql_git.team.check import check_branch
+
+    root, _ = team
+    git(root, "checkout", "-q", "-b", "feature")
+    commit_bytes(root, "assets/blob.bin", b"\x00\x01" + AWS.encode() + b"\xff")
+    vault = Vault.open(root)
+    report = check_branch(vault, base="main", head="HEAD")
+    vault.close()
+    assert [(p.kind, p.path) for p in report.problems] == [("secret", "assets/blob.bin")]
+    assert AWS not in report.to_markdown()

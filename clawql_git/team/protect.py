@@ -145,9 +145,14 @@ def _toml(data: bytes | None) -> dict[str, object] | str:
         return f"not valid TOML: {exc}"
 
 
-def _policy_table(repo: Repo, commit: Commit | None) -> object:
-    data = _toml(repo.blob_at(commit.tree if commit else None, VAULT_TOML))
-    return data.get("policy", {}) if isinstance(data, dict) else data
+def _policy_state(repo: Repo, commit: Commit | None) -> tuple[object, bytes | None]:
+    """The ``[policy]`` table of a commit and the bytes of the allowed-signers file it names:
+    swapping the keys is as much a policy change as editing the table."""
+    tree = commit.tree if commit else None
+    data = _toml(repo.blob_at(tree, VAULT_TOML))
+    table = data.get("policy", {}) if isinstance(data, dict) else data
+    named = table.get("allowed_signers") if isinstance(table, dict) else None
+    return table, repo.blob_at(tree, str(named)) if named else None
 
 
 # ---------------------------------------------------------------- the push
@@ -431,11 +436,12 @@ def _reviewed(repo: Repo, commit: Commit, ref: str, policy: Policy) -> list[str]
             for path, _, _ in changed
             if is_entry_path(path)
         ]
-    if _policy_table(repo, first) != _policy_table(repo, commit):
+    if _policy_state(repo, first) != _policy_state(repo, commit):
         why = _policy_change_refusal(repo, commit, policy)
         if why:
             problems.append(
-                f"{where} {VAULT_TOML}: changes [policy] on {ref} outside a review; {why}"
+                f"{where} {VAULT_TOML}: changes [policy] or its allowed_signers on {ref} "
+                f"outside a review; {why}"
             )
     return problems
 
