@@ -622,3 +622,13 @@ def test_memory_check_scans_binary_files_too(team: tuple[Path, Path]) -> None:
     vault.close()
     assert [(p.kind, p.path) for p in report.problems] == [("secret", "assets/blob.bin")]
     assert AWS not in report.to_markdown()
+
+
+def test_keyed_an_unsigned_direct_commit_of_any_file_is_refused(
+    keyed: tuple[Path, Path, Path],
+) -> None:
+    """Not only entries: under review, main takes direct commits from exempt writers and
+    reviewers only, and with keys that is whoever signed."""
+    root, remote, _ = keyed
+    commit_bytes(root, "notes/readme.txt", b"a note\n", "notes\n\nAgent-Id: ada\n")
+    refused(root, remote, says="neither a review merge")

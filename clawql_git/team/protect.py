@@ -427,31 +427,40 @@ def _reviewed(repo: Repo, commit: Commit, ref: str, policy: Policy) -> list[str]
     if trailers.get("Clawql-Event") == REVIEW_EVENT and len(commit.parents) == 2:
         return _review_merge_problems(repo, commit, where, policy)
     first = commit.parents[0] if commit.parents else None
-    problems = []
-    if not _exempt(repo, commit, policy):
-        changed = repo.diff_paths(first.tree if first else None, commit.tree)
-        problems += [
-            f"{where} {path}: changes an entry on {ref} without review (the vault requires "
-            "review: push to proposals/<agent>/<session> and have a person accept it)"
-            for path, _, _ in changed
-            if is_entry_path(path)
-        ]
     if _policy_state(repo, first) != _policy_state(repo, commit):
         why = _policy_change_refusal(repo, commit, policy)
         if why:
-            problems.append(
+            return [
                 f"{where} {VAULT_TOML}: changes [policy] or its allowed_signers on {ref} "
                 f"outside a review; {why}"
-            )
-    return problems
+            ]
+    writer = _writer(repo, commit, policy)
+    if writer in policy.review.exempt:
+        return []
+    changed = repo.diff_paths(first.tree if first else None, commit.tree)
+    entries = [path for path, _, _ in changed if is_entry_path(path)]
+    if entries:
+        return [
+            f"{where} {path}: changes an entry on {ref} without review (the vault requires "
+            "review: push to proposals/<agent>/<session> and have a person accept it)"
+            for path in entries
+        ]
+    reviewers = policy.review.reviewers
+    if (policy.review.keyed and not writer) or (reviewers and writer not in reviewers):
+        who = "no listed key signed it" if policy.review.keyed else f"it names {writer!r}"
+        return [
+            f"{where} is neither a review merge nor a commit by an exempt writer or a reviewer "
+            f"({who}); with review required only those land on {ref} directly"
+        ]
+    return []
 
 
-def _exempt(repo: Repo, commit: Commit, policy: Policy) -> bool:
-    """An exempt writer's commit: by its key when the policy names keys, else by the Agent-Id
-    it claims (a name anyone can write: see docs/security.md)."""
+def _writer(repo: Repo, commit: Commit, policy: Policy) -> str:
+    """Who made a direct commit: the principal of its signature when the policy names keys,
+    else the Agent-Id it claims (a name anyone can write: see docs/security.md)."""
     if policy.review.keyed:
-        return signer(repo, commit, policy.review.signers) in policy.review.exempt
-    return parse_trailers(commit.message).get("Agent-Id") in policy.review.exempt
+        return signer(repo, commit, policy.review.signers)
+    return parse_trailers(commit.message).get("Agent-Id")
 
 
 def _policy_change_refusal(repo: Repo, commit: Commit, policy: Policy) -> str:
