@@ -19,6 +19,8 @@ class Settings:
     """Tunable behaviour of a vault; every field can come from any configuration layer."""
 
     max_body_bytes: int = 1024 * 1024
+    max_frontmatter_bytes: int = 64 * 1024  # the whole YAML block
+    max_field_bytes: int = 4 * 1024  # each field a catalog line repeats (title, description)
     recent_entries: int = 10
     log_page_lines: int = 50
     fsync: bool = False
@@ -45,6 +47,8 @@ class SettingsOptions(TypedDict, total=False):
     a test keeps the two in step."""
 
     max_body_bytes: int
+    max_frontmatter_bytes: int
+    max_field_bytes: int
     recent_entries: int
     log_page_lines: int
     fsync: bool

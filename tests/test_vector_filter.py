@@ -11,7 +11,7 @@ import pytest
 from clawql_git import Identity, Vault
 from clawql_git.index.embedders import HashEmbedder
 from clawql_git.index.topk import top_indices
-from clawql_git.recall.pipeline import RecallQuery, _passes, _where
+from clawql_git.recall.pipeline import RecallQuery, _where, passes
 
 WHO = Identity(agent_id="filter-test", session_id="s1")
 TOPICS = ["postgres", "kafka", "redis", "oauth", "graphql", "terraform", "grpc", "webpack"]
@@ -63,14 +63,14 @@ def test_in_memory_filter_matches_lancedb_prefilter(
     entries = index.loaded().entries
     q = RecallQuery(text="postgres settings", types=types, project=project)
     qvec = HashEmbedder().embed_query(q.text)
-    mine = index.vector_in_memory(qvec, 8, lambda p: _passes(entries.get(p), q))
+    mine = index.vector_in_memory(qvec, 8, lambda p: passes(entries.get(p), q))
     lance = index.vector(qvec, 8, _where(q))
     assert [round(h.score, 4) for h in mine] == [round(h.score, 4) for h in lance]
     cut = round(lance[-1].score, 4)  # rows tied at the cut may differ; none above it may
     assert {h.path for h in mine if round(h.score, 4) > cut} == {
         h.path for h in lance if round(h.score, 4) > cut
     }
-    assert all(_passes(entries[h.path], q) for h in mine)
+    assert all(passes(entries[h.path], q) for h in mine)
 
 
 def test_a_rare_type_still_gets_its_vector_hits(vault: Vault, tmp_path: Path) -> None:

@@ -1,6 +1,7 @@
 """``verify``: prove that nothing was rewritten. Checks git fsck, that the audit chain is
 linear, that every engine commit's trailers agree with what it changed, and that every
-checkpoint the vault knows is still an ancestor of its ref. Tampering is reported with the
+checkpoint the vault knows is still an ancestor of its ref, and that HEAD holds no symbolic
+link or submodule. Tampering is reported with the
 commit and the problem; nothing is repaired."""
 
 from __future__ import annotations
@@ -10,7 +11,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from clawql_git.gitstore import AUDIT_REF, CHECKPOINTS, PROPOSALS, Commit, GitStore, parse_trailers
-from clawql_git.model.paths import is_entry_path
+from clawql_git.model.paths import (
+    folders_of,
+    is_entry_path,
+    portable_path_problem,
+    tree_collisions,
+)
 
 MERGE_EVENTS = frozenset({"MEMORY_MERGE", "MEMORY_REVIEW"})
 
@@ -56,7 +62,43 @@ def verify_vault(store: GitStore) -> VerifyReport:
     _linear_audit(store, report)
     _trailers_agree(store, store.ref_commit(head_ref), report)
     _checkpoints(store, report)
+    _no_links(store, store.ref_commit(head_ref), report)
     return report
+
+
+def _no_links(store: GitStore, head: Commit | None, report: VerifyReport) -> None:
+    """A symbolic link or submodule in HEAD's tree: a checkout follows it out of the vault,
+    and the writer refuses every write until it is removed."""
+    found = store.special_entries(head.tree if head is not None else None, set())
+    for path, kind in found:
+        report.problems.append(
+            f"HEAD holds a {kind} at {path}; engine writes are refused until it is removed "
+            f"(`git rm {path}`, then `git commit`)"
+        )
+    if not found:
+        report.checks.append("no symbolic links or submodules in HEAD")
+    _portable(store, head, report)
+
+
+def _portable(store: GitStore, head: Commit | None, report: VerifyReport) -> None:
+    """Names in HEAD some checkout (Linux, macOS, Windows) cannot hold; pulled or hand-made,
+    since the writer refuses them."""
+    files = [p for p, _, is_tree in store.tree_items(head.tree if head else None) if not is_tree]
+    before = len(report.problems)
+    for path in files:
+        problem = portable_path_problem(path)
+        if problem is not None:
+            report.problems.append(f"HEAD holds {path}, which some checkout cannot hold: {problem}")
+    folders: dict[str, list[str]] = {}
+    for path in files:
+        for folder, name in folders_of(path):
+            folders.setdefault(folder, []).append(name)
+    listing = lambda folder: folders.get(folder, ())  # noqa: E731
+    pairs = {tuple(sorted(pair)) for pair in tree_collisions(files, listing)}
+    for first, second in sorted(pairs):
+        report.problems.append(f"HEAD holds {first} and {second}, one file on macOS and Windows")
+    if len(report.problems) == before:
+        report.checks.append(f"every name in HEAD fits every checkout: {len(files)} files")
 
 
 def _fsck(store: GitStore, report: VerifyReport) -> None:

@@ -108,6 +108,10 @@ def pull(ctx: click.Context, as_json: bool) -> None:
     else:
         click.echo(f"applied seq {result.applied[0]}..{result.seq} from {result.remote}")
         click.echo(f"  main: {result.main}; audit: {result.audit}")
+        if result.signed_by:
+            click.echo(f"  manifests signed by {', '.join(sorted(set(result.signed_by)))}")
+    for warning in result.warnings:
+        click.echo(f"WARNING: {warning}", err=True)
 
 
 @sync.command()
@@ -121,6 +125,18 @@ def pull(ctx: click.Context, as_json: bool) -> None:
     default=0,
     help="Refuse a remote whose newest manifest is older than this seq (rollback).",
 )
+@click.option(
+    "--allowed-signers",
+    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+    envvar="CLAWQL_SYNC_ALLOWED_SIGNERS",
+    help="SSH allowed-signers file every manifest must be signed by "
+    "(default: the vault's committed policy, trusted on first use).",
+)
+@click.option(
+    "--allow-older",
+    is_flag=True,
+    help="Restore even when a newer seq is known to have existed (with a warning).",
+)
 @click.option("--public", is_flag=True, help="Arweave: the bundles were pushed unencrypted.")
 @json_option
 def restore(
@@ -128,27 +144,46 @@ def restore(
     provider: str,
     vault_id: str | None,
     min_seq: int,
+    allowed_signers: Path | None,
+    allow_older: bool,
     public: bool,
     as_json: bool,
     **kw: Any,
 ) -> None:
     """Rebuild a vault into DEST from the remote's bundles alone, checking every bundle's
-    sha256, the manifest chain, prerequisites and ancestry; then index it."""
+    sha256, the manifest chain and signatures, prerequisites, ancestry and every commit's
+    content; then index it. Refuses an older vault than a seq known to exist."""
     from clawql_git.sync.remotes import make_backend
     from clawql_git.sync.restore import restore as run_restore
+    from clawql_git.sync.signing import file_signers
 
     config = _remote_config(provider, public, kw)
+    signers = file_signers(allowed_signers) if allowed_signers else None
     with progress("restoring", not as_json, unit="bytes") as bar:
-        result = run_restore(make_backend(config), dest, config.prefix, vault_id, bar, min_seq)
+        result = run_restore(
+            make_backend(config),
+            dest,
+            config.prefix,
+            vault_id,
+            bar,
+            min_seq,
+            signers,
+            allow_older,
+        )
     if as_json:
         emit_json(result.to_record())
-    else:
-        click.echo(
-            f"restored vault {result.vault_id} into {result.path}: seq {result.seq}, "
-            f"{result.bundles} bundles, {result.bytes} bytes, all checks passed"
-        )
-        for ref, sha in sorted(result.refs.items()):
-            click.echo(f"  {ref} {sha}")
+        return
+    click.echo(
+        f"restored vault {result.vault_id} into {result.path}: seq {result.seq} "
+        f"(newest known: seq {result.newest_known}), {result.bundles} bundles, "
+        f"{result.bytes} bytes"
+    )
+    signed = ", ".join(sorted(set(result.signed_by)))
+    click.echo(f"  manifests signed by {signed}" if signed else "  manifests not authenticated")
+    for ref, sha in sorted(result.refs.items()):
+        click.echo(f"  {ref} {sha}")
+    for warning in result.warnings:
+        click.echo(f"WARNING: {warning}", err=True)
 
 
 @sync.command()

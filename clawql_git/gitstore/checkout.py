@@ -16,7 +16,13 @@ from typing import Protocol
 
 import pygit2
 
-from clawql_git.gitstore.files import atomic_write, file_blob_id, owned_lock, prune_empty_dirs
+from clawql_git.gitstore.files import (
+    atomic_write,
+    file_blob_id,
+    owned_lock,
+    prune_empty_dirs,
+    worktree_problem,
+)
 
 MARKS = "checkout.json"
 _Syncer = Callable[[pygit2.Tree | None, pygit2.Tree, pygit2.Tree | None], None]
@@ -47,6 +53,7 @@ class CheckoutSync:
         self.store = store
         self.marks_path = store.state_dir / MARKS
         self.tmp = store.state_dir / "tmp"
+        self.skipped: list[str] = []  # paths left alone: writing them would leave the vault
 
     def read_marks(self) -> dict[str, str]:
         try:
@@ -63,7 +70,14 @@ class CheckoutSync:
         if head is not None:
             self.write_marks({"worktree": str(head.id), "index": str(head.id)})
 
-    def sync(self, update_index: bool) -> None:
+    def sync(self, update_index: bool) -> list[str]:
+        """Sync; returns the paths left alone because a write there could leave the vault (a
+        symbolic link or a non-folder on the way, a ``.git`` component), each with why."""
+        self.skipped = []
+        self._sync(update_index)
+        return self.skipped
+
+    def _sync(self, update_index: bool) -> None:
         head = self.store.head_commit()
         if head is None:
             return
@@ -122,6 +136,10 @@ class CheckoutSync:
     ) -> None:
         root = self.store.workdir
         for path, old_id, new_id in self.store.diff_paths(old, new):
+            problem = worktree_problem(root, path)
+            if problem is not None:  # never written through a link, never into .git
+                self.skipped.append(f"{path} ({problem})")
+                continue
             target = root / path
             current = file_blob_id(target)
             if current == new_id:
@@ -158,7 +176,10 @@ class CheckoutSync:
             if new_id is None:
                 if staged is not None:
                     index.remove(path)
-            elif file_blob_id(self.store.workdir / path) == new_id:
+            elif (
+                worktree_problem(self.store.workdir, path) is None
+                and file_blob_id(self.store.workdir / path) == new_id
+            ):
                 index.add(path)  # from the work tree, with its stat data: git trusts it as is
             else:
                 index.add(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 
 import pygit2
@@ -15,6 +16,30 @@ def file_blob_id(path: Path) -> str | None:
     except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
         return None
     return str(pygit2.hash(data))
+
+
+def worktree_problem(root: Path, path: str) -> str | None:
+    """Why writing (or removing) the vault-relative ``path`` under ``root`` could reach outside
+    the vault or into git's own folder, or None: a ``..``, ``.`` or empty component, a ``.git``
+    in any case, or a component on the way that is a symbolic link (followed, a write would land
+    wherever it points) or not a folder. Components are ``lstat``-ed, never followed."""
+    parts = path.split("/")
+    for part in parts:
+        if part in ("", ".", "..") or part.rstrip(". ").casefold() == ".git":
+            return f"{path!r} has the component {part!r}"
+    for i in range(len(parts)):
+        where = root.joinpath(*parts[: i + 1])
+        try:
+            mode = where.lstat().st_mode
+        except FileNotFoundError:
+            return None  # nothing below a missing folder can be a link
+        except NotADirectoryError:
+            return f"{'/'.join(parts[:i])} is not a folder"
+        if stat.S_ISLNK(mode):
+            return f"{'/'.join(parts[: i + 1])} is a symbolic link"
+        if i < len(parts) - 1 and not stat.S_ISDIR(mode):
+            return f"{'/'.join(parts[: i + 1])} is not a folder"
+    return None
 
 
 def owned_lock(lock: Path, marker: Path) -> bool:

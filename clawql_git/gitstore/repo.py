@@ -274,9 +274,8 @@ class Repo:
                 yield from self.tree_items(sub, f"{path}/")
 
     def names_in(self, tree: Tree | None, folder: str) -> list[str]:
-        """The names of the items of the folder ``folder`` (``""``: the root) of ``tree``."""
-        sub = self.subtree(tree, folder)
-        return [item.name or "" for item in sub or ()]
+        """The names a folder of ``tree`` holds (``""`` for the root); [] when it is no folder."""
+        return [item.name or "" for item in self.subtree(tree, folder) or ()]
 
     def changed_entries(
         self, old: Tree | None, new: Tree | None, prefix: str = ""
@@ -298,6 +297,33 @@ class Repo:
             else:
                 out.append(TreeEntry(path, str(item.id), int(item.filemode)))
         return out
+
+    def special_entries(self, tree: Tree | None, clean: set[str]) -> list[tuple[str, str]]:
+        """(path, "symbolic link" or "submodule") for every entry of ``tree`` git would check
+        out as a link or a gitlink. Trees whose ids are in ``clean`` are skipped; trees found
+        clean are added to it, so a caller that keeps the set rescans only what changed."""
+        if tree is None or str(tree.id) in clean:
+            return []
+        found = self._special(tree, "", clean)
+        if not found:
+            clean.add(str(tree.id))
+        return found
+
+    def _special(self, tree: Tree, prefix: str, clean: set[str]) -> list[tuple[str, str]]:
+        found: list[tuple[str, str]] = []
+        for item in tree:
+            path = f"{prefix}{item.name}"
+            if item.filemode == pygit2.enums.FileMode.LINK:
+                found.append((path, "symbolic link"))
+            elif item.filemode == pygit2.enums.FileMode.COMMIT:
+                found.append((path, "submodule"))
+            elif item.filemode == pygit2.enums.FileMode.TREE and str(item.id) not in clean:
+                sub = self._as_tree(item)
+                inner = self._special(sub, f"{path}/", clean) if sub is not None else []
+                if not inner:
+                    clean.add(str(item.id))
+                found += inner
+        return found
 
     # ------------------------------------------------------------ history
 

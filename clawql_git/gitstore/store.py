@@ -15,7 +15,7 @@ import pygit2
 
 from clawql_git.errors import ConcurrentUpdate, NotFound, StorageError, VaultStateError
 from clawql_git.gitstore.checkout import CheckoutSync
-from clawql_git.gitstore.files import atomic_write, owned_lock
+from clawql_git.gitstore.files import atomic_write, owned_lock, worktree_problem
 from clawql_git.gitstore.lock import exclusive_lock
 from clawql_git.gitstore.repo import Commit, Oid, Repo, Signature, Tree, signature
 
@@ -219,14 +219,19 @@ class GitStore(Repo):
 
     # ------------------------------------------------------------ work tree
 
-    def sync_checkout(self, update_index: bool) -> None:
+    def sync_checkout(self, update_index: bool) -> list[str]:
         """Bring the work tree (and optionally the git index) from their last synced commit to
-        HEAD, touching only what still holds engine-written content (user edits are kept).
-        Call with the writer lock held; safe to repeat after a crash at any point."""
+        HEAD, touching only what still holds engine-written content (user edits are kept) and
+        never writing through a symbolic link or into ``.git``: the paths so left alone are
+        returned. Call with the writer lock held; safe to repeat after a crash at any point."""
         try:
-            CheckoutSync(self).sync(update_index)
+            return CheckoutSync(self).sync(update_index)
         except pygit2.GitError as exc:
             raise StorageError(f"cannot update the work tree: {exc}") from exc
+
+    def worktree_problem(self, path: str) -> str | None:
+        """Why the engine would not write ``path`` in the work tree (see ``files``), or None."""
+        return worktree_problem(self.workdir, path)
 
     def mark_synced(self) -> None:
         """Record that work tree and index match HEAD (after a checkout done by git itself)."""

@@ -13,6 +13,8 @@ from clawql_git.errors import InvalidFrontmatter
 from clawql_git.model.entry import (
     Entry,
     build_frontmatter,
+    check_frontmatter_size,
+    check_frontmatter_text,
     check_secrets,
     check_size,
     check_text,
@@ -91,6 +93,8 @@ def draft_from_fields(
     fields.update({k: v for k, v in meta.items() if v is not None})
     fields = {k: v for k, v in fields.items() if v is not None}
     validate_meta(fields)  # before dumping, so a bad field is named as such
+    # ... and a field too large is refused before YAML renders it
+    check_frontmatter_size("", fields, settings.max_frontmatter_bytes, settings.max_field_bytes)
     check_type_spelling(entry_type, allow_new_type)
     if "timestamp" in fields:
         fields["timestamp"] = iso_timestamp(fields["timestamp"])
@@ -117,6 +121,7 @@ def draft_from_markdown(
         body = check_text(body_override, "body")
     if fm is None:
         fm = ""
+    check_frontmatter_text(fm, settings.max_frontmatter_bytes)  # before YAML reads it all
     meta = parse_yaml_mapping(fm)
     changes: dict[str, Any] = {k: v for k, v in overrides.items() if v is not None}
     if "title" not in meta and "title" not in changes:
@@ -149,6 +154,7 @@ def finalize(settings: Settings, fm: str, body: str, path: str | None) -> Draft:
         raise InvalidFrontmatter("an entry needs a title (frontmatter 'title' or a '# heading')")
     validate_title(str(title))
     safe_path = validate_entry_path(path) if path is not None else None
+    check_frontmatter_size(fm, meta, settings.max_frontmatter_bytes, settings.max_field_bytes)
     check_size(body, settings.max_body_bytes)
     body = normalise_body(body)
     check_secrets(render_document(fm, body))
@@ -169,6 +175,9 @@ def check_update(
     updated = current.with_changes(changes, new_body)
     validate_meta(updated.meta)
     validate_title(updated.title)
+    check_frontmatter_size(
+        updated.frontmatter, updated.meta, settings.max_frontmatter_bytes, settings.max_field_bytes
+    )
     check_size(updated.body, settings.max_body_bytes)
     check_secrets(updated.render())
     return updated

@@ -326,6 +326,34 @@ def check_size(body: str, limit: int) -> None:
         raise EntryTooLarge(size, limit)
 
 
+CATALOG_FIELDS = ("title", "description")  # copied into every index.md line of the entry
+
+
+def check_frontmatter_size(fm: str, meta: Mapping[str, Any], limit: int, field_limit: int) -> None:
+    """Refuse a frontmatter over ``limit`` UTF-8 bytes, or a field the catalogs repeat (title,
+    description) over ``field_limit``; the body's limit does not cover either."""
+    for field in CATALOG_FIELDS:
+        value = meta.get(field)
+        size = len(str(value).encode("utf-8")) if value is not None else 0
+        if size > field_limit:
+            raise InvalidFrontmatter(
+                f"frontmatter field {field!r} is {size} bytes, over the limit of {field_limit} "
+                "bytes for fields the catalogs repeat (setting max_field_bytes); put the detail "
+                "in the body"
+            )
+    check_frontmatter_text(fm, limit)
+
+
+def check_frontmatter_text(fm: str, limit: int) -> None:
+    """Refuse frontmatter text over ``limit`` UTF-8 bytes (before it is even parsed)."""
+    size = len(fm.encode("utf-8"))
+    if size > limit:
+        raise InvalidFrontmatter(
+            f"the frontmatter is {size} bytes, over the limit of {limit} bytes "
+            "(setting max_frontmatter_bytes); put the detail in the body"
+        )
+
+
 def check_secrets(text: str, where: str = "entry") -> None:
     """Refuse content that contains a credential."""
     from clawql_git.model.secrets import scan

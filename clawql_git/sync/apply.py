@@ -1,20 +1,24 @@
 """Bringing remote bundles into a repository, checked before any vault ref moves: each bundle's
 size and sha256 against its manifest, its header against the manifest's refs, its prerequisites
-with ``git bundle verify``, and every manifest's tips against the newest ones (ancestry)."""
+with ``git bundle verify``, its objects with ``index-pack --strict``, every manifest's tips
+against the newest ones (ancestry), and every commit the bundles bring in against the checks a
+protected team remote runs (``check_content``: entries valid, no secrets, signed commits where
+the vault's policy asks)."""
 
 from __future__ import annotations
 
 import subprocess
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from clawql_git.errors import NotFound, TamperDetected
-from clawql_git.gitstore import GitStore, format_message, parse_trailers
+from clawql_git.gitstore import ZERO, GitStore, format_message, parse_trailers
 from clawql_git.gitstore.lock import exclusive_lock
 from clawql_git.model.progress import Progress
 from clawql_git.sync.backend import Backend
 from clawql_git.sync.bundles import (
+    check_objects,
     fetch_bundle,
     has_commit,
     is_ancestor,
@@ -22,7 +26,7 @@ from clawql_git.sync.bundles import (
     verify_bundle,
     write_temp,
 )
-from clawql_git.sync.manifest import AUDIT_REF, MAIN_REF, ChainLink, sha256_hex
+from clawql_git.sync.manifest import AUDIT_REF, MAIN_REF, VAULT_REFS, ChainLink, sha256_hex
 
 INCOMING = "refs/clawql/sync-incoming"
 ORIGIN_TRAILER = "Audit-Origin"
@@ -76,6 +80,7 @@ def unpack(repo: Path, links: Sequence[ChainLink], bundles: Sequence[bytes]) -> 
                     f"({', '.join(x[:12] for x in missing)}): an earlier bundle is missing",
                 )
             verify_bundle(repo, path, f"bundle of seq {m.seq}")
+            check_objects(repo, data, f"bundle of seq {m.seq}")
             header = read_header(data, m.bundle_key)
             fetch_bundle(repo, path, header.refs, f"{INCOMING}/{m.seq:08d}")
             lost = [ref for ref, sha in m.refs.items() if not has_commit(repo, sha)]
@@ -118,6 +123,27 @@ def audit_origins(repo: Path, tip: str) -> set[str]:
         check=False,
     ).stdout
     return {line.strip() for line in out.splitlines() if line.strip()}
+
+
+def check_content(store: GitStore, tips: Mapping[str, str]) -> None:
+    """Refuse the commits that moving the vault's refs to ``tips`` would bring in when the
+    pre-receive hook of a protected remote would refuse them (``team.protect.check_push``,
+    with the policy of the local ref as it is). Call it after :func:`drop_incoming`: the
+    hook's walk hides every ref, so the unpack's temporary refs would hide what they hold."""
+    from clawql_git.team.protect import RefUpdate, check_push
+
+    updates = []
+    for ref in VAULT_REFS:
+        new = tips.get(ref)
+        old = store.ref_target(ref) or ZERO
+        if new and new != old and not (old != ZERO and is_ancestor(store.workdir, new, old)):
+            updates.append(RefUpdate(old, new, ref))
+    problems = check_push(store, updates)
+    if problems:
+        raise TamperDetected(
+            "the remote's commits fail the checks a protected remote runs; nothing was applied",
+            problems,
+        )
 
 
 def drop_incoming(store: GitStore) -> None:

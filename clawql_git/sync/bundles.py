@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import tempfile
 from collections.abc import Mapping, Sequence
@@ -92,6 +93,33 @@ def verify_bundle(repo: Path, bundle: Path, what: str) -> None:
     if result.returncode != 0:
         detail = result.stderr.decode(errors="replace").strip()
         raise TamperDetected(f"{what} does not verify (missing prerequisites?): {detail}")
+
+
+def check_objects(repo: Path, data: bytes, what: str) -> None:
+    """``git index-pack --strict`` over the bundle's pack, the check a protected remote's
+    ``receive.fsckObjects`` runs (malformed commits, trees, ``.gitmodules``): into a
+    throwaway object directory, with the repository's objects as the bases of a thin pack,
+    so nothing is written to the repository. (``git fetch`` from a bundle runs no fsck.)"""
+    objects = _git(repo, "rev-parse", "--path-format=absolute", "--git-path", "objects")
+    _, _, pack = data.partition(b"\n\n")
+    with tempfile.TemporaryDirectory(prefix="clawql-fsck-") as tmp:
+        (Path(tmp) / "pack").mkdir()
+        env = {
+            **os.environ,
+            "GIT_OBJECT_DIRECTORY": tmp,
+            "GIT_ALTERNATE_OBJECT_DIRECTORIES": objects.stdout.decode().strip(),
+        }
+        result = subprocess.run(
+            ["git", "-c", "pack.threads=1", "index-pack", "--strict", "--fix-thin", "--stdin"],
+            cwd=repo,
+            input=pack,
+            env=env,
+            capture_output=True,
+            check=False,
+        )
+    if result.returncode != 0:
+        detail = result.stderr.decode(errors="replace").strip()
+        raise TamperDetected(f"{what} holds objects git fsck refuses: {detail}")
 
 
 def fetch_bundle(repo: Path, bundle: Path, refs: Mapping[str, str], namespace: str) -> None:

@@ -1,10 +1,12 @@
 """Push manifests and their hash chain: one canonical JSON document per push, each naming the
-sha256 of the one before, so a dropped, reordered or replayed manifest breaks the chain."""
+sha256 of the one before, so a dropped, reordered or replayed manifest breaks the chain. The
+chain is integrity only; who wrote a manifest is its ``signature`` (``signing.py``)."""
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -14,6 +16,8 @@ from clawql_git.errors import TamperDetected
 FORMAT = "clawql-sync-manifest/1"
 MAIN_REF = "refs/heads/main"
 AUDIT_REF = "refs/clawql/audit"
+VAULT_REFS = (MAIN_REF, AUDIT_REF)  # the only refs a sync bundle may carry
+SHA = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")  # SHA-1 or SHA-256 object ids
 
 
 def sha256_hex(data: bytes) -> str:
@@ -49,8 +53,13 @@ class Manifest:
     time: str = ""
     agent: str = ""
     extra: Mapping[str, Any] = field(default_factory=dict)
+    signature: str = ""  # SSH signature of :meth:`payload` (``signing.py``); "" unsigned
 
     def to_record(self) -> dict[str, Any]:
+        record = self.unsigned_record()
+        return {**record, "signature": self.signature} if self.signature else record
+
+    def unsigned_record(self) -> dict[str, Any]:
         return {
             "format": FORMAT,
             "vault_id": self.vault_id,
@@ -72,6 +81,10 @@ class Manifest:
         """Canonical JSON: sorted keys, no whitespace, ASCII; its sha256 is the chain link."""
         return canonical(self.to_record())
 
+    def payload(self) -> bytes:
+        """What the signature covers: the canonical record without the signature."""
+        return canonical(self.unsigned_record())
+
     @classmethod
     def decode(cls, data: bytes, key: str) -> Manifest:
         """Parse a manifest; anything malformed is tampering, not a crash."""
@@ -92,6 +105,7 @@ class Manifest:
                 time=str(raw.get("time", "")),
                 agent=str(raw.get("agent", "")),
                 extra=dict(raw.get("extra", {})),
+                signature=str(raw.get("signature", "")),
             )
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
             raise TamperDetected(f"manifest {key} is not a valid clawql manifest: {exc}") from exc
@@ -129,9 +143,28 @@ def check_chain(links: Sequence[ChainLink], vault_id: str, start_prev: str = "")
                 f"{link.key}: names previous manifest {m.prev_manifest or 'none'} but the "
                 f"previous manifest's sha256 is {prev or 'none'} (chain broken or replayed)"
             )
+        problems += _ref_problems(link)
         if not m.bundle_key.endswith(f"{m.seq:08d}-{m.bundle_sha256}.bundle"):
             problems.append(f"{link.key}: bundle key {m.bundle_key} does not match its sha256")
         prev = link.sha256
         expected = m.seq + 1
     if problems:
         raise TamperDetected("the manifest chain does not hold", problems)
+
+
+def _ref_problems(link: ChainLink) -> list[str]:
+    """A manifest names main, may name the audit chain, and nothing else; tips are shas."""
+    m = link.manifest
+    problems = [
+        f"{link.key}: names ref {ref}, which is not one of the vault's ({', '.join(VAULT_REFS)})"
+        for ref in m.refs
+        if ref not in VAULT_REFS
+    ]
+    if MAIN_REF not in m.refs:
+        problems.append(f"{link.key}: names no {MAIN_REF}")
+    problems += [
+        f"{link.key}: {ref} tip {sha!r} is not a commit id"
+        for ref, sha in m.refs.items()
+        if not SHA.fullmatch(sha)
+    ]
+    return problems

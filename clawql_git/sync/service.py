@@ -12,16 +12,18 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 import subprocess
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from clawql_git.audit.chain import AuditChain
 from clawql_git.errors import (
     ConcurrentUpdate,
+    InvalidInput,
     KeyExists,
     SyncError,
     TamperDetected,
@@ -31,7 +33,7 @@ from clawql_git.gitstore import CHECKPOINTS, GitStore, parse_trailers
 from clawql_git.gitstore.gitcli import git_message, run_git
 from clawql_git.gitstore.lock import exclusive_lock
 from clawql_git.model.progress import Progress
-from clawql_git.sync import apply
+from clawql_git.sync import apply, signing
 from clawql_git.sync.backend import Backend
 from clawql_git.sync.bundles import create_bundle, is_ancestor, read_header
 from clawql_git.sync.manifest import (
@@ -86,6 +88,8 @@ class PullResult:
     applied: list[int]
     main: str  # up-to-date | fast-forward | merge | local-ahead
     audit: str  # up-to-date | fast-forward | replayed N | local-ahead
+    signed_by: list[str] = field(default_factory=list)  # principal of each applied manifest
+    warnings: list[str] = field(default_factory=list)
 
     def to_record(self) -> dict[str, Any]:
         return asdict(self)
@@ -148,12 +152,32 @@ class LocalState:
 class SyncService:
     """Push, pull and status of one vault against one backend."""
 
-    def __init__(self, store: GitStore, backend: Backend, vault_id: str, prefix: str, agent: str):
+    def __init__(
+        self,
+        store: GitStore,
+        backend: Backend,
+        vault_id: str,
+        prefix: str,
+        agent: str,
+        signing_key: Path | None = None,
+        signers: signing.Signers | None = None,
+    ):
+        """``signing_key``: pushes sign their manifests with it. ``signers``: the allowed
+        signers manifests are checked against (default: the vault's committed policy at the
+        local main, read when the check runs; none there: manifests are not checked)."""
         self.store = store
         self.backend = backend
         self.vault_id = vault_id
         self.root = vault_root_key(prefix, vault_id)
         self.agent = agent
+        self.signing_key = signing_key
+        self.signers = signers
+
+    def trusted_signers(self) -> signing.Signers:
+        """Who may sign manifests: the explicit signers, else the local main's policy."""
+        if self.signers is not None:
+            return self.signers
+        return signing.committed_signers(self.store, self.store.ref_target(MAIN_REF))
 
     # ------------------------------------------------------------ the remote chain
 
@@ -168,6 +192,12 @@ class SyncService:
 
     def push(self, progress: Progress | None = None) -> PushResult:
         """Upload what the remote lacks; lose a race for a seq, pull the winner, retry on top."""
+        signers = self.trusted_signers()
+        if signers and self.signing_key is None:
+            raise InvalidInput(
+                f"manifests must be signed ({signers.source} names the allowed signers) and no "
+                "signing key is set: set CLAWQL_SIGNING_KEY (nothing was pushed)"
+            )
         with exclusive_lock(self.store.state_dir / "sync.lock"):
             pulled = attempt = rounds = 0
             while attempt < MAX_ATTEMPTS and rounds < 2 * MAX_ATTEMPTS:
@@ -199,8 +229,6 @@ class SyncService:
         sha = sha256_hex(data)
         key = bundle_key(self.root, seq, sha)
         tags = {"Vault-Id": self.vault_id, "Seq": str(seq), "Bundle-SHA256": sha, "Kind": "bundle"}
-        with contextlib.suppress(KeyExists):  # the same bytes from a push that died after it
-            self.backend.put_once(key, data, tags, _bytes(progress, key))
         header = read_header(data, key)
         manifest = Manifest(
             self.vault_id,
@@ -214,6 +242,9 @@ class SyncService:
             time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             self.agent,
         )
+        manifest = self._sign(manifest)  # before any upload: a refused key uploads nothing
+        with contextlib.suppress(KeyExists):  # the same bytes from a push that died after it
+            self.backend.put_once(key, data, tags, _bytes(progress, key))
         encoded = manifest.encode()
         mkey = manifest_key(self.root, seq)
         mtags = {**tags, "Kind": "manifest", "Prev-Manifest": manifest.prev_manifest or "none"}
@@ -238,6 +269,23 @@ class SyncService:
             pulled=pulled,
             audit_event=event,
         )
+
+    def _sign(self, manifest: Manifest) -> Manifest:
+        """The manifest with its signature (unsigned without a key); checked against the
+        allowed signers before it leaves, so a key others would refuse is refused here."""
+        if self.signing_key is None:
+            return manifest
+        signed = replace(manifest, signature=signing.sign(manifest.payload(), self.signing_key))
+        signers = self.trusted_signers()
+        if signers:
+            try:
+                signing.verify(signed.payload(), signed.signature, signers)
+            except TamperDetected as exc:
+                raise InvalidInput(
+                    f"the signing key {self.signing_key} is not an allowed signer of "
+                    f"{signers.source}; nothing was pushed ({exc.message})"
+                ) from exc
+        return signed
 
     def _has_news(self, pushed: dict[str, str] | Any, local: dict[str, str]) -> bool:
         """Main moved, or the audit chain holds events other than our own push records."""
@@ -274,7 +322,14 @@ class SyncService:
         """Fetch, check and apply every manifest newer than this clone's record."""
         with exclusive_lock(self.store.state_dir / "sync.lock"):
             state = LocalState.load(self.store)
-            return self._apply(self.read_chain(state), state, progress)
+            links = self.read_chain(state)
+            result = self._apply(links, state, progress)
+        newest = links[-1].manifest.seq if links else 0
+        orphans = newer_bundles(self.backend, self.root, newest)
+        if orphans:
+            note = orphans_note(self.backend.describe(), orphans, newest)
+            return replace(result, warnings=[note])
+        return result
 
     def _apply(
         self, links: list[ChainLink], state: LocalState, progress: Progress | None = None
@@ -285,12 +340,18 @@ class SyncService:
             seq = links[-1].manifest.seq if links else 0
             return PullResult(where, seq, [], "up-to-date", "up-to-date")
         repo = self.store.workdir
+        signed_by = signing.check_all(
+            [(lk.key, lk.manifest.payload(), lk.manifest.signature) for lk in new],
+            self.trusted_signers(),
+        )
         bundles = apply.download(self.backend, new, progress)
         try:
             apply.unpack(repo, new, bundles)
+            apply.drop_incoming(self.store)  # the objects stay; the content check walks them
             tips = new[-1].manifest.refs
             remote_audit = tips.get(AUDIT_REF)
             apply.check_ancestry(repo, links[max(state.seq - 1, 0) :], remote_audit)
+            apply.check_content(self.store, tips)
             main = self._apply_main(tips[MAIN_REF], new[-1].manifest.seq)
             audit = self._apply_audit(remote_audit)
         finally:
@@ -299,7 +360,7 @@ class SyncService:
         add_checkpoints(self.store, new[:-1])
         applied = [lk.manifest.seq for lk in new]
         self._record_pull(applied)
-        return PullResult(where, applied[-1], applied, main, audit)
+        return PullResult(where, applied[-1], applied, main, audit, signed_by)
 
     def _record_pull(self, applied: list[int]) -> str:
         head = self.store.ref_commit(MAIN_REF)
@@ -389,6 +450,28 @@ def read_chain(backend: Backend, root: str, vault_id: str) -> list[ChainLink]:
     return links
 
 
+BUNDLE_NAME = re.compile(r"/bundles/(\d{8})-[0-9a-f]{64}\.bundle$")
+
+
+def newer_bundles(backend: Backend, root: str, seq: int) -> list[int]:
+    """Seqs above ``seq`` that have a bundle on the remote: a manifest that once named it was
+    deleted (the remote rolled back), or a push died between its bundle and its manifest."""
+    found = {
+        int(m.group(1))
+        for obj in backend.list(f"{root}/bundles/")
+        if (m := BUNDLE_NAME.search(obj.key))
+    }
+    return sorted(n for n in found if n > seq)
+
+
+def orphans_note(where: str, seqs: list[int], seq: int) -> str:
+    return (
+        f"{where} holds bundles of seq {', '.join(map(str, seqs))} that no manifest names "
+        f"(newest manifest: seq {seq}): newer manifests were deleted, or a push died between "
+        "its bundle and its manifest"
+    )
+
+
 def check_rollback(links: list[ChainLink], state: LocalState, where: str) -> None:
     """Refuse a remote that lost manifests this clone has seen, or rewrote one."""
     if state.seq == 0:
@@ -473,5 +556,8 @@ def for_vault(
     config = load_config(vault)
     chosen = backend or make_backend(config)
     who = agent or vault.settings.agent_id
-    service = SyncService(vault.store, chosen, vault.vault_id, config.prefix, who)
+    key = vault.store.signing_key or (
+        Path(vault.settings.signing_key).expanduser() if vault.settings.signing_key else None
+    )
+    service = SyncService(vault.store, chosen, vault.vault_id, config.prefix, who, key)
     return service, config

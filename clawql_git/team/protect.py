@@ -13,7 +13,6 @@ import shutil
 import subprocess
 import tempfile
 import tomllib
-import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import date
@@ -304,7 +303,7 @@ def _case_problem(repo: Repo, tree: Tree, path: str, folders: dict[str, list[str
         folder = "/".join(parts[:depth])
         if folder not in folders:
             folders[folder] = repo.names_in(tree, folder)
-        other = case_collision(name, folders[folder]) or _normal_collision(name, folders[folder])
+        other = case_collision(name, folders[folder])
         if other:
             there = f"{folder}/{other}" if folder else other
             return (
@@ -312,18 +311,6 @@ def _case_problem(repo: Repo, tree: Tree, path: str, folders: dict[str, list[str
                 "case-insensitive checkout (macOS, Windows) holds them as one"
             )
     return ""
-
-
-def _normal_collision(name: str, others: list[str]) -> str | None:
-    """A sibling equal to ``name`` once both are NFC-normalized and case-folded (macOS
-    stores ``é`` and ``e`` + U+0301 as one name), or None."""
-    if name.isascii():
-        return None
-    key = unicodedata.normalize("NFC", name).casefold()
-    return next(
-        (o for o in others if o != name and unicodedata.normalize("NFC", o).casefold() == key),
-        None,
-    )
 
 
 # ---------------------------------------------------------------- one file

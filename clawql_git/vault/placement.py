@@ -7,18 +7,24 @@ from __future__ import annotations
 from clawql_git.gitstore import GitStore, Tree
 from clawql_git.model.drafts import Draft
 from clawql_git.model.entry import iso_timestamp, parse_timestamp, slugify, type_folder
+from clawql_git.model.paths import windows_reserved
 
 
 def free_path(
     store: GitStore, tree: Tree | None, draft: Draft, taken: set[str] | None = None
 ) -> str:
-    """``<type folder>/<YYYY-MM>/<slug>.md`` with a stem not used in the type folder yet."""
+    """``<type folder>/<YYYY-MM>/<slug>.md`` with a stem not used in the type folder yet, nor
+    one Windows reserves (a title "Aux" gets ``aux-2.md``); the slug is cut to fit (96)."""
     folder = type_folder(str(draft.meta["type"]), draft.meta)
     month = parse_timestamp(iso_timestamp(draft.meta["timestamp"])).strftime("%Y-%m")
     base = slugify(str(draft.meta["title"]))
     months = _month_trees(store, tree, folder)
     slug, n = base, 1
-    while f"{folder}/{month}/{slug}.md" in (taken or ()) or any(f"{slug}.md" in m for m in months):
+    while (
+        f"{folder}/{month}/{slug}.md" in (taken or ())
+        or any(f"{slug}.md" in m for m in months)
+        or windows_reserved(slug)
+    ):
         n += 1
         slug = f"{base[: 96 - len(str(n)) - 1]}-{n}"
     return f"{folder}/{month}/{slug}.md"

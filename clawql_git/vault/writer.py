@@ -2,8 +2,8 @@
 archive, imports, init and seeding, settings, sync config, review policy, catalog repair and
 proposal acceptance) is made here, in this order, under the writer lock:
 
-    plan (against the current tree) -> validate -> route -> catalogs -> trailers -> commit
-    -> work-tree sync
+    plan (against the current tree) -> validate -> route -> catalogs -> trailers -> tree checks
+    -> commit -> work-tree sync
 
 Only ``gitstore`` below creates the commit and moves the ref. Every commit carries the full
 trailer set (``TRAILER_ORDER``: event, entry paths, entry type, agent, session, correlation,
@@ -20,11 +20,11 @@ from clawql_git.audit.history import NONE, last_change
 from clawql_git.catalog import render as catalog
 from clawql_git.catalog.update import Cataloger
 from clawql_git.config import Settings
-from clawql_git.errors import ClawqlError, InvalidInput
+from clawql_git.errors import ClawqlError, InvalidInput, UnsafePath, VaultStateError
 from clawql_git.gitstore import Commit, GitStore, Signature, Trailers, Tree, format_message
 from clawql_git.model.entry import Entry, check_secrets, slugify, validate_entry_path
 from clawql_git.model.identity import Identity
-from clawql_git.model.paths import is_entry_path
+from clawql_git.model.paths import is_entry_path, portable_path_problem, tree_collisions
 from clawql_git.model.times import utc
 from clawql_git.vault.routing import Route, admit, main_route, record_policy, route_write
 
@@ -94,6 +94,7 @@ class Writer:
         self.settings = settings
         self.eager_index = eager_index
         self.cataloger = Cataloger(store, settings.recent_entries, settings.log_page_lines)
+        self.clean_trees: set[str] = set()  # tree ids known to hold no link or submodule
 
     def identity(
         self, identity: Identity | None, meta: Mapping[str, Any] | None = None
@@ -169,9 +170,11 @@ class Writer:
         """The commit is acknowledged whatever happens here: a failed checkout sync is retried
         by the next write or ``close()``, and only reported."""
         try:
-            self.store.sync_checkout(update_index=self.eager_index)
+            skipped = self.store.sync_checkout(update_index=self.eager_index)
         except (OSError, ClawqlError) as exc:
             return f"committed, but the work tree is not updated yet: {exc}"
+        if skipped:
+            return "committed; left alone in the work tree: " + "; ".join(skipped)
         return ""
 
     def _commit(self, route: Route, plan: Plan, ident: Identity) -> str | None:
@@ -197,9 +200,36 @@ class Writer:
         catalogs: dict[str, bytes | None] = {}
         if plan.catalogs:
             catalogs = self._catalogs(plan, parents, files, message, author, trailers, now)
+        self._check_tree(old_tree, {**files, **catalogs}, route)
         tree = self.store.build_tree(old_tree, {**files, **catalogs})
         route.open(self.store)
         return self.store.commit(route.ref, parents, tree, message, author)
+
+    def _check_tree(
+        self, tree: Tree | None, files: Mapping[str, bytes | None], route: Route
+    ) -> None:
+        """What the commit's tree and the work tree must allow before anything is written: no
+        symbolic link or submodule in the tree (a checkout would follow it out of the vault),
+        no two names a case-insensitive checkout holds as one, no link in the work tree on the
+        way to a file the sync will write."""
+        check_special_entries(self.store, tree, files, self.clean_trees)
+        written = [p for p, data in files.items() if data is not None]
+        for path, other in tree_collisions(written, lambda f: self.store.names_in(tree, f)):
+            raise UnsafePath(
+                path,
+                f"it differs only in letter case from {other} (macOS and "
+                "Windows checkouts would hold the two as one file)",
+            )
+        if route.proposal:
+            return  # a proposal leaves the work tree alone
+        for path in written:
+            problem = self.store.worktree_problem(path)
+            if problem is not None:
+                raise VaultStateError(
+                    f"refusing to write {path}: in the work tree, {problem}; the engine never "
+                    "writes through a link or into .git, so nothing was written. Put the folder "
+                    "back (`rm <link> && git checkout -- <link>`) and retry"
+                )
 
     def _unchanged(self, tree: Tree | None, files: Mapping[str, bytes | None]) -> bool:
         """True when every file already holds these bytes (or is already absent)."""
@@ -256,12 +286,41 @@ def validate(plan: Plan) -> None:
     never at one, no entry removed that is not replaced by the same plan's own rules."""
     for path in plan.changes:
         validate_entry_path(path)
+    written = [p for p, e in plan.changes.items() if e is not None]
+    written += [p for p, data in plan.raw_files.items() if data is not None]
+    for path in written:
+        problem = portable_path_problem(path)
+        if problem is not None:  # a checkout somewhere could not hold it (teams clone on any OS)
+            raise UnsafePath(path, problem)
+    for path, other in tree_collisions(written, lambda folder: ()):
+        raise UnsafePath(path, f"it differs only in letter case from {other}, written beside it")
     for path, data in plan.raw_files.items():
         if plan.catalogs and is_entry_path(path) and path not in plan.changes:
             raise InvalidInput(f"{path} is an entry path; entries are written as entries")
         if data is not None and path not in plan.changes:  # entries were scanned as drafts
             # settings, schemas, adopted files of any kind (config.env, id_rsa): text or not
             check_secrets(data.decode("utf-8", errors="replace"), path)
+
+
+def check_special_entries(
+    store: GitStore, tree: Tree | None, files: Mapping[str, bytes | None], clean: set[str]
+) -> None:
+    """Refuse to commit on a tree holding a symbolic link or a submodule (one a pull or a
+    hand-made commit brought in) that this commit does not remove, naming each and the fix."""
+    if len(clean) > 100_000:
+        clean.clear()
+    removed = {p for p, data in files.items() if data is None}
+    found = [(p, kind) for p, kind in store.special_entries(tree, clean) if p not in removed]
+    if not found:
+        return
+    names = ", ".join(f"{p} ({kind})" for p, kind in found[:5])
+    first = found[0][0]
+    raise VaultStateError(
+        f"the vault's tree holds {names}; the engine writes no tree with links or submodules "
+        "(a checkout follows a link out of the vault), so nothing was written. Remove them "
+        f"with git (`git rm {first}`, then `git commit`; copy a linked folder's files in first "
+        "if you mean to keep them) and retry"
+    )
 
 
 def check_confidence(ident: Identity) -> None:
