@@ -632,3 +632,28 @@ def test_keyed_an_unsigned_direct_commit_of_any_file_is_refused(
     root, remote, _ = keyed
     commit_bytes(root, "notes/readme.txt", b"a note\n", "notes\n\nAgent-Id: ada\n")
     refused(root, remote, says="neither a review merge")
+
+
+@pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="needs ssh-keygen")
+def test_main_checks_commits_another_ref_brought_under_an_older_policy(
+    team: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """An unsigned commit parked on a side branch before main required signatures cannot be
+    fast-forwarded into main afterwards (the hook used to skip commits another ref held)."""
+    root, remote = team
+    toml = root / ".clawql" / "vault.toml"
+    key = tmp_path / "id_ed25519"
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(key)], check=True)
+    public = key.with_suffix(".pub").read_text().strip()
+    (root / ".clawql" / "allowed_signers").write_text(f"x@agents.clawql {public}\n")
+    toml.write_text(
+        toml.read_text() + "\n[policy]\nrequire_signed = true\n"
+        'allowed_signers = ".clawql/allowed_signers"\n'
+    )
+    git(root, "add", ".clawql")
+    git(root, "commit", "-qm", "policy: signed commits")
+    policy = git(root, "rev-parse", "HEAD").stdout.strip()
+    commit_bytes(root, "notes/unsigned.txt", b"parked\n")
+    assert push(root, "main:refs/heads/side").returncode == 0  # main did not require it yet
+    assert push(root, f"{policy}:refs/heads/main").returncode == 0
+    refused(root, remote, "main", says="not signed")

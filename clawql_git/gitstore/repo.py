@@ -358,6 +358,15 @@ class Repo:
                     continue
         return list(walker)
 
+    def commits_since(self, tip: Commit, base: str | None) -> list[Commit]:
+        """Commits reachable from ``tip`` and not from ``base`` (every commit a move of a
+        branch from ``base`` to ``tip`` brings onto it, whatever other refs hold them)."""
+        walker = self.repo.walk(tip.id, pygit2.enums.SortMode.TOPOLOGICAL)
+        if base:
+            with contextlib.suppress(KeyError, ValueError, pygit2.GitError):
+                walker.hide(base)
+        return list(walker)
+
     def first_parent_since(self, tip: Commit, base: str | None) -> list[Commit]:
         """The first-parent chain from ``tip`` down to (not into) the ancestors of ``base``:
         the commits a fast-forward of a branch from ``base`` to ``tip`` lays on it."""

@@ -39,6 +39,7 @@ PROPOSAL_PREFIX = "proposals/"
 REVIEW_EVENT = "MEMORY_REVIEW"
 LOG_PAGE = re.compile(r"^log/(\d{4}-\d{2})\.md$")
 MAX_TAG_DEPTH = 8  # a tag of a tag of ...: git itself allows any depth; nobody needs more
+STANDARD_HEADERS = (b"tree ", b"parent ", b"author ", b"committer ", b"object ", b"type ", b"tag ")
 FAIL_CLOSED = "the push is refused (the protected remote fails closed)"
 
 
@@ -199,7 +200,10 @@ def _check_update(repo: Repo, update: RefUpdate, policy: Policy) -> list[str]:
     tip, problems = _peel(repo, ref, update.new)
     if tip is None:
         return problems
-    commits = repo.new_commits(str(tip.id))
+    if ref == policy.branch:  # under the current policy, whatever other refs already hold
+        commits = repo.commits_since(tip, update.old if update.old != ZERO else None)
+    else:
+        commits = repo.new_commits(str(tip.id))
     for commit in commits:
         problems += commit_problems(repo, commit, ref, policy)
     if ref == AUDIT_REF or ref.startswith(AUDITS_PREFIX):
@@ -255,9 +259,6 @@ def commit_problems(repo: Repo, commit: Commit, ref: str, policy: Policy) -> lis
         if problem:
             problems.append(f"{where} {redact(item.path)}: {problem}")
     return problems
-
-
-STANDARD_HEADERS = (b"tree ", b"parent ", b"author ", b"committer ", b"object ", b"type ", b"tag ")
 
 
 def _extra_headers(repo: Repo, sha: str) -> bytes:
