@@ -657,3 +657,12 @@ def test_main_checks_commits_another_ref_brought_under_an_older_policy(
     assert push(root, "main:refs/heads/side").returncode == 0  # main did not require it yet
     assert push(root, f"{policy}:refs/heads/main").returncode == 0
     refused(root, remote, "main", says="not signed")
+
+
+def test_a_huge_frontmatter_is_refused(team: tuple[Path, Path]) -> None:
+    """The body limit does not cover the frontmatter; ingest's frontmatter limit holds here."""
+    root, remote = team
+    padding = "".join(f"k{n}: {'v' * 60}\n" for n in range(2000))  # about 130 KB of YAML
+    data = f"---\ntype: decision\ntitle: Huge\n{padding}---\nbody\n".encode()
+    commit_bytes(root, "decisions/2026-12/huge.md", data)
+    refused(root, remote, says="frontmatter", path="decisions/2026-12/huge.md")

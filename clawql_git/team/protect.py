@@ -23,7 +23,7 @@ from clawql_git.config import VAULT_TOML, Settings
 from clawql_git.errors import ClawqlError, InvalidInput, SecretDetected, VaultStateError
 from clawql_git.gitstore import AUDIT_REF, ZERO, Commit, Repo, Tree, TreeEntry, parse_trailers
 from clawql_git.model.drafts import finalize
-from clawql_git.model.entry import decode_text, split_frontmatter
+from clawql_git.model.entry import check_frontmatter_text, decode_text, split_frontmatter
 from clawql_git.model.paths import INDEX, LOG, case_collision, is_entry_path, portable_path_problem
 from clawql_git.model.secrets import redact, scan
 from clawql_git.vault.routing import ReviewPolicy
@@ -348,6 +348,7 @@ def contract_problem(settings: Settings, path: str, text: str) -> str:
         fm, body = split_frontmatter(text)
         if fm is None:
             return "no YAML frontmatter at byte 0 ('---' line)"
+        check_frontmatter_text(fm, settings.max_frontmatter_bytes)  # before YAML reads it
         finalize(settings, fm, body, path)
     except ClawqlError as exc:
         return exc.message
