@@ -1,16 +1,25 @@
-"""``verify``: prove that nothing was rewritten. Checks git fsck, that the audit chain is
-linear, that every engine commit's trailers agree with what it changed, and that every
-checkpoint the vault knows is still an ancestor of its ref, and that HEAD holds no symbolic
-link or submodule. Tampering is reported with the
-commit and the problem; nothing is repaired."""
+"""``verify``: prove that nothing was rewritten, and say what could not be proved. Checks git
+fsck on the real objects, that nothing substitutes them (replace refs, grafts, a forged shallow
+list), that the audit chain is linear, that every engine commit's trailers agree with what it
+changed and that the engine committed it, that the catalogs' log is the one the trailers make,
+that every record of where a ref has been (checkpoints, reflog, pushes) is still in its
+history, that HEAD holds no symbolic link, submodule or name a checkout cannot hold, and,
+with a signing key, that engine-labelled commits are signed. Tampering is reported
+with the commit and the problem; nothing is repaired. See docs/security.md, "What verify
+proves"."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from clawql_git.gitstore import AUDIT_REF, CHECKPOINTS, PROPOSALS, Commit, GitStore, parse_trailers
+from clawql_git.audit import anchors
+from clawql_git.audit.anchors import ENGINE, Findings
+from clawql_git.audit.signed import NO_REPLACE, signatures, vault_signers
+from clawql_git.gitstore import AUDIT_REF, Commit, GitStore, parse_trailers
 from clawql_git.model.paths import (
     folders_of,
     is_entry_path,
@@ -18,55 +27,77 @@ from clawql_git.model.paths import (
     tree_collisions,
 )
 
+if TYPE_CHECKING:
+    from clawql_git.catalog.update import Cataloger
+
 MERGE_EVENTS = frozenset({"MEMORY_MERGE", "MEMORY_REVIEW"})
 
 
 @dataclass
 class VerifyReport:
-    """What verify checked and what it found."""
+    """What verify checked, what it found (tampering), and what it could not prove (limits)."""
 
     checks: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    limits: list[str] = field(default_factory=list)
+    anchored: bool = False  # a record this repository kept names a commit of its branch
 
     @property
     def ok(self) -> bool:
         return not self.problems
 
     def to_record(self) -> dict[str, object]:
-        return {"ok": self.ok, "checks": self.checks, "problems": self.problems}
+        return {
+            "ok": self.ok,
+            "anchored": self.anchored,
+            "checks": self.checks,
+            "problems": self.problems,
+            "limits": self.limits,
+        }
+
+    def verdict(self) -> str:
+        """One line: verified, verified only as self-consistent, or how many problems."""
+        if not self.ok:
+            return f"{len(self.problems)} problem(s) found"
+        if not self.anchored:
+            return "verified as self-consistent only: nothing here anchors this history"
+        return "verified"
 
 
-def checkpoints_path(store: GitStore) -> Path:
-    return store.state_dir / CHECKPOINTS
-
-
-def read_checkpoints(store: GitStore) -> list[tuple[str, str]]:
-    """(ref, sha) pairs recorded after every engine commit (and from remote manifests)."""
-    try:
-        lines = checkpoints_path(store).read_text().splitlines()
-    except FileNotFoundError:
-        return []
-    out = []
-    for line in lines:
-        parts = line.split()
-        if len(parts) == 2 and len(parts[1]) == 40:  # a torn last line is skipped
-            out.append((parts[0], parts[1]))
-    return out
-
-
-def verify_vault(store: GitStore) -> VerifyReport:
-    """Run every check."""
-    report = VerifyReport()
-    _fsck(store, report)
+def verify_vault(
+    store: GitStore, signing_key: Path | None = None, cataloger: Cataloger | None = None
+) -> VerifyReport:
+    """Run every check (signatures with ``signing_key`` or committed allowed signers; the
+    catalogs' log against its regeneration with ``cataloger``)."""
+    found = Findings()
+    _fsck(store, found)
+    anchors.substitutions(store, found)
     head_ref = store.head_ref_name()
-    _linear_audit(store, report)
-    _trailers_agree(store, store.ref_commit(head_ref), report)
-    _checkpoints(store, report)
-    _no_links(store, store.ref_commit(head_ref), report)
-    return report
+    head = store.ref_commit(head_ref)
+    _linear_audit(store, found)
+    _trailers_agree(store, head, found)
+    if cataloger is not None and head is not None:
+        _log_agrees(cataloger, head, found)
+    known = anchors.checkpoints(store, head_ref, found)
+    anchors.reflog(store, head_ref, known, found)
+    anchors.remotes(store, head_ref, found)
+    anchors.audit_copies(store, found)
+    signatures(store, head, vault_signers(store, signing_key), found)
+    _no_links(store, head, found)
+    anchored = any(cp.ref == head_ref for cp in known.lines)
+    if not anchored and head is not None:
+        found.limits.append(_NO_ANCHOR.format(ref=head_ref))
+    return VerifyReport(found.checks, found.problems, found.limits, anchored)
 
 
-def _no_links(store: GitStore, head: Commit | None, report: VerifyReport) -> None:
+_NO_ANCHOR = (
+    "no anchor: the engine never recorded a checkpoint of {ref} here (a clone, or the "
+    "checkpoints were deleted), so its history is only self-consistent; a rewrite made before "
+    "this copy was taken cannot be seen from it"
+)
+
+
+def _no_links(store: GitStore, head: Commit | None, report: Findings) -> None:
     """A symbolic link or submodule in HEAD's tree: a checkout follows it out of the vault,
     and the writer refuses every write until it is removed."""
     found = store.special_entries(head.tree if head is not None else None, set())
@@ -80,7 +111,7 @@ def _no_links(store: GitStore, head: Commit | None, report: VerifyReport) -> Non
     _portable(store, head, report)
 
 
-def _portable(store: GitStore, head: Commit | None, report: VerifyReport) -> None:
+def _portable(store: GitStore, head: Commit | None, report: Findings) -> None:
     """Names in HEAD some checkout (Linux, macOS, Windows) cannot hold; pulled or hand-made,
     since the writer refuses them."""
     files = [p for p, _, is_tree in store.tree_items(head.tree if head else None) if not is_tree]
@@ -101,22 +132,24 @@ def _portable(store: GitStore, head: Commit | None, report: VerifyReport) -> Non
         report.checks.append(f"every name in HEAD fits every checkout: {len(files)} files")
 
 
-def _fsck(store: GitStore, report: VerifyReport) -> None:
+def _fsck(store: GitStore, report: Findings) -> None:
     result = subprocess.run(
         ["git", "fsck", "--strict", "--no-dangling", "--no-progress", "--full"],
         cwd=store.workdir,
         capture_output=True,
         text=True,
         check=False,
+        env={**os.environ, **NO_REPLACE},
     )
     if result.returncode == 0:
         report.checks.append("git fsck --strict: clean")
         return
     lines = [x for x in (result.stdout + result.stderr).splitlines() if x.strip()]
+    lines = [x for x in lines if not x.startswith("hint:")]
     report.problems.append("git fsck failed: " + "; ".join(lines[:10]))
 
 
-def _linear_audit(store: GitStore, report: VerifyReport) -> None:
+def _linear_audit(store: GitStore, report: Findings) -> None:
     tip = store.ref_commit(AUDIT_REF)
     count = 0
     for commit in store.walk(tip):
@@ -130,7 +163,7 @@ def _linear_audit(store: GitStore, report: VerifyReport) -> None:
     report.checks.append(f"audit chain linear: {count} events")
 
 
-def _trailers_agree(store: GitStore, head: Commit | None, report: VerifyReport) -> None:
+def _trailers_agree(store: GitStore, head: Commit | None, report: Findings) -> None:
     count = 0
     for commit in store.walk(head):
         trailers = parse_trailers(commit.message)
@@ -143,6 +176,7 @@ def _trailers_agree(store: GitStore, head: Commit | None, report: VerifyReport) 
                 f"git:{commit.id} ({event}) has {len(commit.parents)} parents: engine commits "
                 "are linear"
             )
+        _engine_committed(commit, event, report)
         _one_commit(
             store,
             commit,
@@ -160,7 +194,7 @@ def _one_commit(
     event: str,
     named: list[str],
     moved_from: str,
-    report: VerifyReport,
+    report: Findings,
 ) -> None:
     parent = commit.parents[0].tree if commit.parents else None
     changed = {p for p, _, _ in store.diff_paths(parent, commit.tree) if is_entry_path(p)}
@@ -181,65 +215,33 @@ def _one_commit(
         )
 
 
-def _checkpoints(store: GitStore, report: VerifyReport) -> None:
-    known = read_checkpoints(store)
-    by_ref: dict[str, list[str]] = {}
-    for ref, sha in known:
-        by_ref.setdefault(ref, []).append(sha)
-    rejected = _rejected(store, by_ref)
-    for ref, shas in sorted(by_ref.items()):
-        tip = store.ref_commit(ref)
-        if tip is None:
-            if ref == AUDIT_REF or ref == store.head_ref_name():
-                report.problems.append(f"{ref} is gone but {len(shas)} checkpoints name it")
-            continue
-        # Any ancestor counts: after a pull fast-forwards onto a teammate's merge, this clone's
-        # own commits are that merge's second parent, not on the first-parent chain.
-        reachable = {str(c.id) for c in store.walk(tip, first_parent=False)}
-        lost = [s for s in dict.fromkeys(shas) if s not in reachable]
-        lost = [s for s in lost if not _reviewed(store, ref, s, rejected)]
-        for sha in lost[:20]:
-            report.problems.append(
-                f"checkpoint git:{sha} of {ref} is no longer an ancestor of its tip "
-                f"git:{tip.id}: history was rewritten (amend, rebase, reset or a deleted commit)"
-            )
-        if len(lost) > 20:
-            report.problems.append(f"... and {len(lost) - 20} more lost checkpoints of {ref}")
-    report.checks.append(f"checkpoints still ancestors: {len(known)} checked")
+def _engine_committed(commit: Commit, event: str, report: Findings) -> None:
+    """The engine commits every engine commit as ENGINE; git's amend, rebase or cherry-pick
+    keep the trailers and author but put the person running them as committer."""
+    if commit.committer.email != ENGINE:
+        report.problems.append(
+            f"git:{commit.id} ({event}) carries engine trailers but was committed by "
+            f"{commit.committer.name} <{commit.committer.email}>, not the engine: made or "
+            "rewritten with git by hand"
+        )
 
 
-def _rejected(store: GitStore, by_ref: dict[str, list[str]]) -> dict[str, set[str]]:
-    """Commits of rejected proposals, by branch (named by their MEMORY_REVIEW events)."""
-    return rejected_commits(store) if any(r.startswith(PROPOSALS) for r in by_ref) else {}
+def _log_agrees(cataloger: Cataloger, head: Commit, report: Findings) -> None:
+    """log.md and log/*.md are regenerated from the commits' trailers: a difference is an edit."""
+    drift = sorted(cataloger.drift(head))
+    for path in [p for p in drift if _is_log(p)]:
+        report.problems.append(
+            f"{path} at git:{head.id} differs from the log its commits' trailers make: "
+            "edited by hand"
+        )
+    stale = [p for p in drift if not _is_log(p)]
+    if stale:
+        report.limits.append(
+            f"catalogs out of date ({', '.join(stale[:5])}): a hand commit; "
+            "`clawql memory catalog --fix` regenerates them"
+        )
+    report.checks.append("log.md and log/ agree with the trailers of history")
 
 
-def _reviewed(store: GitStore, ref: str, sha: str, rejected: dict[str, set[str]]) -> bool:
-    """A proposal branch name used again after review: its earlier commits were accepted (now
-    in main's history) or rejected (named on the audit chain); neither is a rewrite."""
-    return ref.startswith(PROPOSALS) and closed_proposal_commit(store, ref, sha, rejected)
-
-
-def rejected_commits(store: GitStore) -> dict[str, set[str]]:
-    """Proposal ref -> the commits its rejections dropped (from the audit chain), so verify
-    excuses checkpoints of a rejected proposal when its branch name is used again."""
-    out: dict[str, set[str]] = {}
-    for commit in store.walk(store.ref_commit(AUDIT_REF)):
-        trailers = parse_trailers(commit.message)
-        if trailers.get("Clawql-Event") != "MEMORY_REVIEW":
-            continue
-        if trailers.get("Review-Verdict") != "rejected":
-            continue
-        ref = f"refs/heads/{trailers.get('Proposal-Branch')}"
-        out.setdefault(ref, set()).update(trailers.get_all("Proposal-Commit"))
-    return out
-
-
-def closed_proposal_commit(
-    store: GitStore, ref: str, sha: str, rejected: dict[str, set[str]]
-) -> bool:
-    """True when ``sha``, once on proposal ``ref``, left it by review rather than by a rewrite:
-    a rejection named it, or an accepted merge made it part of main's history."""
-    if sha in rejected.get(ref, set()):
-        return True
-    main = store.head_commit()
-    return main is not None and store.is_ancestor(sha, main)
+def _is_log(path: str) -> bool:
+    return path == "log.md" or path.startswith("log/")

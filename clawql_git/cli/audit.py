@@ -133,9 +133,10 @@ def reads(
 @json_option
 @click.pass_context
 def verify(ctx: click.Context, as_json: bool, index: bool) -> None:
-    """Prove nothing was rewritten: fsck, linear histories, trailers against changes,
-    checkpoints still ancestors. Reports tampering; never repairs it. With --index, check
-    instead that the derived index matches the commit it was built from."""
+    """Prove nothing was rewritten: the real objects (no replace refs or grafts), linear
+    histories, trailers against changes, checkpoints, reflog and pushes still in history, and
+    signatures when a signing key is set. Says what it could not prove. Never repairs. With
+    --index, check instead that the derived index matches the commit it was built from."""
     if index:
         return report_index(open_vault(ctx).recall_service().check_index().to_record(), as_json)
     report = open_vault(ctx).verify()
@@ -144,9 +145,11 @@ def verify(ctx: click.Context, as_json: bool, index: bool) -> None:
     else:
         for check in report.checks:
             click.echo(f"ok: {check}")
+        for limit in report.limits:
+            click.echo(f"not proved: {limit}")
         for problem in report.problems:
             click.echo(f"TAMPERING: {problem}")
-        click.echo("verified" if report.ok else f"{len(report.problems)} problem(s) found")
+        click.echo(report.verdict())
     if not report.ok:
         raise CheckFailed(f"verify found {len(report.problems)} problem(s)")
 

@@ -4,6 +4,14 @@ pygit2 errors are translated here into the ``clawql_git.errors`` tree."""
 
 from __future__ import annotations
 
+from clawql_git.gitstore.checkpoints import (
+    CHECKPOINTS,
+    Checkpoint,
+    chain_breaks,
+    read_checkpoints,
+    recorded_head,
+    tail_cut,
+)
 from clawql_git.gitstore.refs import AUDIT_REF, PROPOSALS, branch_ref
 from clawql_git.gitstore.repo import (
     ZERO,
@@ -19,7 +27,7 @@ from clawql_git.gitstore.repo import (
     signature,
     valid_ref_name,
 )
-from clawql_git.gitstore.store import CHECKPOINTS, ENGINE_EMAIL_DOMAIN, Change, GitStore, ssh_sign
+from clawql_git.gitstore.store import ENGINE_EMAIL_DOMAIN, Change, GitStore, ssh_sign
 from clawql_git.gitstore.trailers import Trailers, format_message, parse_trailers
 
 __all__ = [
@@ -30,6 +38,7 @@ __all__ = [
     "ZERO",
     "BlobData",
     "Change",
+    "Checkpoint",
     "Commit",
     "CommitInfo",
     "GitStore",
@@ -41,9 +50,13 @@ __all__ = [
     "Tree",
     "TreeEntry",
     "branch_ref",
+    "chain_breaks",
     "format_message",
     "parse_trailers",
+    "read_checkpoints",
+    "recorded_head",
     "signature",
     "ssh_sign",
+    "tail_cut",
     "valid_ref_name",
 ]

@@ -141,6 +141,26 @@ class Repo:
         """Every ref name starting with ``prefix``."""
         return [name for name in self.repo.references if name.startswith(prefix)]
 
+    def reflog(self, ref: str) -> list[tuple[str, str]]:
+        """``(new sha, message)`` of every move of ``ref`` its reflog kept, oldest first."""
+        try:
+            entries = list(self.repo.references[ref].log())
+        except (KeyError, pygit2.GitError, ValueError):
+            return []
+        return [(str(e.oid_new), e.message or "") for e in reversed(entries)]
+
+    def stored_parents(self, sha: str) -> list[str] | None:
+        """The parents written in the commit object itself (libgit2 applies info/grafts and
+        shallow to ``Commit.parents``; this does not), or None when the object is absent."""
+        try:
+            kind, data = self.repo.odb.read(sha)
+        except (KeyError, ValueError, pygit2.GitError):
+            return None
+        if kind != pygit2.enums.ObjectType.COMMIT:
+            return None
+        header = bytes(data).split(b"\n\n", 1)[0].decode("ascii", errors="replace")
+        return [line[7:] for line in header.splitlines() if line.startswith("parent ")]
+
     def resolve(self, rev: str) -> Commit:
         """Resolve a revision (sha, branch, HEAD~2, tag) to a commit."""
         try:

@@ -15,6 +15,7 @@ import pygit2
 
 from clawql_git.errors import ConcurrentUpdate, NotFound, StorageError, VaultStateError
 from clawql_git.gitstore.checkout import CheckoutSync
+from clawql_git.gitstore.checkpoints import CHECKPOINTS, append_checkpoints
 from clawql_git.gitstore.files import atomic_write, owned_lock, worktree_problem
 from clawql_git.gitstore.lock import exclusive_lock
 from clawql_git.gitstore.repo import Commit, Oid, Repo, Signature, Tree, signature
@@ -24,7 +25,6 @@ TREE = pygit2.enums.FileMode.TREE
 # A change maps a path to new bytes, or to None for a deletion.
 Change = Mapping[str, bytes | None]
 ENGINE_EMAIL_DOMAIN = "agents.clawql"
-CHECKPOINTS = "checkpoints"  # under $GIT_DIR/clawql: "<ref> <sha>" after every engine commit
 
 
 class GitStore(Repo):
@@ -154,8 +154,19 @@ class GitStore(Repo):
 
     def _checkpoint(self, ref: str, sha: str) -> None:
         """Remember that ``ref`` pointed at ``sha``: verify proves it still contains it."""
-        with open(self.state_dir / CHECKPOINTS, "a", encoding="ascii") as handle:
-            handle.write(f"{ref} {sha}\n")
+        self.add_checkpoints([(ref, sha)])
+
+    def add_checkpoints(self, pairs: Sequence[tuple[str, str]]) -> None:
+        """Record ``(ref, sha)`` pairs verify will hold ``ref`` to (engine commits, manifests)."""
+        try:
+            append_checkpoints(self.checkpoints_path, pairs)
+        except OSError as exc:
+            raise StorageError(f"cannot record a checkpoint: {exc}") from exc
+
+    @property
+    def checkpoints_path(self) -> Path:
+        """$GIT_DIR/clawql/checkpoints."""
+        return self.state_dir / CHECKPOINTS
 
     def _create_commit(self, author: Signature, message: str, tree: Oid, parents: list[Oid]) -> Oid:
         committer = _committer(int(time.time()))

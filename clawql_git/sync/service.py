@@ -29,7 +29,7 @@ from clawql_git.errors import (
     TamperDetected,
     VaultStateError,
 )
-from clawql_git.gitstore import CHECKPOINTS, GitStore, parse_trailers
+from clawql_git.gitstore import GitStore, parse_trailers
 from clawql_git.gitstore.gitcli import git_message, run_git
 from clawql_git.gitstore.lock import exclusive_lock
 from clawql_git.model.progress import Progress
@@ -492,15 +492,14 @@ def check_rollback(links: list[ChainLink], state: LocalState, where: str) -> Non
 def add_checkpoints(store: GitStore, links: list[ChainLink]) -> None:
     """Manifest tips become verify checkpoints (first-parent ancestors only: that is the walk
     verify does; the rest were checked by ``check_ancestry`` with git itself)."""
-    lines = []
+    lines: list[tuple[str, str]] = []
     for link in links:
         for ref, sha in sorted(link.manifest.refs.items()):
             tip = store.ref_commit(ref)
             if tip is not None and sha in _first_parents(store.workdir, str(tip.id)):
-                lines.append(f"{ref} {sha}\n")
+                lines.append((ref, sha))
     if lines:
-        with open(store.state_dir / CHECKPOINTS, "a", encoding="ascii") as handle:
-            handle.writelines(lines)
+        store.add_checkpoints(lines)
 
 
 def _first_parents(repo: Path, tip: str) -> set[str]:

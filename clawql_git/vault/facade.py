@@ -616,10 +616,15 @@ class Vault:
         return reads(AuditChain(self.store), ReadQuery(path, pii, session, agent))
 
     def verify(self) -> VerifyReport:
-        """Check fsck, linear histories, trailers against changes, and checkpoints."""
+        """Check the real objects, linear histories, trailers against changes, the log, every
+        record of where the branch has been, and (with a signing key) signatures."""
         from clawql_git.audit.verify import verify_vault
 
-        return verify_vault(self.store)
+        key = self.settings.signing_key or self.store.config_get("user.signingkey")
+        path = Path(key).expanduser() if key else self.store.signing_key
+        if path is not None and not path.is_file():
+            path = None  # git's user.signingkey may name a GPG key: no SSH key to check with
+        return verify_vault(self.store, path, self.cataloger)
 
     # ------------------------------------------------------------ catalogs
 
