@@ -3,6 +3,7 @@ vault's repository and for the bare repositories teams push to. pygit2 errors st
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -43,6 +44,39 @@ class BlobData:
 
     data: bytes
     binary: bool
+
+
+@dataclass(frozen=True)
+class TreeEntry:
+    """One non-tree item of a tree: a file, a symlink (mode 120000) or a submodule (160000)."""
+
+    path: str
+    oid: str
+    mode: int
+
+    @property
+    def kind(self) -> str:
+        """``file``, ``symlink`` or ``submodule``."""
+        if self.mode == SYMLINK_MODE:
+            return "symlink"
+        if self.mode == SUBMODULE_MODE:
+            return "submodule"
+        return "file"
+
+
+@dataclass(frozen=True)
+class TagData:
+    """An annotated tag object: what it points at, its message and its tagger (raw bytes)."""
+
+    name: str
+    target: str
+    target_kind: str
+    message: bytes
+    tagger: bytes
+
+
+SYMLINK_MODE = 0o120000
+SUBMODULE_MODE = 0o160000
 
 
 def valid_ref_name(name: str) -> bool:
@@ -94,6 +128,14 @@ class Repo:
             return str(self.repo.references[ref].resolve().target)
         except (KeyError, pygit2.GitError, ValueError):
             return None
+
+    def head_target(self) -> str:
+        """The ref name HEAD points at (a bare repository's default branch), or ``""``."""
+        try:
+            target = self.repo.lookup_reference("HEAD").target
+        except (pygit2.GitError, KeyError, ValueError):
+            return ""
+        return target if isinstance(target, str) else ""
 
     def ref_names(self, prefix: str = "refs/") -> list[str]:
         """Every ref name starting with ``prefix``."""
@@ -162,6 +204,36 @@ class Repo:
             return None
         return obj if isinstance(obj, pygit2.Commit) else None
 
+    def object_kind(self, sha: str) -> str:
+        """``commit``, ``tree``, ``blob`` or ``tag`` for an object id, ``""`` when unknown."""
+        try:
+            obj = self.repo.get(sha)
+        except (ValueError, KeyError, TypeError):
+            return ""
+        return str(obj.type_str) if obj is not None else ""
+
+    def tag_data(self, sha: str) -> TagData | None:
+        """The annotated tag object with this id, or None."""
+        try:
+            obj = self.repo.get(sha)
+        except (ValueError, KeyError, TypeError):
+            return None
+        if not isinstance(obj, pygit2.Tag):
+            return None
+        tagger = obj.tagger
+        who = b"" if tagger is None else tagger.raw_name + b" <" + tagger.raw_email + b">"
+        target = str(obj.target)
+        return TagData(str(obj.name), target, self.object_kind(target), obj.raw_message, who)
+
+    def raw_headers(self, sha: str) -> bytes:
+        """The header block of a commit or tag object (the lines before its message), with
+        the headers git lets anyone add (``gpgsig``, ``mergetag``, unknown ones)."""
+        try:
+            _, data = self.repo.odb.read(sha)
+        except (KeyError, ValueError, TypeError, pygit2.GitError):
+            return b""
+        return bytes(data).split(b"\n\n", 1)[0]
+
     def tree_of(self, sha: str | None) -> Tree | None:
         """The tree of a commit sha, or None."""
         commit = self.commit_of(sha)
@@ -225,6 +297,27 @@ class Repo:
         """The names a folder of ``tree`` holds (``""`` for the root); [] when it is no folder."""
         return [item.name or "" for item in self.subtree(tree, folder) or ()]
 
+    def changed_entries(
+        self, old: Tree | None, new: Tree | None, prefix: str = ""
+    ) -> list[TreeEntry]:
+        """Every non-tree item of ``new`` that ``old`` does not hold (same path, id and mode),
+        with its mode, so symlinks and submodules are seen; the cost follows the change."""
+        if old is not None and new is not None and old.id == new.id:
+            return []
+        before = _entries(old)
+        out: list[TreeEntry] = []
+        for name, item in sorted(_entries(new).items()):
+            was = before.get(name)
+            if was is not None and was.id == item.id and was.filemode == item.filemode:
+                continue
+            path = f"{prefix}{name}"
+            sub = self._as_tree(item)
+            if sub is not None:
+                out += self.changed_entries(self._as_tree(was), sub, f"{path}/")
+            else:
+                out.append(TreeEntry(path, str(item.id), int(item.filemode)))
+        return out
+
     def special_entries(self, tree: Tree | None, clean: set[str]) -> list[tuple[str, str]]:
         """(path, "symbolic link" or "submodule") for every entry of ``tree`` git would check
         out as a link or a gitlink. Trees whose ids are in ``clean`` are skipped; trees found
@@ -283,6 +376,25 @@ class Repo:
                     walker.hide(target)
                 except (KeyError, pygit2.GitError, ValueError):
                     continue
+        return list(walker)
+
+    def commits_since(self, tip: Commit, base: str | None) -> list[Commit]:
+        """Commits reachable from ``tip`` and not from ``base`` (every commit a move of a
+        branch from ``base`` to ``tip`` brings onto it, whatever other refs hold them)."""
+        walker = self.repo.walk(tip.id, pygit2.enums.SortMode.TOPOLOGICAL)
+        if base:
+            with contextlib.suppress(KeyError, ValueError, pygit2.GitError):
+                walker.hide(base)
+        return list(walker)
+
+    def first_parent_since(self, tip: Commit, base: str | None) -> list[Commit]:
+        """The first-parent chain from ``tip`` down to (not into) the ancestors of ``base``:
+        the commits a fast-forward of a branch from ``base`` to ``tip`` lays on it."""
+        walker = self.repo.walk(tip.id, pygit2.enums.SortMode.NONE)
+        walker.simplify_first_parent()
+        if base:
+            with contextlib.suppress(KeyError, ValueError, pygit2.GitError):
+                walker.hide(base)
         return list(walker)
 
     def merge_base(self, a: Commit, b: Commit) -> Commit | None:

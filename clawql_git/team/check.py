@@ -149,13 +149,15 @@ def _blob(store: GitStore, oid: str) -> bytes:
 
 
 def file_problems(vault: Vault, path: str, data: bytes) -> list[Problem]:
-    """Secrets in any changed text file; the entry contract for entries."""
-    if b"\x00" in data[:8000] and not is_entry_path(path):
-        return []  # a binary attachment: nothing to read
-    try:
-        text = decode_text(data, path)
-    except ClawqlError as exc:
-        return [Problem("entry", path, exc.message)] if is_entry_path(path) else []
+    """Secrets in any changed file, binary ones included (scanned with undecodable bytes
+    replaced, as the protected remote does); the entry contract for entries."""
+    if is_entry_path(path):
+        try:
+            text = decode_text(data, path)
+        except ClawqlError as exc:
+            return [Problem("entry", path, exc.message)]
+    else:
+        text = data.decode("utf-8", errors="replace")
     found = [
         Problem("secret", path, f"{f.kind}: {f.excerpt} (history cannot forget it)", f.line)
         for f in scan(text)

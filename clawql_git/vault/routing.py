@@ -11,7 +11,7 @@ from typing import Any
 
 from clawql_git.config import VAULT_TOML
 from clawql_git.errors import VaultStateError
-from clawql_git.gitstore import PROPOSALS, Commit, GitStore, Tree
+from clawql_git.gitstore import PROPOSALS, Commit, GitStore, Repo, Tree
 from clawql_git.model.entry import slugify
 from clawql_git.model.identity import Identity
 
@@ -35,7 +35,7 @@ class ReviewPolicy:
     notes: tuple[str, ...] = ()
 
     @classmethod
-    def at(cls, store: GitStore, commit: Commit | None) -> ReviewPolicy:
+    def at(cls, store: Repo, commit: Commit | None) -> ReviewPolicy:
         tree = commit.tree if commit else None
         table = policy_table(store, tree)
         review = str(table.get("review", "")).strip().lower()
@@ -136,7 +136,7 @@ class ReviewPolicy:
 _RULE_KEYS = ("review", "review_exempt", "reviewers", "allowed_signers")
 
 
-def policy_table(store: GitStore, tree: Tree | None) -> dict[str, Any]:
+def policy_table(store: Repo, tree: Tree | None) -> dict[str, Any]:
     """The ``[policy]`` table of the settings file in ``tree`` ({} when absent or broken: a
     broken settings file is reported by `memory check`, not here)."""
     data = store.blob_at(tree, VAULT_TOML)
