@@ -617,3 +617,25 @@ def test_audit_ref_deleted_with_every_local_record_is_not_detectable(root: Path)
     report = verify(root)
     assert report.ok and not report.anchored
     assert "self-consistent only" in report.out
+
+
+@needs_ssh
+def test_a_configured_signing_key_signs_every_engine_write(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A key in the settings ($CLAWQL_SIGNING_KEY) signs every write, with no --sign: otherwise
+    verify, which holds every engine commit after the first signed one to the key, would fail
+    on the writes the key did not sign."""
+    monkeypatch.setenv("CLAWQL_EMBEDDING_MODEL", "hash")
+    key = ssh_key(tmp_path)
+    root = Vault.init(tmp_path / "v", identity=WRITER).root
+    monkeypatch.setenv("CLAWQL_SIGNING_KEY", str(key))
+    written = Vault.open(root).ingest(type="context", title="Signed by setting", identity=WRITER)
+    r = CliRunner().invoke(
+        cli, ["memory", "--vault", str(root), "ingest", "--type", "context", "--title", "By CLI"]
+    )
+    assert r.exit_code == 0, r.output
+    for rev in (written.sha, "HEAD"):
+        raw = git(root, "cat-file", "commit", rev).stdout
+        assert "-----BEGIN SSH SIGNATURE-----" in raw, rev
+    assert verify(root, key).ok

@@ -55,6 +55,10 @@ class Vault:
         self.reader = Reader(store, settings, self.cataloger)
         self._recall: RecallService | None = None
         self._embedder: Embedder | None = None  # an explicit embedder (tests, plugins)
+        if settings.signing_key and store.signing_key is None:
+            # A configured key signs every engine write: verify holds every engine commit after
+            # the first signed one to it, so a key that signed only some would fail it.
+            self.enable_signing(settings.signing_key)
 
     # ------------------------------------------------------------ open / init / close
 
