@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from clawql_git.config import VAULT_TOML
 from clawql_git.errors import (
+    CheckFailed,
     MergeConflict,
     NotAVault,
     NotFound,
@@ -347,10 +348,12 @@ def pull(
     url = remote_url(store, remote)
     branch = _branch(vault)
     fetching = phase(progress, f"fetching {remote}", 1)  # git's transfer: one step, timed
+    tracking = f"refs/remotes/{remote}/{branch}"
+    known = _rev(store, tracking)
     _fetch(root, remote, url)  # outside the writer lock: the network may be slow
     fetching(1)
     with store.lock():
-        theirs = _rev(store, f"refs/remotes/{remote}/{branch}")
+        theirs = _rev(store, tracking)
         if theirs is None:
             raise NotFound(f"{remote} ({url}) has no branch {branch}")
         # Engine writes may leave the git index behind HEAD; git merge reads it.
@@ -359,6 +362,14 @@ def pull(
         ahead, incoming = _ahead_behind(store, before, theirs)
         mode = ""
         if incoming:
+            try:
+                _check_incoming(store, (remote, url, branch), before, theirs)
+            except CheckFailed:  # no ref of this clone keeps what was refused
+                if known:
+                    store.set_ref(tracking, known)
+                else:
+                    store.delete_ref(tracking)
+                raise
             mode = "merge" if ahead else "fast-forward"
             merging = phase(progress, f"merging {incoming} commit(s)", 1)
             _merge(root, (remote, url, branch), theirs, incoming, mode)
@@ -380,6 +391,28 @@ def pull(
         fix.sha if fix else None,
         asdict(report),
     )
+
+
+def _check_incoming(
+    store: GitStore, where: tuple[str, str, str], before: str | None, theirs: str
+) -> None:
+    """Hold what a pull would bring onto the branch to the protected remote's checks (secrets in
+    files, names and messages, entry contract, paths every checkout holds, no links or
+    submodules, the branch's review and signing policy) before anything is merged: a remote
+    need not be protected, and a pulled symlink would let the next write leave the vault."""
+    from clawql_git.gitstore import ZERO
+    from clawql_git.team.protect import RefUpdate, check_push
+
+    remote, url, branch = where
+    problems = check_push(store, [RefUpdate(before or ZERO, theirs, f"refs/heads/{branch}")])
+    if problems:
+        shown = "\n  ".join(problems[:20])
+        more = f"\n  ... and {len(problems) - 20} more" if len(problems) > 20 else ""
+        raise CheckFailed(
+            f"{remote} ({url}) brings commits this vault refuses; nothing was merged:\n  "
+            f"{shown}{more}",
+            problems,
+        )
 
 
 def _fetch(root: Path, remote: str, url: str) -> None:
