@@ -28,6 +28,15 @@ DOTTED = re.compile(r"^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*$")
 CONSTRUCTED = re.compile(r"^([A-Za-z_$][\w$.]*)\(\)\.([A-Za-z_$][\w$]*)$")
 IMPLICIT_THIS = frozenset({"java", "kotlin", "csharp", "cpp"})  # bare names may be members
 SELF_NAMES = ("self", "cls", "this")
+JAVA_LANG = frozenset(
+    "Object Comparable Runnable Iterable Cloneable AutoCloseable Exception RuntimeException"
+    " Error Throwable Thread Enum Record Number CharSequence Appendable Readable".split()
+)
+EXTERNAL_ROOTS: dict[str, frozenset[str]] = {
+    # names that need no import and are never the repository's: a base written with them
+    "rust": frozenset({"std", "core", "alloc"}),
+    "java": frozenset({"java", "javax", "jakarta", *JAVA_LANG}),
+}
 
 # Entities: what a name denotes. ("mod", paths) | ("ns", dotted, importer) |
 # ("def", path, qualname) | ("inst", path, qualname) | ("ext", name) | ("unk",)
@@ -275,9 +284,26 @@ class Resolver:
         if not DOTTED.match(dotted):
             return "", ""
         found = self.expression(path, scope, dotted, ResolutionNotes())
+        language = self.index[path].facts.language
+        if found[0] == "unk" and language == "java":
+            found = self._java_package_type(path, dotted)
         if found[0] in ("def", "inst") and self.index[found[1]].defs[found[2]].kind in CLASSLIKE:
             return found[1], found[2]
-        return "", "external" if found[0] == "ext" else ""
+        head = dotted.split(".")[0]
+        if found[0] == "ext" or (found[0] == "unk" and head in EXTERNAL_ROOTS.get(language, ())):
+            return "", "external"
+        return "", ""
+
+    def _java_package_type(self, path: str, dotted: str) -> Entity:
+        """A Java type of the importer's own package (its directory), which needs no import."""
+        head, *rest = dotted.split(".")
+        other = posixpath.join(posixpath.dirname(path), head + ".java")
+        if other not in self.index or head not in self.index[other].defs:
+            return UNK
+        entity: Entity = ("def", other, head)
+        for part in rest:
+            entity = self.attribute(entity, part, ResolutionNotes(), 0)
+        return entity
 
     def _edge(
         self, path: str, caller: str, callee: str, call: object, e: Entity, ctx: ResolutionNotes
