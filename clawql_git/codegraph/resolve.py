@@ -29,8 +29,25 @@ CONSTRUCTED = re.compile(r"^([A-Za-z_$][\w$.]*)\(\)\.([A-Za-z_$][\w$]*)$")
 IMPLICIT_THIS = frozenset({"java", "kotlin", "csharp", "cpp"})  # bare names may be members
 SELF_NAMES = ("self", "cls", "this")
 JAVA_LANG = frozenset(
-    "Object Comparable Runnable Iterable Cloneable AutoCloseable Exception RuntimeException"
-    " Error Throwable Thread Enum Record Number CharSequence Appendable Readable".split()
+    [
+        "Object",
+        "Comparable",
+        "Runnable",
+        "Iterable",
+        "Cloneable",
+        "AutoCloseable",
+        "Exception",
+        "RuntimeException",
+        "Error",
+        "Throwable",
+        "Thread",
+        "Enum",
+        "Record",
+        "Number",
+        "CharSequence",
+        "Appendable",
+        "Readable",
+    ]
 )
 EXTERNAL_ROOTS: dict[str, frozenset[str]] = {
     # names that need no import and are never the repository's: a base written with them
