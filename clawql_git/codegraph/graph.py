@@ -99,6 +99,7 @@ class CodeGraph:
             tuple[str | None, tuple[list[Any], dict[str, list[Any]], list[Any]]] | None
         ) = None
         self._deps_cache: tuple[str | None, dict[str, list[str]]] | None = None
+        self._blob_defs: recency.Parsed = {}  # (path, blob sha) -> definitions, for changes()
 
     @classmethod
     def open(cls, path: str | Path = ".", create: bool = True) -> CodeGraph:
@@ -523,7 +524,7 @@ class CodeGraph:
             folder = self.folder_path(path)
             prefix = folder if folder is not None else self.module_path(path)
         commits = recency.read_commits(self.root, int(start.timestamp()), prefix)
-        tallies = recency.tally(self.root, commits)
+        tallies = recency.tally(self.root, commits, self._blob_defs)
         alive = {(r[0], r[1]) for r in self.store.query("SELECT path, qualname FROM symbols")}
         records = [t.to_record(key in alive) for key, t in tallies.items()]
         extra = {

@@ -136,18 +136,29 @@ def read_blobs(root: Path, shas: set[str]) -> dict[str, bytes]:
     return blobs
 
 
-def tally(root: Path, commits: list[Commit]) -> dict[tuple[str, str], Tally]:
-    """Each definition the commits changed, with how often and when last."""
+Parsed = dict[tuple[str, str], dict[str, tuple[Any, str]]]
+MAX_CACHED = 20_000
+
+
+def tally(
+    root: Path, commits: list[Commit], parsed: Parsed | None = None
+) -> dict[tuple[str, str], Tally]:
+    """Each definition the commits changed, with how often and when last. ``parsed`` keeps
+    the definitions of each (path, blob) between calls (a blob never changes)."""
     suffixes = suffix_map(load_extractors())
-    blobs = read_blobs(root, {s for c in commits for f in c.files for s in (f.old, f.new)})
-    parsed: dict[tuple[str, str], dict[str, tuple[Any, str]]] = {}
+    parsed = {} if parsed is None else parsed
+    wanted = {(f.path, s) for c in commits for f in c.files for s in (f.old, f.new)}
+    blobs = read_blobs(root, {s for key in wanted - set(parsed) for s in key[1:]})
 
     def defs(path: str, sha: str) -> dict[str, tuple[Any, str]]:
+        if (path, sha) in parsed:
+            return parsed[(path, sha)]
         if sha == NULL_SHA or sha not in blobs:
             return {}
-        if (path, sha) not in parsed:
-            parsed[(path, sha)] = definitions(path, blobs[sha], language_of(path, suffixes))
-        return parsed[(path, sha)]
+        found = definitions(path, blobs[sha], language_of(path, suffixes))
+        if len(parsed) < MAX_CACHED:
+            parsed[(path, sha)] = found
+        return found
 
     out: dict[tuple[str, str], Tally] = {}
     for commit in commits:
