@@ -381,3 +381,30 @@ def test_an_index_of_the_previous_schema_is_rebuilt(tmp_path: Path) -> None:
         reopened.hierarchy("User")
     reopened.index(history=False)
     assert all_edges(reopened) == EXPECTED["go"]
+
+
+def test_an_update_relinks_the_edges(tmp_path: Path) -> None:
+    """What the watcher does: an edited file's edges are replaced, a new file's are added."""
+    graph = build(tmp_path, PY)
+    cats = tmp_path / "zoo" / "cats.py"
+    cats.write_text(PY["zoo/cats.py"].replace("class Cat(Animal):", "class Cat(base.Cage):"))
+    graph.update(["zoo/cats.py"])
+    assert chain(graph.hierarchy("Cat", "up", depth=1).items) == [
+        ("up", 1, "zoo/cats.py:Cat", "base.Cage", True)
+    ]
+    assert [e["child"] for e in graph.hierarchy("Animal", "down", depth=1).items] == [
+        "zoo/base.py:Pen"
+    ]
+    (tmp_path / "zoo" / "more.py").write_text(
+        "from zoo.cats import Cat\n\n\nclass Kitten(Cat):\n    pass\n"
+    )
+    graph.update(["zoo/more.py"])
+    assert [e["child"] for e in graph.hierarchy("Cat", "down", depth=1).items] == [
+        "zoo/cats.py:Lion",
+        "zoo/more.py:Kitten",
+    ]
+    (tmp_path / "zoo" / "more.py").unlink()
+    graph.update(["zoo/more.py"])
+    assert [e["child"] for e in graph.hierarchy("Cat", "down", depth=1).items] == [
+        "zoo/cats.py:Lion"
+    ]
