@@ -25,6 +25,8 @@ CG_TOOLS = {
     "cg_explain_module",
     "cg_dependency_path",
     "cg_find_route",
+    "cg_type_hierarchy",
+    "cg_changes",
 }
 
 

@@ -27,11 +27,13 @@ from clawql_git import Vault
 from .conftest import SAMPLE, fsck_ok, git
 
 TOOLS = {
+    "cg_changes",
     "cg_dependency_path",
     "cg_explain_module",
     "cg_find_callers",
     "cg_find_route",
     "cg_find_symbol",
+    "cg_type_hierarchy",
     "memory_ingest",
     "memory_recall",
     "memory_get",

@@ -9,10 +9,12 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from clawql_git.cli.options import stack
+from clawql_git.cli.options import TIME, stack
 from clawql_git.cli.output import emit_json, progress
 
 if TYPE_CHECKING:
+    from datetime import datetime
+
     from clawql_git.codegraph.graph import Answer, CodeGraph
     from clawql_git.codegraph.indexer import IndexReport
     from clawql_git.vault.facade import Vault
@@ -208,13 +210,21 @@ def callees(
 @json_flag
 def explain_module(module: str, repo: str, limit: int, max_chars: int, as_json: bool) -> None:
     """MODULE (a path or dotted name) at a glance: summary, exports, dependencies, dependants,
-    recent changes."""
+    recent changes. A folder (a package directory) answers for every module beneath it, with
+    the dependencies and dependants outside it."""
     answer = _open(repo).explain_module(module, limit, max_chars)
     if as_json:
         emit_json(answer.to_record())
         return
     x = answer.extra
     click.echo(f"{x['path']} ({x['language']}): {x['summary'] or '(no docstring)'}")
+    if x["kind"] == "folder":
+        click.echo(f"modules ({x['modules_total']}):")
+        for m in x["modules"]:
+            click.echo(
+                f"  {m['path']}  {m['exports']} exports"
+                + (f"  # {m['summary']}" if m["summary"] else "")
+            )
     click.echo(f"exports ({answer.total}):")
     for s in answer.items:
         click.echo("  " + _symbol_line(s))
@@ -222,6 +232,89 @@ def explain_module(module: str, repo: str, limit: int, max_chars: int, as_json: 
     click.echo(f"imported by ({x['dependants_total']}): " + ", ".join(x["dependants"]))
     for c in x["recent_changes"]:
         click.echo(f"  {c['sha'][:10]} {c['subject']}")
+
+
+def _edge_line(e: dict[str, Any]) -> str:
+    arrow = "->" if e["direction"] == "up" else "<-"
+    base = f"{e['base_file']}:{e['base_qualname']}" if e["resolved"] else e["base"]
+    subject, other = (e["child"], base) if e["direction"] == "up" else (base, e["child"])
+    return (
+        f"{'  ' * (e['depth'] - 1)}{subject} {arrow} {other}  "
+        f"[{e['relation']}, {e['resolution']}] {e['file']}:{e['line']}"
+    )
+
+
+@code.command()
+@click.argument("symbol")
+@click.option("--up", "direction", flag_value="up", help="Only ancestors (bases, interfaces).")
+@click.option("--down", "direction", flag_value="down", help="Only descendants (subtypes).")
+@click.option(
+    "--depth",
+    type=click.IntRange(1, 100),
+    default=5,
+    show_default=True,
+    help="At most this many steps from SYMBOL.",
+)
+@click.option("--file", "file", help="The type's file, when the name is ambiguous.")
+@repo_option
+@bounds
+@json_flag
+def hierarchy(
+    symbol: str,
+    direction: str | None,
+    depth: int,
+    file: str | None,
+    repo: str,
+    limit: int,
+    max_chars: int,
+    as_json: bool,
+) -> None:
+    """The type hierarchy of SYMBOL: ancestors (--up: bases, implemented interfaces, embedded
+    types, traits) and descendants (--down); both by default. Each edge says its file and line
+    and whether the base resolved in the repository (exact) or is external."""
+    answer = _open(repo).hierarchy(symbol, direction or "both", depth, file, limit, max_chars)
+    _render(answer, as_json, _edge_line)
+
+
+@code.command()
+@click.argument("path", required=False)
+@click.option(
+    "--since",
+    type=TIME,
+    default="30d",
+    show_default=True,
+    help="Commits not older than: 30d, 12h, a date or a timestamp.",
+)
+@click.option(
+    "--by",
+    type=click.Choice(["recent", "count"]),
+    default="recent",
+    show_default=True,
+    help="Most recently changed first, or most often changed first.",
+)
+@repo_option
+@bounds
+@json_flag
+def changes(
+    path: str | None,
+    since: datetime,
+    by: str,
+    repo: str,
+    limit: int,
+    max_chars: int,
+    as_json: bool,
+) -> None:
+    """The definitions that commits changed since --since (under PATH, a repository file or
+    folder, when given): how often, and the last commit and date."""
+    answer = _open(repo).changes(since, path, limit, max_chars, by)
+    _render(
+        answer,
+        as_json,
+        lambda c: (
+            f"{c['file']}:{c['qualname']}  {c['changes']}x, last {c['last_date']} "
+            f"{c['last_commit'][:10]} ({c['last_change']}) {c['last_subject']}"
+        ),
+    )
 
 
 @code.command("dependency-path")

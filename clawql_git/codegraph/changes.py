@@ -110,6 +110,11 @@ def _definitions(root: Path, sha: str, path: str, language: str) -> dict[str, tu
         source = _git(root, "show", f"{sha}:{path}")
     except NotFound:
         return {}
+    return definitions(path, source, language)
+
+
+def definitions(path: str, source: bytes, language: str) -> dict[str, tuple[Any, str]]:
+    """qualname -> (symbol, hash of its source lines) of one file's content."""
     extractor = load_extractors()[language]
     facts = extractor.extract(path, source, language)
     lines = source.split(b"\n")
@@ -135,14 +140,15 @@ def diff_symbols(root: Path, from_rev: str, to_rev: str) -> CodeChange:
         language = language_of(path, suffixes)
         before = _definitions(root, old, path, language)
         after = _definitions(root, new, path, language)
-        changes += _compare(path, before, after)
+        changes += compare(path, before, after)
     log = _git(root, "log", "--format=%s", f"{old}..{new}").decode().splitlines()
     return CodeChange(str(root), old, new, tuple(files), tuple(changes), tuple(log))
 
 
-def _compare(
+def compare(
     path: str, before: dict[str, tuple[Any, str]], after: dict[str, tuple[Any, str]]
 ) -> list[SymbolChange]:
+    """The definitions that differ between two versions of one file."""
     out = []
     for qual in sorted(set(before) | set(after)):
         if qual not in after:

@@ -10,9 +10,11 @@ import threading
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from clawql_git.codegraph import hierarchy, recency
 from clawql_git.codegraph.churn import write_history
 from clawql_git.codegraph.files import load_extractors
 from clawql_git.codegraph.indexer import Indexer, IndexReport, Progress
@@ -97,6 +99,7 @@ class CodeGraph:
             tuple[str | None, tuple[list[Any], dict[str, list[Any]], list[Any]]] | None
         ) = None
         self._deps_cache: tuple[str | None, dict[str, list[str]]] | None = None
+        self._blob_defs: recency.Parsed = {}  # (path, blob sha) -> definitions, for changes()
 
     @classmethod
     def open(cls, path: str | Path = ".", create: bool = True) -> CodeGraph:
@@ -289,12 +292,29 @@ class CodeGraph:
                 return path
         raise NotFound(f"no indexed module {name!r}")
 
+    def folder_path(self, name: str) -> str | None:
+        """The folder ``name`` denotes when it holds indexed files and names no file ('' is
+        the repository root), else None."""
+        clean = name.strip().removeprefix("./").strip("/")
+        if clean in ("", "."):
+            return ""
+        if self.store.query("SELECT 1 FROM files WHERE path=?", (clean,)):
+            return None
+        rows = self.store.query(
+            f"SELECT 1 FROM files WHERE path LIKE ? {ESCAPE} LIMIT 1", (_under(clean),)
+        )
+        return clean if rows else None
+
     def explain_module(
         self, name: str, limit: int = DEFAULT_LIMIT, max_chars: int = DEFAULT_MAX_CHARS
     ) -> Answer:
         """A module at a glance: its docstring summary, exported top-level symbols, what it
-        imports, what imports it, and its recent changes (scored by recency)."""
+        imports, what imports it, and its recent changes (scored by recency). A folder (a
+        package directory, in any language) answers for every module beneath it."""
         self._require_index()
+        folder = self.folder_path(name)
+        if folder is not None:
+            return self._explain_folder(folder, limit, max_chars)
         path = self.module_path(name)
         row = self.store.query("SELECT language, doc, imports FROM files WHERE path=?", (path,))[0]
         symbols = [
@@ -332,6 +352,7 @@ class CodeGraph:
         change = self.store.query("SELECT score, commits, last FROM changes WHERE path=?", (path,))
         summary = str(row["doc"]).strip().split("\n\n")[0].strip()
         extra = {
+            "kind": "module",
             "path": path,
             "language": row["language"],
             "summary": summary,
@@ -343,6 +364,177 @@ class CodeGraph:
             "change_score": dict(change[0]) if change else {"score": 0, "commits": 0, "last": 0},
         }
         return bounded(path, symbols, limit, max_chars, extra)
+
+    def _explain_folder(self, folder: str, limit: int, max_chars: int) -> Answer:
+        """A folder at a glance: its modules (with their summaries and exports), the files
+        outside it that its modules import and that import them, and its recent commits."""
+        inside = [
+            r
+            for r in self.store.query(
+                "SELECT path, language, doc, imports FROM files ORDER BY path"
+            )
+            if not folder or str(r["path"]).startswith(folder + "/")
+        ]
+        paths = {str(r["path"]) for r in inside}
+        symbols = [
+            _symbol(r)
+            for p in sorted(paths)
+            for r in self.store.query(
+                "SELECT * FROM symbols WHERE path=? AND exported=1 AND instr(qualname, '.')=0"
+                " ORDER BY line",
+                (p,),
+            )
+        ]
+        deps_rows = self.store.query("SELECT path, target, module FROM deps")
+        deps = sorted({r[1] for r in deps_rows if r[0] in paths and r[1] not in paths})
+        users = sorted({r[0] for r in deps_rows if r[1] in paths and r[0] not in paths})
+        resolved = {(r[0], r[2]) for r in deps_rows if r[0] in paths}
+        external = sorted(
+            {
+                m
+                for r in inside
+                for m in json.loads(r["imports"])
+                if (r["path"], m) not in resolved and not _relative_import(m)
+            }
+        )
+        exports: dict[str, int] = {}
+        for sym in symbols:
+            exports[sym["file"]] = exports.get(sym["file"], 0) + 1
+        modules = [
+            {
+                "path": r["path"],
+                "language": r["language"],
+                "summary": _summary(r["doc"]),
+                "exports": exports.get(r["path"], 0),
+            }
+            for r in inside
+        ]
+        entry = next((m for m in modules if _is_entry(m["path"], folder)), None)
+        prefix = _under(folder)
+        commits = [
+            dict(r)
+            for r in self.store.query(
+                "SELECT DISTINCT c.sha, c.time, c.author, c.subject FROM file_commits f"
+                f" JOIN commits c ON c.sha=f.sha WHERE f.path LIKE ? {ESCAPE}"
+                " ORDER BY c.time DESC"
+                " LIMIT 10",
+                (prefix,),
+            )
+        ]
+        score = self.store.query(
+            "SELECT coalesce(sum(score),0) score, coalesce(max(last),0) last FROM changes"
+            f" WHERE path LIKE ? {ESCAPE}",
+            (prefix,),
+        )[0]
+        touched = self.store.query(
+            f"SELECT count(DISTINCT sha) FROM file_commits WHERE path LIKE ? {ESCAPE}", (prefix,)
+        )[0][0]
+        first = entry or next((m for m in modules if m["summary"]), None)
+        extra = {
+            "kind": "folder",
+            "path": folder or ".",
+            "language": ",".join(sorted({m["language"] for m in modules})),
+            "summary": first["summary"] if first else "",
+            "entry": entry["path"] if entry else None,
+            "modules": modules[:limit],
+            "modules_total": len(modules),
+            "dependencies": deps[:limit],
+            "external_dependencies": external[:limit],
+            "dependants": users[:limit],
+            "dependants_total": len(users),
+            "recent_changes": commits,
+            "change_score": {
+                "score": round(float(score["score"]), 4),
+                "commits": int(touched),
+                "last": int(score["last"]),
+            },
+        }
+        return bounded(folder or ".", symbols, limit, max_chars, extra)
+
+    # ------------------------------------------------------------ types and changes
+
+    def hierarchy(
+        self,
+        name: str,
+        direction: str = "both",
+        depth: int = 5,
+        file: str | None = None,
+        limit: int = DEFAULT_LIMIT,
+        max_chars: int = DEFAULT_MAX_CHARS,
+    ) -> Answer:
+        """The type hierarchy of ``name``: its ancestors (up: bases, implemented interfaces,
+        embedded types, traits) and descendants (down), each edge with its file and line and
+        whether the base resolved in the repository. A type the repository does not define
+        (``abc.ABC``, ``fmt.Stringer``) has descendants only."""
+        self._require_index()
+        hierarchy.check(direction, depth)
+        try:
+            targets = [(t["file"], t["qualname"]) for t in self._targets(name, file)]
+        except NotFound:
+            targets = []
+        items: list[dict[str, Any]] = []
+        if targets:
+            if direction in ("up", "both"):
+                items += hierarchy.walk(self.store, targets, "up", depth)
+            if direction in ("down", "both"):
+                items += hierarchy.walk(self.store, targets, "down", depth)
+        else:
+            rows = (
+                [] if file or direction == "up" else hierarchy.external_children(self.store, name)
+            )
+            if not rows:
+                raise NotFound(
+                    f"no type named {name!r}"
+                    + (f" in {file}" if file else "")
+                    + " (neither defined in the repository nor an external base of one)"
+                )
+            items = [hierarchy.edge_record(r, "down", 1) for r in rows]
+            nxt = sorted({(r["child_path"], r["child_qualname"]) for r in rows if r["child_path"]})
+            if depth > 1 and nxt:
+                items += [
+                    {**e, "depth": e["depth"] + 1}
+                    for e in hierarchy.walk(self.store, nxt, "down", depth - 1)
+                ]
+        extra = {
+            "targets": [f"{p}:{q}" for p, q in targets],
+            "external": not targets,
+            "direction": direction,
+            "depth": depth,
+        }
+        return bounded(name, items, limit, max_chars, extra)
+
+    def changes(
+        self,
+        since: datetime | None = None,
+        path: str | None = None,
+        limit: int = DEFAULT_LIMIT,
+        max_chars: int = DEFAULT_MAX_CHARS,
+        by: str = "recent",
+    ) -> Answer:
+        """The definitions git commits changed since ``since`` (default: 30 days ago), under
+        ``path`` (a file or folder) when given: how often, and the last commit and date, most
+        recent first (``by="count"``: most often first)."""
+        self._require_index()
+        recency.order([], by)
+        start = since or datetime.now(UTC) - timedelta(days=30)
+        if start.tzinfo is None:
+            start = start.replace(tzinfo=UTC)
+        prefix = ""
+        if path:
+            folder = self.folder_path(path)
+            prefix = folder if folder is not None else self.module_path(path)
+        commits = recency.read_commits(self.root, int(start.timestamp()), prefix)
+        tallies = recency.tally(self.root, commits, self._blob_defs)
+        alive = {(r[0], r[1]) for r in self.store.query("SELECT path, qualname FROM symbols")}
+        records = [t.to_record(key in alive) for key, t in tallies.items()]
+        extra = {
+            "since": start.isoformat(timespec="seconds"),
+            "path": prefix or None,
+            "by": by,
+            "commits": len(commits),
+            "commits_truncated": len(commits) >= recency.MAX_COMMITS,
+        }
+        return bounded("changes", recency.order(records, by), limit, max_chars, extra)
 
     def dependency_path(
         self, source: str, target: str, max_chars: int = DEFAULT_MAX_CHARS
@@ -433,6 +625,50 @@ class CodeGraph:
             items.append({**_route(row), "params": params or {}})
         items.sort(key=lambda r: -specificity(r["pattern"]))
         return bounded(path, items, limit, max_chars)
+
+
+ENTRY_FILES = frozenset(
+    {
+        "__init__.py",
+        "index.js",
+        "index.ts",
+        "index.tsx",
+        "index.jsx",
+        "index.mjs",
+        "index.cjs",
+        "doc.go",
+        "mod.rs",
+        "lib.rs",
+        "main.rs",
+        "package-info.java",
+    }
+)
+
+
+ESCAPE = "ESCAPE '\\'"
+
+
+def _under(folder: str) -> str:
+    """A LIKE pattern for the paths beneath ``folder`` (every path for the root)."""
+    if not folder:
+        return "%"
+    return folder.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "/%"
+
+
+def _is_entry(path: str, folder: str) -> bool:
+    """The file that stands for a folder: ``__init__.py``, ``index.js``, ``mod.rs``, ..."""
+    parent, _, base = path.rpartition("/")
+    return parent == folder and base in ENTRY_FILES
+
+
+def _summary(doc: str) -> str:
+    return str(doc).strip().split("\n\n")[0].strip()
+
+
+def _relative_import(module: str) -> bool:
+    """An import written relative to its file (``./x``, ``.mod``, ``self::x``) that did not
+    resolve: a missing file of the repository, not an external dependency."""
+    return module.startswith((".", "self::", "super::", "crate::"))
 
 
 def _head(pattern: str) -> str | None:

@@ -229,6 +229,11 @@ class Indexer:
     def _write_links(self, db: Any, resolver: Resolver, path: str) -> None:
         db.execute("DELETE FROM calls WHERE path=?", (path,))
         db.execute("DELETE FROM deps WHERE path=?", (path,))
+        db.execute("DELETE FROM supertypes WHERE path=?", (path,))
+        db.executemany(
+            "INSERT INTO supertypes VALUES (?,?,?,?,?,?,?,?,?,?)",
+            [e.to_row() for e in resolver.supertypes(path)],
+        )
         db.executemany(
             "INSERT INTO calls VALUES (?,?,?,?,?,?,?,?,?,?,?)",
             [

@@ -199,25 +199,27 @@ class GoWalker(Walker):
         name = text(node.child_by_field_name("name"))
         body = node.child_by_field_name("type")
         kind: SymbolKind = "type"
-        bases: list[str] = []
+        bases: list[tuple[str, Node]] = []
         if node.type == "type_spec" and body is not None and body.type == "struct_type":
             kind = "struct"
             bases = self.struct_fields(name, body)
         elif node.type == "type_spec" and body is not None and body.type == "interface_type":
             kind = "interface"
             bases = self.interface_members(name, body)
-        self.add_symbol(
+        symbol = self.add_symbol(
             node,
             name,
             kind,
             signature="type " + self.signature(node, None, node).split("{", 1)[0].strip(),
             docstring=self.doc(node),
             exported=name[:1].isupper(),
-            bases=tuple(bases),
+            bases=tuple(base for base, _ in bases),
         )
+        for base, at in bases:
+            self.add_supertype(symbol.qualname, base, at, "embeds")
 
-    def struct_fields(self, struct: str, body: Node) -> list[str]:
-        bases: list[str] = []
+    def struct_fields(self, struct: str, body: Node) -> list[tuple[str, Node]]:
+        bases: list[tuple[str, Node]] = []
         fields = body.named_children[0] if body.named_children else None
         with self.enter(struct):
             for decl in fields.named_children if fields is not None else []:
@@ -226,13 +228,13 @@ class GoWalker(Walker):
                 declared = type_name(decl.child_by_field_name("type"))
                 names = [c for c in decl.children_by_field_name("name")]
                 if not names and declared:
-                    bases.append(declared)
+                    bases.append((declared, decl))
                 for field in names:
                     self.assign(text(field), declared, field, True)
         return bases
 
-    def interface_members(self, iface: str, body: Node) -> list[str]:
-        bases: list[str] = []
+    def interface_members(self, iface: str, body: Node) -> list[tuple[str, Node]]:
+        bases: list[tuple[str, Node]] = []
         with self.enter(iface):
             for member in body.named_children:
                 if member.type in {"method_elem", "method_spec"}:
@@ -245,8 +247,12 @@ class GoWalker(Walker):
                         docstring=self.doc(member),
                         exported=name[:1].isupper(),
                     )
-                elif member.type == "type_elem" and type_name(member):
-                    bases.append(type_name(member))
+                elif (
+                    member.type == "type_elem"
+                    and len(member.named_children) == 1
+                    and type_name(member)
+                ):
+                    bases.append((type_name(member), member))
         return bases
 
     def on_var(self, node: Node) -> None:

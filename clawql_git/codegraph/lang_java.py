@@ -154,14 +154,16 @@ class JavaWalker(Walker):
         name = text(node.child_by_field_name("name"))
         keywords, annotations = self.modifiers(node)
         body = node.child_by_field_name("body")
-        bases = []
+        written: list[tuple[Node, str]] = []
         for child in node.named_children:
             if child.type in {"superclass", "super_interfaces", "extends_interfaces"}:
                 types = child.named_children
                 if types and types[0].type == "type_list":
                     types = types[0].named_children
-                bases += [strip_generics(text(t)) for t in types]
-        self.add_symbol(
+                relation = "implements" if child.type == "super_interfaces" else "extends"
+                written += [(t, relation) for t in types if t.type != "comment"]
+        bases = [strip_generics(text(t)) for t, _ in written]
+        symbol = self.add_symbol(
             node,
             name,
             TYPE_KINDS[node.type],
@@ -171,6 +173,8 @@ class JavaWalker(Walker):
             decorators=annotations,
             bases=tuple(bases),
         )
+        for t, relation in written:
+            self.add_supertype(symbol.qualname, strip_generics(text(t)), t, relation)
         interface = node.type in {"interface_declaration", "annotation_type_declaration"}
         with self.enter(name):
             self.type_scopes.append(self.qualname)

@@ -146,7 +146,7 @@ class JsWalker(JsModuleWalker):
         with self.in_context("decorator"):
             for dec in decorators:
                 self.visit_children(dec)
-        bases = self.heritage(node)
+        heritage = self.heritage(node)
         body = node.child_by_field_name("body")
         symbol = self.add_symbol(
             node,
@@ -156,8 +156,10 @@ class JsWalker(JsModuleWalker):
             docstring=self.doc(node),
             exported=self.take_export(),
             decorators=tuple(decorator_text(d) for d in decorators),
-            bases=tuple(bases),
+            bases=tuple(base for base, _, _ in heritage),
         )
+        for base, at, relation in heritage:
+            self.add_supertype(symbol.qualname, base, at, relation)
         with self.enter(name):
             self.class_depth += 1
             saved, self.function_depth = self.function_depth, 0
@@ -166,15 +168,22 @@ class JsWalker(JsModuleWalker):
             self.class_depth -= 1
         js_routes.nest_routes(self.facts, symbol.qualname, decorators, methods)
 
-    def heritage(self, node: Node) -> list[str]:
-        bases: list[str] = []
+    def heritage(self, node: Node) -> list[tuple[str, Node, str]]:
+        """(base, its node, 'extends' | 'implements') of a class: TypeScript wraps them in
+        ``extends_clause`` / ``implements_clause``, JavaScript writes the expression alone."""
+        bases: list[tuple[str, Node, str]] = []
         for child in node.named_children:
             if child.type != "class_heritage":
                 continue
             for clause in child.named_children:
-                for base in clause.named_children:
+                if clause.type in {"extends_clause", "implements_clause"}:
+                    relation = "implements" if clause.type == "implements_clause" else "extends"
+                    written = clause.named_children
+                else:
+                    relation, written = "extends", [clause]
+                for base in written:
                     if base.type not in {"comment", "type_arguments"}:
-                        bases.append(strip_generics(text(base)))
+                        bases.append((strip_generics(text(base)), base, relation))
                         with self.in_context("base"):
                             self.visit(base)
         return bases
@@ -236,22 +245,25 @@ class JsWalker(JsModuleWalker):
 
     def on_interface(self, node: Node) -> None:
         name = text(node.child_by_field_name("name"))
-        bases = [
-            strip_generics(text(t))
+        written = [
+            t
             for c in node.named_children
             if c.type == "extends_type_clause"
             for t in c.named_children
+            if t.type != "comment"
         ]
         body = node.child_by_field_name("body")
-        self.add_symbol(
+        symbol = self.add_symbol(
             node,
             name,
             "interface",
             signature=self.sig(node, body),
             docstring=self.doc(node),
             exported=self.take_export(),
-            bases=tuple(bases),
+            bases=tuple(strip_generics(text(t)) for t in written),
         )
+        for t in written:
+            self.add_supertype(symbol.qualname, strip_generics(text(t)), t, "extends")
         with self.enter(name):
             for member in body.named_children if body is not None else []:
                 if member.type == "method_signature":

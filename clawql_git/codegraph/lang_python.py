@@ -11,6 +11,7 @@ from clawql_git.codegraph.model import (
     FileFacts,
     Import,
     RepoView,
+    Supertype,
     Symbol,
     SymbolKind,
 )
@@ -199,10 +200,16 @@ class _Walker:
         qual = f"{scope}.{name}" if scope else name
         supers = node.child_by_field_name("superclasses")
         bases: list[str] = []
+        written: list[str] = []
         if supers is not None:
             for arg in supers.named_children:
-                if arg.type in ("identifier", "attribute"):
-                    bases.append(text(arg))
+                base = arg.child_by_field_name("value") if arg.type == "subscript" else arg
+                if base is not None and base.type in ("identifier", "attribute"):
+                    bases.append(text(base))  # Generic[T] -> Generic
+                    written.append(text(arg))
+                    self.facts.supertypes.append(
+                        Supertype(qual, text(base), arg.start_point[0] + 1, "extends")
+                    )
                 if arg.type != "keyword_argument":
                     self.expr(arg, scope, "base", caller=qual)
         body = node.child_by_field_name("body")
@@ -213,7 +220,7 @@ class _Walker:
                 kind="class",
                 line=node.start_point[0] + 1,
                 end_line=node.end_point[0] + 1,
-                signature=f"class {name}({', '.join(bases)})" if bases else f"class {name}",
+                signature=f"class {name}({', '.join(written)})" if written else f"class {name}",
                 docstring=docstring_of(body),
                 exported=not name.startswith("_"),
                 decorators=decorators,

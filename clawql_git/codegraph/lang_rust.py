@@ -272,9 +272,15 @@ class RustWalker(Walker):
     def on_trait(self, node: Node) -> None:
         name = text(node.child_by_field_name("name"))
         bounds = node.child_by_field_name("bounds")
-        bases = tuple(
-            strip_generics(text(b)) for b in (bounds.named_children if bounds is not None else [])
-        )
+        written = [
+            b
+            for b in (bounds.named_children if bounds is not None else [])
+            if b.type not in {"lifetime", "line_comment", "block_comment"}
+            and not text(b).startswith("?")
+        ]
+        bases = tuple(strip_generics(text(b)) for b in written)
+        for b in written:
+            self.add_supertype(self.child_qualname(name), strip_generics(text(b)), b, "extends")
         self.item(node, name, "trait", bases=bases)
         self.in_container(name, "trait", False, node.child_by_field_name("body"))
 
@@ -283,6 +289,9 @@ class RustWalker(Walker):
         trait = node.child_by_field_name("trait")
         if trait is not None:
             self.impls.setdefault(owner, []).append(strip_generics(text(trait)))
+            self.add_supertype(
+                owner, strip_generics(text(trait)), trait, "implements", scope=self.qualname
+            )
         self.in_container(owner, "impl", trait is not None, node.child_by_field_name("body"))
 
     def in_container(self, name: str, container: str, trait_impl: bool, body: Node | None) -> None:

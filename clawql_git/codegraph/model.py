@@ -139,6 +139,24 @@ class RouterDef:
     framework: str
 
 
+@dataclass(frozen=True)
+class Supertype:
+    """``child`` derives from ``base``: a class base, an ``extends``/``implements`` clause, an
+    embedded Go struct or interface, a Rust supertrait or ``impl Trait for Type``.
+
+    ``child`` is the subtype's qualname in this file (for a Rust ``impl`` of a type defined
+    elsewhere, the type as written there); ``base`` as written with type arguments dropped
+    (``Generic[T]`` -> ``Generic``, ``abc.ABC`` stays dotted); ``relation`` is 'extends',
+    'implements' or 'embeds'; ``line`` is where the base is written.
+    """
+
+    child: str
+    base: str
+    line: int
+    relation: str
+    scope: str = ""  # where ``child`` and ``base`` are looked up (a Rust impl's module scope)
+
+
 @dataclass
 class FileFacts:
     """Everything one extractor found in one file."""
@@ -152,6 +170,7 @@ class FileFacts:
     routes: list[Route] = field(default_factory=list)
     mounts: list[Mount] = field(default_factory=list)
     routers: list[RouterDef] = field(default_factory=list)
+    supertypes: list[Supertype] = field(default_factory=list)
     exports: list[str] = field(default_factory=list)  # explicit export lists (__all__, export {})
     module_doc: str = ""
     errors: int = 0  # tree-sitter ERROR nodes seen (the file is still indexed)

@@ -28,6 +28,32 @@ DOTTED = re.compile(r"^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*$")
 CONSTRUCTED = re.compile(r"^([A-Za-z_$][\w$.]*)\(\)\.([A-Za-z_$][\w$]*)$")
 IMPLICIT_THIS = frozenset({"java", "kotlin", "csharp", "cpp"})  # bare names may be members
 SELF_NAMES = ("self", "cls", "this")
+JAVA_LANG = frozenset(
+    [
+        "Object",
+        "Comparable",
+        "Runnable",
+        "Iterable",
+        "Cloneable",
+        "AutoCloseable",
+        "Exception",
+        "RuntimeException",
+        "Error",
+        "Throwable",
+        "Thread",
+        "Enum",
+        "Record",
+        "Number",
+        "CharSequence",
+        "Appendable",
+        "Readable",
+    ]
+)
+EXTERNAL_ROOTS: dict[str, frozenset[str]] = {
+    # names that need no import and are never the repository's: a base written with them
+    "rust": frozenset({"std", "core", "alloc"}),
+    "java": frozenset({"java", "javax", "jakarta", *JAVA_LANG}),
+}
 
 # Entities: what a name denotes. ("mod", paths) | ("ns", dotted, importer) |
 # ("def", path, qualname) | ("inst", path, qualname) | ("ext", name) | ("unk",)
@@ -49,6 +75,37 @@ class Edge:
     target_qualname: str
     confidence: float
     resolution: str  # exact | inferred | external | unresolved
+
+
+@dataclass(frozen=True)
+class Inheritance:
+    """One supertype edge of a file, resolved: ``child_*`` and ``target_*`` are empty when
+    that side is not a definition of the repository."""
+
+    path: str
+    line: int
+    child: str
+    child_path: str
+    child_qualname: str
+    base: str
+    relation: str
+    target_path: str
+    target_qualname: str
+    resolution: str  # exact | external | unresolved
+
+    def to_row(self) -> tuple[str | int, ...]:
+        return (
+            self.path,
+            self.child,
+            self.child_path,
+            self.child_qualname,
+            self.base,
+            self.line,
+            self.relation,
+            self.target_path,
+            self.target_qualname,
+            self.resolution,
+        )
 
 
 @dataclass
@@ -205,6 +262,65 @@ class Resolver:
             entity = self.callee(path, scope, call.callee, ctx)
             out.append(self._edge(path, call.caller, call.callee, call, entity, ctx))
         return out
+
+    def supertypes(self, path: str) -> list[Inheritance]:
+        """Every supertype edge of ``path``: the subtype and the base, each resolved the way a
+        name used there resolves (a base bound to stdlib or a dependency is external)."""
+        out = []
+        for sup in self.index[path].facts.supertypes:
+            child_path, child_qual = self._type_def(path, sup.scope, sup.child, True)
+            scope = parent(child_qual) if child_path == path else sup.scope
+            target_path, target_qual = self._type_def(path, scope, sup.base, False)
+            how = "exact" if target_path else target_qual or "unresolved"
+            out.append(
+                Inheritance(
+                    path,
+                    sup.line,
+                    sup.child,
+                    child_path,
+                    child_qual if child_path else "",
+                    sup.base,
+                    sup.relation,
+                    target_path,
+                    target_qual if target_path else "",
+                    how,
+                )
+            )
+        return out
+
+    def _type_def(self, path: str, scope: str, written: str, own: bool) -> tuple[str, str]:
+        """(file, qualname) of the type ``written`` denotes from ``scope`` of ``path``; for
+        no definition ('', 'external') or ('', ''). ``own``: a qualname of this file first."""
+        defs = self.index[path].defs
+        local = f"{scope}.{written}" if scope else written
+        if own:
+            for qual in (local, written):
+                if qual in defs and defs[qual].kind in CLASSLIKE:
+                    return path, qual
+        dotted = written.replace("::", ".")
+        if not DOTTED.match(dotted):
+            return "", ""
+        found = self.expression(path, scope, dotted, ResolutionNotes())
+        language = self.index[path].facts.language
+        if found[0] == "unk" and language == "java":
+            found = self._java_package_type(path, dotted)
+        if found[0] in ("def", "inst") and self.index[found[1]].defs[found[2]].kind in CLASSLIKE:
+            return found[1], found[2]
+        head = dotted.split(".")[0]
+        if found[0] == "ext" or (found[0] == "unk" and head in EXTERNAL_ROOTS.get(language, ())):
+            return "", "external"
+        return "", ""
+
+    def _java_package_type(self, path: str, dotted: str) -> Entity:
+        """A Java type of the importer's own package (its directory), which needs no import."""
+        head, *rest = dotted.split(".")
+        other = posixpath.join(posixpath.dirname(path), head + ".java")
+        if other not in self.index or head not in self.index[other].defs:
+            return UNK
+        entity: Entity = ("def", other, head)
+        for part in rest:
+            entity = self.attribute(entity, part, ResolutionNotes(), 0)
+        return entity
 
     def _edge(
         self, path: str, caller: str, callee: str, call: object, e: Entity, ctx: ResolutionNotes

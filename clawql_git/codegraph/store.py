@@ -20,11 +20,12 @@ from clawql_git.codegraph.model import (
     Mount,
     Route,
     RouterDef,
+    Supertype,
     Symbol,
 )
 from clawql_git.errors import StorageError
 
-SCHEMA_VERSION = "8"
+SCHEMA_VERSION = "9"
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS files (
@@ -53,6 +54,15 @@ CREATE TABLE IF NOT EXISTS routes (
     handler_path TEXT NOT NULL, handler_qualname TEXT NOT NULL, path TEXT NOT NULL,
     line INTEGER NOT NULL, framework TEXT NOT NULL, middleware TEXT NOT NULL,
     websocket INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS supertypes (
+    path TEXT NOT NULL, child TEXT NOT NULL, child_path TEXT NOT NULL,
+    child_qualname TEXT NOT NULL, base TEXT NOT NULL, line INTEGER NOT NULL,
+    relation TEXT NOT NULL, target_path TEXT NOT NULL, target_qualname TEXT NOT NULL,
+    resolution TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS supertypes_path ON supertypes (path);
+CREATE INDEX IF NOT EXISTS supertypes_child ON supertypes (child_path, child_qualname);
+CREATE INDEX IF NOT EXISTS supertypes_target ON supertypes (target_path, target_qualname);
+CREATE INDEX IF NOT EXISTS supertypes_base ON supertypes (base);
 CREATE TABLE IF NOT EXISTS commits (
     sha TEXT PRIMARY KEY, time INTEGER NOT NULL, author TEXT NOT NULL, subject TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS file_commits (path TEXT NOT NULL, sha TEXT NOT NULL);
@@ -68,6 +78,7 @@ _TYPES: dict[str, Any] = {
     "routes": Route,
     "mounts": Mount,
     "routers": RouterDef,
+    "supertypes": Supertype,
 }
 
 
@@ -214,5 +225,5 @@ def write_file(
 
 
 def delete_file(db: sqlite3.Connection, path: str) -> None:
-    for table in ("files", "symbols", "calls", "deps"):
+    for table in ("files", "symbols", "calls", "deps", "supertypes"):
         db.execute(f"DELETE FROM {table} WHERE path=?", (path,))

@@ -16,7 +16,15 @@ from typing import Any, ClassVar, TypeVar
 
 from tree_sitter import Language, Node, Parser
 
-from clawql_git.codegraph.model import Assignment, Call, FileFacts, Import, Symbol, SymbolKind
+from clawql_git.codegraph.model import (
+    Assignment,
+    Call,
+    FileFacts,
+    Import,
+    Supertype,
+    Symbol,
+    SymbolKind,
+)
 
 MAX_SIGNATURE = 240
 _SPACE = re.compile(r"\s+")
@@ -267,6 +275,13 @@ class Walker:
         )
         self.facts.symbols.append(symbol)
         return symbol
+
+    def add_supertype(
+        self, child: str, base: str, node: Node, relation: str, scope: str = ""
+    ) -> None:
+        """Record that ``child`` (a qualname here) derives from ``base`` written at ``node``."""
+        if base:
+            self.facts.supertypes.append(Supertype(child, base, line(node), relation, scope))
 
 
 W = TypeVar("W", bound=Walker)

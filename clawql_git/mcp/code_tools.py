@@ -6,7 +6,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Literal
 
 from mcp_types import CallToolResult, ToolAnnotations
 from pydantic import Field
@@ -96,6 +96,55 @@ class CodeGraphTools:
         and its recent commits with a recency-weighted change score."""
         return self.call(repo, lambda g: g.explain_module(module, limit, max_chars))
 
+    def cg_type_hierarchy(
+        self,
+        name: Annotated[
+            str, Field(description="A type: class, interface, struct or trait (e.g. Base).")
+        ],
+        direction: Annotated[
+            Literal["up", "down", "both"],
+            Field(description="up: ancestors, down: descendants, both (default)."),
+        ] = "both",
+        depth: Annotated[int, Field(ge=1, le=100, description="At most this many steps.")] = 5,
+        file: File = None,
+        repo: Repo = None,
+        limit: Limit = 50,
+        max_chars: MaxChars = 8000,
+    ) -> CallToolResult:
+        """The type hierarchy of a class, interface, struct or trait: its bases, implemented
+        interfaces, embedded types and traits (up) and its subtypes (down), each edge with the
+        file and line, the relation, and whether the base resolved to a definition of the
+        repository (`resolution` exact) or is external. An external base (abc.ABC) has down."""
+        return self.call(
+            repo, lambda g: g.hierarchy(name, direction, depth, file, limit, max_chars)
+        )
+
+    def cg_changes(
+        self,
+        since: Annotated[
+            str, Field(description="Commits not older than: 30d, 12h, a date or a timestamp.")
+        ] = "30d",
+        path: Annotated[
+            str | None, Field(description="Only definitions under this file or folder.")
+        ] = None,
+        by: Annotated[
+            Literal["recent", "count"],
+            Field(description="recent: most recently changed first; count: most often first."),
+        ] = "recent",
+        repo: Repo = None,
+        limit: Limit = 50,
+        max_chars: MaxChars = 8000,
+    ) -> CallToolResult:
+        """Which definitions changed recently and how often: for each, the file, the number of
+        commits in the window that changed it, and the last commit (sha, date, subject, what
+        changed: added, removed, signature or body). Read before editing hot code."""
+        from clawql_git.model.times import parse_when
+
+        def run(g: CodeGraph) -> Answer:
+            return g.changes(parse_when(since, what="since"), path, limit, max_chars, by)
+
+        return self.call(repo, run)
+
     def cg_dependency_path(
         self,
         source: Annotated[str, Field(description="The importing module (path or dotted).")],
@@ -129,6 +178,8 @@ TOOLS: dict[str, ToolAnnotations] = {
     "cg_explain_module": READ_ONLY,
     "cg_dependency_path": READ_ONLY,
     "cg_find_route": READ_ONLY,
+    "cg_type_hierarchy": READ_ONLY,
+    "cg_changes": READ_ONLY,
 }
 
 
