@@ -153,7 +153,7 @@ class CSharpWalker(Walker):
 
     def on_using(self, node: Node) -> None:
         alias = node.child_by_field_name("name")
-        target = next((c for c in node.named_children if c is not alias), None)
+        target = node.named_children[-1] if node.named_children else None
         written = text(target).replace("global::", "")
         words = {text(c) for c in node.children if not c.is_named}
         if alias is not None:

@@ -223,7 +223,7 @@ class PhpWalker(Walker):
             if clause.type != "namespace_use_clause":
                 continue
             alias_node = clause.child_by_field_name("alias")
-            path = next((c for c in clause.named_children if c is not alias_node), None)
+            path = clause.named_children[0] if clause.named_children else None
             full = base + text(path).lstrip("\\")
             if not full:
                 continue
