@@ -13,9 +13,9 @@ Conventions:
 - imports: ``using A.B;`` -> module 'A.B', name '*' (every type of the namespace);
   ``using X = A.B.C;`` -> module 'A.B', name 'C', alias 'X'; ``using static A.B.C;`` ->
   module 'A.B.C', name '*'; ``global using`` the same.
-- calls: ``obj.Method(...)`` as written (``this._repo.Get``, ``Helper.Run``, ``?.`` read
-  as ``.``, type arguments dropped), ``new Foo()`` -> ``Foo``; calls in attribute
-  arguments get context 'decorator'.
+- calls: ``obj.Method(...)`` as written (``this._repo.Get``, ``Helper.Run``, ``a?.B`` read
+  as ``a.B``, type arguments dropped, ``new Foo().Bar()`` -> ``Foo().Bar``), ``new Foo()``
+  -> ``Foo``; calls in attribute arguments get context 'decorator'.
 - assignments: fields and properties (target the member, scope the type, annotation),
   typed parameters and locals (``var x = new Foo()`` -> value 'Foo'), ``x = new Foo()``.
 - bases: ``class A : B, IC`` -> Supertype edges; for a class or record the first base is
@@ -83,9 +83,30 @@ def type_name(node: Node | None) -> str:
     return name if re.fullmatch(r"[A-Za-z_][\w.]*", name) else ""
 
 
-def callee_name(node: Node) -> str:
-    """A callee as written, one line, type arguments dropped, ``?.`` read as ``.``."""
-    return strip_generics(collapse(text(node), 120)).replace("?.", ".").replace(" ", "")
+def callee_name(node: Node | None) -> str:
+    """A callee as written, type arguments dropped, ``?.`` read as ``.``: ``this._repo.Get``,
+    ``Foo().Bar`` for ``new Foo().Bar``, ``Make().Run`` for ``Make().Run``."""
+    if node is None:
+        return ""
+    kind = node.type
+    if kind == "member_access_expression":
+        expression = callee_name(node.child_by_field_name("expression"))
+        name = strip_generics(text(node.child_by_field_name("name")))
+        return f"{expression}.{name}" if expression else ""
+    if kind == "conditional_access_expression" and len(node.named_children) == 2:
+        expression, binding = node.named_children
+        return f"{callee_name(expression)}{callee_name(binding)}"
+    if kind == "member_binding_expression":
+        return "." + strip_generics(text(node.child_by_field_name("name")))
+    if kind == "object_creation_expression":
+        made = type_name(node.child_by_field_name("type"))
+        return f"{made}()" if made else ""
+    if kind == "invocation_expression":
+        inner = callee_name(node.child_by_field_name("function"))
+        return f"{inner}()" if inner else ""
+    if kind == "parenthesized_expression" and node.named_children:
+        return callee_name(node.named_children[0])
+    return strip_generics(collapse(text(node), 120)).replace(" ", "")
 
 
 def xml_doc(raw: str) -> str:
@@ -273,11 +294,9 @@ class CSharpWalker(Walker):
         )
         self.assign(name, type_name(node.child_by_field_name("type")), node, True)
         with self.enter(name):
-            self.visit(accessors)
-            self.visit(node.child_by_field_name("value"))
-            self.visit(
-                next((c for c in node.named_children if c.type == "arrow_expression_clause"), None)
-            )
+            for child in node.named_children:  # accessors, an initializer, ``=> expression``
+                if child.type not in {"modifier", "attribute_list", "identifier"}:
+                    self.visit(child)
 
     def on_field(self, node: Node) -> None:
         keywords, attributes = self.modifiers(node)
@@ -320,8 +339,7 @@ class CSharpWalker(Walker):
         if value.type == "object_creation_expression":
             self.assign(target, type_name(value.child_by_field_name("type")), at, False)
         elif value.type == "invocation_expression":
-            fn = value.child_by_field_name("function")
-            self.assign(target, callee_name(fn) if fn is not None else "", at, False)
+            self.assign(target, callee_name(value.child_by_field_name("function")), at, False)
 
     def on_assign(self, node: Node) -> None:
         left = node.child_by_field_name("left")
