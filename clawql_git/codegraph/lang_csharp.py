@@ -90,12 +90,12 @@ def callee_name(node: Node | None) -> str:
         return ""
     kind = node.type
     if kind == "member_access_expression":
-        expression = callee_name(node.child_by_field_name("expression"))
+        receiver = callee_name(node.child_by_field_name("expression"))
         name = strip_generics(text(node.child_by_field_name("name")))
-        return f"{expression}.{name}" if expression else ""
+        return f"{receiver}.{name}" if receiver else ""
     if kind == "conditional_access_expression" and len(node.named_children) == 2:
-        expression, binding = node.named_children
-        return f"{callee_name(expression)}{callee_name(binding)}"
+        target, binding = node.named_children
+        return f"{callee_name(target)}{callee_name(binding)}"
     if kind == "member_binding_expression":
         return "." + strip_generics(text(node.child_by_field_name("name")))
     if kind == "object_creation_expression":
