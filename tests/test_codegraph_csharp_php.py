@@ -479,6 +479,16 @@ def test_php_html_around_tags_block_namespaces_and_group_use_functions() -> None
     ]
 
 
+def test_php_attributes_are_decorators_with_their_calls() -> None:
+    source = "<?php\n#[Route('/x', name: make())]\nclass A { #[Pure] public function m() {} }\n"
+    f = extract("php", "a.php", source)
+    assert [(s.qualname, s.decorators) for s in f.symbols] == [
+        ("A", ("Route('/x', name: make())",)),
+        ("A.m", ("Pure",)),
+    ]
+    assert [(c.callee, c.caller, c.context) for c in f.calls] == [("make", "", "decorator")]
+
+
 # --------------------------------------------------------------------------- both
 
 

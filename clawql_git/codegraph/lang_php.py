@@ -194,8 +194,11 @@ class PhpWalker(Walker):
         return clean_block_doc(last) if last.startswith("/**") else ""
 
     def attributes(self, node: Node) -> tuple[str, ...]:
+        """The attributes of a declaration as written; calls in their arguments are recorded
+        with context 'decorator'."""
         found = []
         for group in (c for c in node.named_children if c.type == "attribute_list"):
+            self.on_attributes(group)
             for item in group.named_children:
                 found += [collapse(text(a)) for a in item.named_children if a.type == "attribute"]
         return tuple(found)
