@@ -29,7 +29,15 @@ EXCLUDED_DIRS = frozenset(
         ".clawql-codegraph",
     }
 )
-LANGUAGE_MODULES = ("lang_python", "lang_js", "lang_go", "lang_rust", "lang_java")
+LANGUAGE_MODULES = (
+    "lang_python",
+    "lang_js",
+    "lang_go",
+    "lang_rust",
+    "lang_java",
+    "lang_csharp",
+    "lang_php",
+)
 MAX_FILE_BYTES = 2_000_000
 
 

@@ -27,6 +27,7 @@ MAX_DEPTH = 14
 DOTTED = re.compile(r"^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*$")
 CONSTRUCTED = re.compile(r"^([A-Za-z_$][\w$.]*)\(\)\.([A-Za-z_$][\w$]*)$")
 IMPLICIT_THIS = frozenset({"java", "kotlin", "csharp", "cpp"})  # bare names may be members
+NAMESPACED = frozenset({"csharp", "php"})  # a name of the file's own namespace needs no import
 SELF_NAMES = ("self", "cls", "this")
 JAVA_LANG = frozenset(
     [
@@ -53,6 +54,7 @@ EXTERNAL_ROOTS: dict[str, frozenset[str]] = {
     # names that need no import and are never the repository's: a base written with them
     "rust": frozenset({"std", "core", "alloc"}),
     "java": frozenset({"java", "javax", "jakarta", *JAVA_LANG}),
+    "csharp": frozenset({"System", "Microsoft"}),
 }
 
 # Entities: what a name denotes. ("mod", paths) | ("ns", dotted, importer) |
@@ -392,6 +394,10 @@ class Resolver:
             found = self._go_package(path, name, ctx, depth)
             if found is not None:
                 return found
+        if idx.facts.language in NAMESPACED:
+            found = self._namespace_mate(path, name)
+            if found is not None:
+                return found
         for imp in idx.stars.get("", []):
             files = self.module_files(path, imp.module)
             if not files:
@@ -445,6 +451,24 @@ class Resolver:
                 return self.infer(other, "", assigns, ctx, depth + 1)
             if sym is not None:
                 return UNK
+        return None
+
+    def _namespace_mate(self, path: str, name: str) -> Entity | None:
+        """C#/PHP: a definition of the file's own namespace (C#: or an enclosing one) in
+        another file, which needs no import; the namespaces are the file's 'module' symbols."""
+        csharp = self.index[path].facts.language == "csharp"
+        for sym in self.index[path].facts.symbols:
+            if sym.kind != "module":
+                continue
+            parts = sym.name.split(".")
+            names = (
+                [".".join(parts[:n]) for n in range(len(parts), 0, -1)] if csharp else [sym.name]
+            )
+            for namespace in names:
+                for other in self.module_files(path, namespace):
+                    found = self.index[other].defs.get(name)
+                    if other != path and found is not None and found.kind in CALLABLE:
+                        return ("def", other, name)
         return None
 
     def _in_scope(

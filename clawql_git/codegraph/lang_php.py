@@ -1,0 +1,445 @@
+"""PHP facts: namespaces, classes, interfaces, traits, enums, functions, ``use``, calls.
+
+Conventions:
+
+- files are parsed with the grammar's ``php`` language (text or HTML around ``<?php ... ?>``
+  is allowed), not ``php_only`` (which expects no opening tag).
+- namespaces (``namespace App\\Http;`` and ``namespace App\\Http { }``) are symbols of kind
+  'module' named as written; like a C# namespace, a namespace is not part of qualnames
+  (``UserController``, ``UserController.show``, ``helper``).
+- kinds: class, interface, trait, enum; functions; methods (also of interfaces, traits and
+  enums) ``Class.method``; class constants -> 'constant'; properties -> 'variable'.
+- docs: the PHPDoc ``/** */`` comment right above the declaration (or its attributes);
+  the file's doc is the one above its first ``namespace``.
+- imports: ``use App\\Models\\User;`` -> module 'App\\Models\\User', name 'User', alias
+  'User' (``as U`` -> alias 'U'); group uses ``use App\\Models\\{Post, Tag as T}`` the same
+  per member; ``use function A\\b;`` / ``use const A\\B;`` -> module 'A', name 'b';
+  ``require``/``include`` (and ``_once``) of a literal path, also ``__DIR__ . '/x.php'`` ->
+  module the path (``__DIR__`` read as ``.``), name '*' (the included file's definitions).
+- trait ``use T;`` inside a class: a Supertype edge with relation 'uses' and ``T`` among the
+  class's bases (its methods become the class's members).
+- calls, spelt with dots so the resolver reads them: ``foo()`` -> ``foo``,
+  ``$this->bar()`` -> ``this.bar``, ``$x->y->z()`` -> ``x.y.z``, ``Foo::baz()`` ->
+  ``Foo.baz``, ``self::``/``static::`` -> ``self.``, ``new Foo`` -> ``Foo``; names with a
+  namespace (``\\App\\X::y()``) keep their parts with dots and the leading ``\\`` dropped
+  (``App.X.y``); bases likewise (``\\Countable`` -> ``Countable``).
+- assignments: ``$x = new Foo()`` (value 'Foo'), ``$x = Foo::make()`` (value the callee),
+  ``$this->x = new Foo()``, typed parameters and promoted constructor parameters
+  (``private Repo $repo`` -> ``this.repo``), typed properties (target the property, scope
+  the class).
+- exported: not ``private``/``protected`` (PHP members are public by default).
+- ``resolve_module``: a path (has ``/`` or ends in ``.php``/``.inc``) -> that file, relative
+  to the including file or else to the repository root; a namespace -> the files declaring
+  it; a class name ``A\\B\\C`` -> the files of namespace ``A\\B`` declaring ``C`` (PSR-4
+  style), else a file whose path ends in ``B/C.php``; anything else -> [].
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from typing import ClassVar
+
+from tree_sitter import Node
+
+from clawql_git.codegraph.model import FileFacts, RepoView, SymbolKind
+from clawql_git.codegraph.ts_util import (
+    Parsers,
+    Walker,
+    clean_block_doc,
+    collapse,
+    text,
+    walk_file,
+)
+
+TYPE_KINDS: dict[str, SymbolKind] = {
+    "class_declaration": "class",
+    "interface_declaration": "interface",
+    "trait_declaration": "trait",
+    "enum_declaration": "enum",
+}
+_NAMES = frozenset({"name", "qualified_name", "relative_name", "namespace_name"})
+_INCLUDES = frozenset(
+    {
+        "require_expression",
+        "require_once_expression",
+        "include_expression",
+        "include_once_expression",
+    }
+)
+_NAMESPACE_LINE = re.compile(rb"(?m)^\s*namespace\s+\\?([A-Za-z_][\w\\]*)\s*[;{]")
+_TYPE_LINE = re.compile(
+    rb"(?mi)^\s*(?:(?:abstract|final|readonly)\s+)*(?:class|interface|trait|enum)\s+([A-Za-z_]\w*)"
+)
+
+
+def _languages() -> dict[str, object]:
+    import tree_sitter_php
+
+    return {"php": tree_sitter_php.language_php}
+
+
+def dotted(written: str) -> str:
+    """``\\App\\Models\\User`` -> ``App.Models.User``: the spelling the resolver reads."""
+    return written.lstrip("\\").replace("\\", ".")
+
+
+def type_name(node: Node | None) -> str:
+    """The class a type names (``?Repo``, ``\\App\\Repo``); '' for ``int``, unions, arrays."""
+    if node is None:
+        return ""
+    if node.type in {"named_type", "optional_type"} and node.named_children:
+        return type_name(node.named_children[0])
+    if node.type in _NAMES:
+        name = dotted(text(node))
+        return "" if name.lower() in {"self", "static", "mixed", "array"} else name
+    return ""
+
+
+def callee_name(node: Node | None) -> str:
+    """A PHP receiver or callee with dots: ``$this->repo`` -> ``this.repo``."""
+    if node is None:
+        return ""
+    kind = node.type
+    if kind == "variable_name":
+        return text(node).lstrip("$")
+    if kind in {"member_access_expression", "nullsafe_member_access_expression"}:
+        obj = callee_name(node.child_by_field_name("object"))
+        name = text(node.child_by_field_name("name"))
+        return f"{obj}.{name}" if obj else ""
+    if kind in {"member_call_expression", "nullsafe_member_call_expression"}:
+        obj = callee_name(node.child_by_field_name("object"))
+        name = text(node.child_by_field_name("name"))
+        return f"{obj}.{name}()" if obj else ""
+    if kind == "scoped_call_expression":
+        scope = scope_name(node.child_by_field_name("scope"))
+        return f"{scope}.{text(node.child_by_field_name('name'))}"
+    if kind == "function_call_expression":
+        return f"{callee_name(node.child_by_field_name('function'))}()"
+    if kind in _NAMES:
+        return dotted(text(node))
+    if kind == "parenthesized_expression" and node.named_children:
+        return callee_name(node.named_children[0])
+    return ""
+
+
+def scope_name(node: Node | None) -> str:
+    """``Foo`` / ``self`` / ``static`` / ``parent`` of ``X::y()``; ``self`` for ``static``."""
+    if node is None:
+        return ""
+    if node.type == "relative_scope":
+        word = text(node).lower()
+        return "self" if word in {"self", "static"} else word
+    return callee_name(node)
+
+
+def include_path(node: Node) -> str:
+    """The literal path of ``require 'x.php'`` / ``require __DIR__ . '/x.php'``; '' else."""
+    arg = node.named_children[0] if node.named_children else None
+    if arg is not None and arg.type == "parenthesized_expression" and arg.named_children:
+        arg = arg.named_children[0]
+    if arg is None:
+        return ""
+    if arg.type in {"string", "encapsed_string"}:
+        return literal(arg)
+    if arg.type == "binary_expression":
+        left = arg.child_by_field_name("left")
+        right = arg.child_by_field_name("right")
+        if text(left) == "__DIR__" and right is not None and literal(right).startswith("/"):
+            return posixpath.normpath("." + literal(right))
+    return ""
+
+
+def literal(node: Node) -> str:
+    """The content of a string without interpolation; '' otherwise."""
+    if node.type not in {"string", "encapsed_string"}:
+        return ""
+    if any(c.type not in {"string_content", "string_value"} for c in node.named_children):
+        return ""
+    return "".join(text(c) for c in node.named_children)
+
+
+class PhpWalker(Walker):
+    """One pass over a PHP tree."""
+
+    handlers: ClassVar[dict[str, str]] = {
+        "namespace_definition": "on_namespace",
+        "namespace_use_declaration": "on_use",
+        **{kind: "on_type" for kind in TYPE_KINDS},
+        "function_definition": "on_function",
+        "method_declaration": "on_function",
+        "use_declaration": "on_trait_use",
+        "property_declaration": "on_property",
+        "const_declaration": "on_const",
+        "assignment_expression": "on_assign",
+        "function_call_expression": "on_call",
+        "member_call_expression": "on_call",
+        "nullsafe_member_call_expression": "on_call",
+        "scoped_call_expression": "on_call",
+        "object_creation_expression": "on_new",
+        "formal_parameters": "on_params",
+        **{kind: "on_include" for kind in _INCLUDES},
+        "attribute_list": "on_attributes",
+        "comment": "on_above",
+    }
+
+    def __init__(self, facts: FileFacts, source: bytes) -> None:
+        super().__init__(facts, source)
+        self.type_scopes: list[str] = []
+        self.trait_uses: list[tuple[Node, str]] = []
+
+    def doc(self, node: Node) -> str:
+        comments = [c for c in self.leading(node) if c.type == "comment"]
+        last = text(comments[-1]) if comments else ""
+        return clean_block_doc(last) if last.startswith("/**") else ""
+
+    def attributes(self, node: Node) -> tuple[str, ...]:
+        """The attributes of a declaration as written; calls in their arguments are recorded
+        with context 'decorator'."""
+        found = []
+        for group in (c for c in node.named_children if c.type == "attribute_list"):
+            self.on_attributes(group)
+            for item in group.named_children:
+                found += [collapse(text(a)) for a in item.named_children if a.type == "attribute"]
+        return tuple(found)
+
+    def signature_of(self, node: Node, body: Node | None) -> str:
+        start = next((c for c in node.children if c.type != "attribute_list"), node)
+        return self.signature(start, body, node)
+
+    def on_namespace(self, node: Node) -> None:
+        name = text(node.child_by_field_name("name"))
+        if name:
+            self.add_symbol(
+                node, name, "module", signature=f"namespace {name}", docstring=self.doc(node)
+            )
+        self.visit(node.child_by_field_name("body"))
+
+    def on_use(self, node: Node) -> None:
+        words = {text(c).lower() for c in node.children if not c.is_named}
+        function = bool(words & {"function", "const"})
+        group = node.child_by_field_name("body")
+        prefix = next((c for c in node.named_children if c.type == "namespace_name"), None)
+        base = text(prefix).lstrip("\\") + "\\" if group is not None and prefix else ""
+        clauses = group.named_children if group is not None else node.named_children
+        for clause in clauses:
+            if clause.type != "namespace_use_clause":
+                continue
+            alias_node = clause.child_by_field_name("alias")
+            path = clause.named_children[0] if clause.named_children else None
+            full = base + text(path).lstrip("\\")
+            if not full:
+                continue
+            name = full.rsplit("\\", 1)[-1]
+            alias = text(alias_node) if alias_node is not None else name
+            clause_words = {text(c).lower() for c in clause.children if not c.is_named}
+            if function or clause_words & {"function", "const"}:
+                self.add_import(full.rpartition("\\")[0], name, alias, clause)
+            else:
+                self.add_import(full, name, alias, clause)
+
+    def on_include(self, node: Node) -> None:
+        path = include_path(node)
+        if path:
+            self.add_import(path, "*", "", node)
+        self.visit_children(node)
+
+    def on_type(self, node: Node) -> None:
+        name = text(node.child_by_field_name("name"))
+        kind = TYPE_KINDS[node.type]
+        body = node.child_by_field_name("body")
+        written: list[tuple[Node, str, str]] = []
+        for child in node.named_children:
+            if child.type in {"base_clause", "class_interface_clause"}:
+                relation = "implements" if child.type == "class_interface_clause" else "extends"
+                written += [(t, type_name(t), relation) for t in child.named_children]
+        saved, self.trait_uses = self.trait_uses, []
+        for member in body.named_children if body is not None else []:
+            if member.type == "use_declaration":
+                self.trait_uses += [
+                    (t, type_name(t)) for t in member.named_children if t.type in _NAMES
+                ]
+        bases = [w for _, w, _ in written if w] + [w for _, w in self.trait_uses if w]
+        modifiers = {text(c).lower() for c in node.children if c.type.endswith("_modifier")}
+        symbol = self.add_symbol(
+            node,
+            name,
+            kind,
+            signature=self.signature_of(node, body),
+            docstring=self.doc(node),
+            exported="private" not in modifiers,
+            decorators=self.attributes(node),
+            bases=tuple(bases),
+        )
+        for at, base, relation in written:
+            self.add_supertype(symbol.qualname, base, at, relation)
+        for at, base in self.trait_uses:
+            self.add_supertype(symbol.qualname, base, at, "uses")
+        self.trait_uses = saved
+        with self.enter(name):
+            self.type_scopes.append(self.qualname)
+            self.visit(body)
+            self.type_scopes.pop()
+
+    def on_trait_use(self, node: Node) -> None:
+        return  # recorded by on_type as bases and 'uses' edges
+
+    def on_function(self, node: Node) -> None:
+        name = text(node.child_by_field_name("name"))
+        body = node.child_by_field_name("body")
+        modifiers = {text(c).lower() for c in node.children if c.type.endswith("_modifier")}
+        method = node.type == "method_declaration" and bool(self.type_scopes)
+        self.add_symbol(
+            node,
+            name,
+            "method" if method else "function",
+            signature=self.signature_of(node, body),
+            docstring=self.doc(node),
+            exported=not modifiers & {"private", "protected"},
+            decorators=self.attributes(node),
+        )
+        with self.enter(name):
+            if method and "static" not in modifiers:
+                self.assign("this", self.type_scopes[-1], node, True)
+            self.visit(node.child_by_field_name("parameters"))
+            self.visit(body)
+
+    def on_property(self, node: Node) -> None:
+        modifiers = {text(c).lower() for c in node.children if c.type.endswith("_modifier")}
+        declared = type_name(node.child_by_field_name("type"))
+        for element in (c for c in node.named_children if c.type == "property_element"):
+            name = text(element.child_by_field_name("name")).lstrip("$")
+            self.add_symbol(
+                node,
+                name,
+                "variable",
+                signature=self.signature_of(node, None).rstrip(";"),
+                docstring=self.doc(node),
+                exported=not modifiers & {"private", "protected"},
+            )
+            self.assign(name, declared, element, True)
+            self.visit_children(element)
+
+    def on_const(self, node: Node) -> None:
+        if not self.type_scopes:
+            self.visit_children(node)
+            return
+        for element in (c for c in node.named_children if c.type == "const_element"):
+            name = next((text(c) for c in element.named_children if c.type == "name"), "")
+            self.add_symbol(
+                node,
+                name,
+                "constant",
+                signature=collapse(text(node)).rstrip(";"),
+                docstring=self.doc(node),
+            )
+            self.visit_children(element)
+
+    def evidence(self, target: str, value: Node, at: Node) -> None:
+        if value.type == "object_creation_expression":
+            made = next((c for c in value.named_children if c.type in _NAMES), None)
+            self.assign(target, type_name(made), at, False)
+        elif value.type in {"scoped_call_expression", "function_call_expression"}:
+            self.assign(target, callee_name(value).removesuffix("()"), at, False)
+
+    def on_assign(self, node: Node) -> None:
+        left = node.child_by_field_name("left")
+        right = node.child_by_field_name("right")
+        if left is not None and right is not None:
+            self.evidence(callee_name(left), right, node)
+        self.visit_children(node)
+
+    def on_call(self, node: Node) -> None:
+        if node.type == "function_call_expression":
+            fn = node.child_by_field_name("function")
+            if fn is not None and fn.type in _NAMES:
+                self.add_call(dotted(text(fn)), node)
+            elif fn is not None:
+                self.add_call(callee_name(fn), node)
+                self.visit(fn)
+        elif node.type == "scoped_call_expression":
+            self.add_call(callee_name(node), node)
+        else:
+            obj = node.child_by_field_name("object")
+            receiver = callee_name(obj)
+            if receiver:
+                self.add_call(f"{receiver}.{text(node.child_by_field_name('name'))}", node)
+            if obj is not None and obj.type != "variable_name":
+                self.visit(obj)
+        self.visit(node.child_by_field_name("arguments"))
+
+    def on_new(self, node: Node) -> None:
+        made = next((c for c in node.named_children if c.type in _NAMES), None)
+        if made is not None:
+            self.add_call(type_name(made), node)
+        self.visit_children(node)
+
+    def on_params(self, node: Node) -> None:
+        for param in node.named_children:
+            declared = type_name(param.child_by_field_name("type"))
+            name = text(param.child_by_field_name("name")).lstrip("$")
+            if param.type == "property_promotion_parameter":
+                self.assign(f"this.{name}", declared, param, True)
+            self.assign(name, declared, param, True)
+            self.visit(param.child_by_field_name("default_value"))
+
+    def on_attributes(self, node: Node) -> None:
+        with self.in_context("decorator"):
+            self.visit_children(node)
+
+
+class PhpExtractor:
+    """The PHP extractor the code graph loads as ``lang_php.EXTRACTOR``."""
+
+    version = "1"
+
+    def __init__(self) -> None:
+        self.suffixes = {".php": "php"}
+        self._parsers = Parsers(_languages())  # type: ignore[arg-type]
+        self._repo: RepoView | None = None
+        self._namespaces: dict[str, list[str]] = {}  # namespace -> files declaring it
+        self._types: dict[str, set[str]] = {}  # file -> class-like names declared in it
+
+    def extract(self, path: str, source: bytes, language: str) -> FileFacts:
+        """Facts of one PHP file; syntax errors are counted and the rest still extracted."""
+        _, facts, _ = walk_file(self._parsers, path, source, language, PhpWalker)
+        namespace = next((s for s in facts.symbols if s.kind == "module"), None)
+        facts.module_doc = namespace.docstring if namespace is not None else ""
+        return facts
+
+    def resolve_module(self, importer: str, module: str, repo: RepoView) -> list[str]:
+        """The included file, the files of a namespace, or the file of a class; else []."""
+        if not module:
+            return []
+        if "/" in module or module.endswith((".php", ".inc")):
+            here = posixpath.normpath(posixpath.join(posixpath.dirname(importer), module))
+            there = posixpath.normpath(module.lstrip("/"))
+            return [p for p in dict.fromkeys((here, there)) if p in repo.files][:1]
+        self._use(repo)
+        module = module.lstrip("\\")
+        if module in self._namespaces:
+            return list(self._namespaces[module])
+        namespace, _, name = module.rpartition("\\")
+        declared = [f for f in self._namespaces.get(namespace, []) if name in self._types[f]]
+        if declared or not namespace:
+            return declared
+        tail = "/".join(module.split("\\")[-2:]) + ".php"
+        return sorted(f for f in self._types if ("/" + f).endswith("/" + tail))
+
+    def _use(self, repo: RepoView) -> None:
+        if repo is self._repo:
+            return
+        self._repo, self._namespaces, self._types = repo, {}, {}
+        for path in sorted(repo.files):
+            if not path.endswith(".php"):
+                continue
+            try:
+                raw = repo.read(path)
+            except (OSError, LookupError, ValueError):
+                continue
+            self._types[path] = {m.decode() for m in _TYPE_LINE.findall(raw)}
+            for namespace in sorted({m.decode() for m in _NAMESPACE_LINE.findall(raw)}):
+                self._namespaces.setdefault(namespace, []).append(path)
+
+
+EXTRACTOR = PhpExtractor()

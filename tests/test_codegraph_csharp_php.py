@@ -1,0 +1,517 @@
+"""C# and PHP in the code graph (issue #18): each language's extractor on a small fixture
+repository written into tmp_path, with its definitions, docs, imports, calls (and their
+confidence), dependencies and supertype edges stated exactly, plus ``clawql code status``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from clawql_git.cli import cli
+from clawql_git.codegraph.files import load_extractors
+from clawql_git.codegraph.graph import CodeGraph
+from clawql_git.codegraph.model import FileFacts
+
+CS = {
+    "src/Models/User.cs": (
+        "namespace App.Models;\n"
+        "\n"
+        '/// <summary>A user of the <see cref="App"/>.</summary>\n'
+        "public class User : Entity, IComparable\n"
+        "{\n"
+        "    public string Name { get; set; }\n"
+        "    public void Save() { }\n"
+        "}\n"
+        "\n"
+        "public abstract class Entity { }\n"
+        "\n"
+        "public interface IRepo : IDisposable\n"
+        "{\n"
+        "    User Get(int id);\n"
+        "}\n"
+    ),
+    "src/Services/UserService.cs": (
+        "using System;\n"
+        "using App.Models;\n"
+        "using Store = App.Models.IRepo;\n"
+        "using App.Legacy;\n"
+        "\n"
+        "namespace App.Services\n"
+        "{\n"
+        "    /// <summary>\n"
+        "    /// Finds users.\n"
+        "    /// </summary>\n"
+        "    [Serializable]\n"
+        "    public class UserService : BaseService, IService\n"
+        "    {\n"
+        "        private readonly Store _repo;\n"
+        "\n"
+        "        public UserService(Store repo) { _repo = repo; }\n"
+        "\n"
+        "        /// <summary>Finds one.</summary>\n"
+        "        public User Find(int id)\n"
+        "        {\n"
+        "            var user = new User();\n"
+        "            user.Save();\n"
+        "            this._repo.Get(id);\n"
+        "            Helper.Run<int>();\n"
+        '            Log("x");\n'
+        "            Console.WriteLine(id);\n"
+        "            new Old().Touch();\n"
+        "            return user;\n"
+        "        }\n"
+        "\n"
+        "        private void Log(string m) { }\n"
+        "    }\n"
+        "\n"
+        "    public record Point(int X, int Y);\n"
+        "    public record struct Pair(int A);\n"
+        "    public struct Size : IEquatable<Size> { }\n"
+        "    public enum Color { Red, Green }\n"
+        "}\n"
+    ),
+    "src/Services/Base.cs": (
+        "namespace App.Services;\n"
+        "\n"
+        "public class BaseService { }\n"
+        "public interface IService { }\n"
+        "public static class Helper { public static void Run<T>() { } }\n"
+    ),
+    "src/Legacy.cs": (
+        "namespace App\n"
+        "{\n"
+        "    namespace Legacy\n"
+        "    {\n"
+        "        internal class Old { public void Touch() { } }\n"
+        "    }\n"
+        "}\n"
+    ),
+}
+US = "src/Services/UserService.cs"
+UM = "src/Models/User.cs"
+
+PHP = {
+    "src/Models/User.php": (
+        "<?php\n"
+        "/** The models. */\n"
+        "namespace App\\Models;\n"
+        "\n"
+        "use Illuminate\\Database\\Eloquent\\Model;\n"
+        "\n"
+        "/**\n"
+        " * A user.\n"
+        " */\n"
+        "class User extends Model implements HasName\n"
+        "{\n"
+        "    use Greets;\n"
+        "\n"
+        "    public static function find(int $id): self { return new self(); }\n"
+        "    public function save(): void { $this->greet(); }\n"
+        "}\n"
+        "\n"
+        "interface HasName { public function name(): string; }\n"
+        "\n"
+        "trait Greets { public function greet(): void {} }\n"
+    ),
+    "src/Http/UserController.php": (
+        "<?php\n"
+        "namespace App\\Http;\n"
+        "\n"
+        "use App\\Models\\User;\n"
+        "use App\\Models\\{HasName, Greets as G};\n"
+        "use function App\\Support\\format;\n"
+        "require_once __DIR__ . '/../../lib/helpers.php';\n"
+        "\n"
+        "class UserController extends Controller implements HasName, \\Countable\n"
+        "{\n"
+        "    use G;\n"
+        "\n"
+        "    public function __construct(private Repo $repo) {}\n"
+        "\n"
+        "    /** Show one user. */\n"
+        "    public function show(int $id): string\n"
+        "    {\n"
+        "        $user = User::find($id);\n"
+        "        $this->repo->all();\n"
+        "        $this->render();\n"
+        "        helper();\n"
+        "        format($id);\n"
+        "        $c = new Controller();\n"
+        "        static::boot();\n"
+        "        strlen('x');\n"
+        "        $made = new User();\n"
+        "        $made->save();\n"
+        "        return '';\n"
+        "    }\n"
+        "\n"
+        "    private function render(): void {}\n"
+        "    public static function boot(): void {}\n"
+        "    public function name(): string { return ''; }\n"
+        "}\n"
+    ),
+    "src/Http/Controller.php": (
+        "<?php\n"
+        "namespace App\\Http;\n"
+        "\n"
+        "abstract class Controller {}\n"
+        "\n"
+        "class Repo { public function all(): array { return []; } }\n"
+    ),
+    "src/Support/format.php": (
+        "<?php\nnamespace App\\Support;\n\nfunction format($v) { return $v; }\n"
+    ),
+    "lib/helpers.php": "<?php\nfunction helper() {}\ninclude 'boot.php';\n",
+    "lib/boot.php": "<?php\n",
+}
+UC = "src/Http/UserController.php"
+PM = "src/Models/User.php"
+
+
+def build(root: Path, files: dict[str, str]) -> CodeGraph:
+    for path, body in files.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(body)
+    graph = CodeGraph.open(root)
+    graph.index(history=False)
+    return graph
+
+
+def extract(language: str, path: str, source: str | bytes) -> FileFacts:
+    raw = source.encode() if isinstance(source, str) else source
+    return load_extractors()[language].extract(path, raw, language)
+
+
+def symbols(graph: CodeGraph, path: str) -> list[tuple[object, ...]]:
+    return [
+        tuple(r)
+        for r in graph.store.query(
+            "SELECT qualname, kind, line, end_line, exported, signature, docstring FROM symbols"
+            " WHERE path=? ORDER BY line, qualname",
+            (path,),
+        )
+    ]
+
+
+def calls(graph: CodeGraph, path: str) -> list[tuple[object, ...]]:
+    return [
+        tuple(r)
+        for r in graph.store.query(
+            "SELECT caller, callee, line, target_path, target_qualname, confidence, resolution"
+            " FROM calls WHERE path=? ORDER BY line, callee",
+            (path,),
+        )
+    ]
+
+
+def deps(graph: CodeGraph) -> set[tuple[object, ...]]:
+    return {tuple(r) for r in graph.store.query("SELECT path, target, module FROM deps")}
+
+
+def supertypes(graph: CodeGraph) -> set[tuple[object, ...]]:
+    return {
+        tuple(r)
+        for r in graph.store.query(
+            "SELECT child_path, child_qualname, base, relation, line, target_path,"
+            " target_qualname, resolution FROM supertypes"
+        )
+    }
+
+
+# --------------------------------------------------------------------------- C#
+
+
+def test_csharp_namespaces_types_members_and_xml_docs(tmp_path: Path) -> None:
+    graph = build(tmp_path, CS)
+    assert symbols(graph, UM) == [
+        ("App.Models", "module", 1, 1, 1, "namespace App.Models", ""),
+        ("User", "class", 4, 8, 1, "public class User : Entity, IComparable", "A user of the App."),
+        ("User.Name", "variable", 6, 6, 1, "public string Name", ""),
+        ("User.Save", "method", 7, 7, 1, "public void Save()", ""),
+        ("Entity", "class", 10, 10, 1, "public abstract class Entity", ""),
+        ("IRepo", "interface", 12, 15, 1, "public interface IRepo : IDisposable", ""),
+        ("IRepo.Get", "method", 14, 14, 1, "User Get(int id)", ""),
+    ]
+    assert symbols(graph, US) == [
+        ("App.Services", "module", 6, 38, 1, "namespace App.Services", ""),
+        (
+            "UserService",
+            "class",
+            11,
+            32,
+            1,
+            "public class UserService : BaseService, IService",
+            "Finds users.",
+        ),
+        ("UserService._repo", "variable", 14, 14, 0, "private readonly Store _repo", ""),
+        ("UserService.UserService", "method", 16, 16, 1, "public UserService(Store repo)", ""),
+        ("UserService.Find", "method", 19, 29, 1, "public User Find(int id)", "Finds one."),
+        ("UserService.Log", "method", 31, 31, 0, "private void Log(string m)", ""),
+        ("Point", "class", 34, 34, 1, "public record Point(int X, int Y)", ""),
+        ("Pair", "struct", 35, 35, 1, "public record struct Pair(int A)", ""),
+        ("Size", "struct", 36, 36, 1, "public struct Size : IEquatable<Size>", ""),
+        ("Color", "enum", 37, 37, 1, "public enum Color", ""),
+    ]
+    assert symbols(graph, "src/Legacy.cs") == [  # a nested block namespace has its full name
+        ("App", "module", 1, 7, 1, "namespace App", ""),
+        ("App.Legacy", "module", 3, 6, 1, "namespace App.Legacy", ""),
+        ("Old", "class", 5, 5, 0, "internal class Old", ""),
+        ("Old.Touch", "method", 5, 5, 1, "public void Touch()", ""),
+    ]
+    facts = extract("csharp", US, CS[US])
+    assert [s.decorators for s in facts.symbols if s.name == "UserService"] == [
+        ("Serializable",),
+        (),  # the constructor
+    ]
+
+
+def test_csharp_usings_are_imports_resolved_to_namespaces_of_the_repo(tmp_path: Path) -> None:
+    f = extract("csharp", US, CS[US])
+    assert [(i.module, i.name, i.alias, i.line) for i in f.imports] == [
+        ("System", "*", "", 1),
+        ("App.Models", "*", "", 2),
+        ("App.Models", "IRepo", "Store", 3),
+        ("App.Legacy", "*", "", 4),
+    ]
+    graph = build(tmp_path, CS)
+    assert deps(graph) == {  # System is external: no file
+        (US, "src/Legacy.cs", "App.Legacy"),
+        (US, UM, "App.Models"),
+    }
+
+
+def test_csharp_calls_with_their_confidence(tmp_path: Path) -> None:
+    graph = build(tmp_path, CS)
+    assert calls(graph, US) == [
+        ("UserService.Find", "User", 21, UM, "User", 1.0, "exact"),
+        ("UserService.Find", "user.Save", 22, UM, "User.Save", 0.8, "inferred"),
+        ("UserService.Find", "this._repo.Get", 23, UM, "IRepo.Get", 0.8, "inferred"),
+        # a type of the file's own namespace, declared in another file, needs no using
+        ("UserService.Find", "Helper.Run", 24, "src/Services/Base.cs", "Helper.Run", 1.0, "exact"),
+        ("UserService.Find", "Log", 25, US, "UserService.Log", 1.0, "exact"),
+        ("UserService.Find", "Console.WriteLine", 26, "", "", 0.0, "unresolved"),
+        ("UserService.Find", "Old", 27, "src/Legacy.cs", "Old", 1.0, "exact"),
+        ("UserService.Find", "Old().Touch", 27, "src/Legacy.cs", "Old.Touch", 0.8, "inferred"),
+    ]
+
+
+def test_csharp_bases_and_interfaces_are_supertype_edges(tmp_path: Path) -> None:
+    graph = build(tmp_path, CS)
+    base = "src/Services/Base.cs"
+    assert supertypes(graph) == {
+        (UM, "User", "Entity", "extends", 4, UM, "Entity", "exact"),
+        (UM, "User", "IComparable", "implements", 4, "", "", "unresolved"),
+        (UM, "IRepo", "IDisposable", "extends", 12, "", "", "unresolved"),
+        (US, "UserService", "BaseService", "extends", 12, base, "BaseService", "exact"),
+        (US, "UserService", "IService", "implements", 12, base, "IService", "exact"),
+        (US, "Size", "IEquatable", "implements", 36, "", "", "unresolved"),
+    }
+    up = graph.hierarchy("UserService", direction="up")
+    assert [(e["base"], f"{e['base_file']}:{e['base_qualname']}") for e in up.items] == [
+        ("BaseService", f"{base}:BaseService"),
+        ("IService", f"{base}:IService"),
+    ]
+
+
+def test_csharp_file_scoped_namespace_attributes_and_external_roots(tmp_path: Path) -> None:
+    source = (
+        "namespace Web.Api;\n"
+        "[Route(nameof(Health))]\n"
+        "public sealed class Health : System.IDisposable\n"
+        "{\n"
+        "    /** Block doc. */\n"
+        "    public int Count => Compute();\n"
+        "    public const int Max = 3;\n"
+        "}\n"
+    )
+    f = extract("csharp", "Health.cs", source)
+    assert [(s.qualname, s.kind, s.docstring, s.decorators) for s in f.symbols] == [
+        ("Web.Api", "module", "", ()),
+        ("Health", "class", "", ("Route(nameof(Health))",)),
+        ("Health.Count", "variable", "Block doc.", ()),
+        ("Health.Max", "constant", "", ()),
+    ]
+    assert [(c.callee, c.caller, c.context) for c in f.calls] == [
+        ("nameof", "", "decorator"),
+        ("Compute", "Health.Count", "body"),
+    ]
+    assert [(s.child, s.base, s.relation) for s in f.supertypes] == [
+        ("Health", "System.IDisposable", "implements")  # named like an interface
+    ]
+    graph = build(tmp_path, {"Health.cs": source})
+    assert supertypes(graph) == {
+        ("Health.cs", "Health", "System.IDisposable", "implements", 3, "", "", "external")
+    }
+
+
+# --------------------------------------------------------------------------- PHP
+
+
+def test_php_namespaces_classes_traits_functions_and_phpdoc(tmp_path: Path) -> None:
+    graph = build(tmp_path, PHP)
+    assert symbols(graph, PM) == [
+        ("App\\Models", "module", 3, 3, 1, "namespace App\\Models", "The models."),
+        ("User", "class", 10, 16, 1, "class User extends Model implements HasName", "A user."),
+        ("User.find", "method", 14, 14, 1, "public static function find(int $id): self", ""),
+        ("User.save", "method", 15, 15, 1, "public function save(): void", ""),
+        ("HasName", "interface", 18, 18, 1, "interface HasName", ""),
+        ("HasName.name", "method", 18, 18, 1, "public function name(): string", ""),
+        ("Greets", "trait", 20, 20, 1, "trait Greets", ""),
+        ("Greets.greet", "method", 20, 20, 1, "public function greet(): void", ""),
+    ]
+    signature = "class UserController extends Controller implements HasName, \\Countable"
+    assert symbols(graph, UC) == [
+        ("App\\Http", "module", 2, 2, 1, "namespace App\\Http", ""),
+        ("UserController", "class", 9, 34, 1, signature, ""),
+        (
+            "UserController.__construct",
+            "method",
+            13,
+            13,
+            1,
+            "public function __construct(private Repo $repo)",
+            "",
+        ),
+        (
+            "UserController.show",
+            "method",
+            16,
+            29,
+            1,
+            "public function show(int $id): string",
+            "Show one user.",
+        ),
+        ("UserController.render", "method", 31, 31, 0, "private function render(): void", ""),
+        ("UserController.boot", "method", 32, 32, 1, "public static function boot(): void", ""),
+        ("UserController.name", "method", 33, 33, 1, "public function name(): string", ""),
+    ]
+    assert symbols(graph, "lib/helpers.php") == [
+        ("helper", "function", 2, 2, 1, "function helper()", "")
+    ]
+
+
+def test_php_use_and_require_resolve_to_files(tmp_path: Path) -> None:
+    f = extract("php", UC, PHP[UC])
+    assert [(i.module, i.name, i.alias, i.line) for i in f.imports] == [
+        ("App\\Models\\User", "User", "User", 4),
+        ("App\\Models\\HasName", "HasName", "HasName", 5),
+        ("App\\Models\\Greets", "Greets", "G", 5),
+        ("App\\Support", "format", "format", 6),
+        ("../../lib/helpers.php", "*", "", 7),
+    ]
+    graph = build(tmp_path, PHP)
+    assert deps(graph) == {  # Illuminate\...\Model is not in the repository: external
+        ("lib/helpers.php", "lib/boot.php", "boot.php"),
+        (UC, "lib/helpers.php", "../../lib/helpers.php"),
+        (UC, PM, "App\\Models\\User"),
+        (UC, "src/Support/format.php", "App\\Support"),
+    }
+
+
+def test_php_calls_with_their_confidence(tmp_path: Path) -> None:
+    graph = build(tmp_path, PHP)
+    ctl, show = "src/Http/Controller.php", "UserController.show"
+    assert calls(graph, UC) == [
+        (show, "User.find", 18, PM, "User.find", 1.0, "exact"),
+        (show, "this.repo.all", 19, ctl, "Repo.all", 0.8, "inferred"),  # promoted parameter
+        (show, "this.render", 20, UC, "UserController.render", 1.0, "exact"),
+        (show, "helper", 21, "lib/helpers.php", "helper", 1.0, "exact"),  # through require
+        (show, "format", 22, "src/Support/format.php", "format", 1.0, "exact"),  # use function
+        (show, "Controller", 23, ctl, "Controller", 1.0, "exact"),  # same namespace, no use
+        (show, "self.boot", 24, UC, "UserController.boot", 1.0, "exact"),  # static::
+        (show, "strlen", 25, "", "", 0.0, "unresolved"),
+        (show, "User", 26, PM, "User", 1.0, "exact"),
+        (show, "made.save", 27, PM, "User.save", 0.8, "inferred"),
+    ]
+    assert calls(graph, PM) == [  # a trait's method is a member of the class using it
+        ("User.save", "this.greet", 15, PM, "Greets.greet", 1.0, "exact")
+    ]
+
+
+def test_php_extends_implements_and_trait_uses_are_supertype_edges(tmp_path: Path) -> None:
+    graph = build(tmp_path, PHP)
+    ctl = "src/Http/Controller.php"
+    assert supertypes(graph) == {
+        (UC, "UserController", "Controller", "extends", 9, ctl, "Controller", "exact"),
+        (UC, "UserController", "HasName", "implements", 9, PM, "HasName", "exact"),
+        (UC, "UserController", "Countable", "implements", 9, "", "", "unresolved"),
+        (UC, "UserController", "G", "uses", 11, PM, "Greets", "exact"),
+        (PM, "User", "Model", "extends", 10, "", "", "external"),
+        (PM, "User", "HasName", "implements", 10, PM, "HasName", "exact"),
+        (PM, "User", "Greets", "uses", 12, PM, "Greets", "exact"),
+    }
+    down = graph.hierarchy("Greets", direction="down")
+    assert sorted((e["child"], e["relation"]) for e in down.items) == [
+        (f"{UC}:UserController", "uses"),
+        (f"{PM}:User", "uses"),
+    ]
+
+
+def test_php_html_around_tags_block_namespaces_and_group_use_functions() -> None:
+    source = (
+        "<html><?php\n"
+        "namespace Lib {\n"
+        "    use function Lib\\Str\\{upper, lower as low};\n"
+        "    final class Box { const SIZE = 2; public ?Box $next = null; }\n"
+        "    function make(): Box { $b = new \\Lib\\Box(); return $b; }\n"
+        "}\n"
+        "?></html>\n"
+    )
+    f = extract("php", "box.php", source)
+    assert f.errors == 0
+    assert [(s.qualname, s.kind, s.line) for s in f.symbols] == [
+        ("Lib", "module", 2),
+        ("Box", "class", 4),
+        ("Box.SIZE", "constant", 4),
+        ("Box.next", "variable", 4),
+        ("make", "function", 5),
+    ]
+    assert [(i.module, i.name, i.alias) for i in f.imports] == [
+        ("Lib\\Str", "upper", "upper"),
+        ("Lib\\Str", "lower", "low"),
+    ]
+    assert [(c.callee, c.caller) for c in f.calls] == [("Lib.Box", "make")]
+    assert [(a.target, a.value, a.scope) for a in f.assignments] == [
+        ("next", "Box", "Box"),
+        ("b", "Lib.Box", "make"),
+    ]
+
+
+def test_php_attributes_are_decorators_with_their_calls() -> None:
+    source = "<?php\n#[Route('/x', name: make())]\nclass A { #[Pure] public function m() {} }\n"
+    f = extract("php", "a.php", source)
+    assert [(s.qualname, s.decorators) for s in f.symbols] == [
+        ("A", ("Route('/x', name: make())",)),
+        ("A.m", ("Pure",)),
+    ]
+    assert [(c.callee, c.caller, c.context) for c in f.calls] == [("make", "", "decorator")]
+
+
+# --------------------------------------------------------------------------- both
+
+
+@pytest.mark.parametrize(
+    ("language", "source", "first"),
+    [
+        ("csharp", b"class A { void Ok() { Go(); } void Broken( { \xff }\nclass B {}\n", "Ok"),
+        ("php", b"<?php\nfunction ok() { go(); }\nfunction broken( {\n\xff\n", "ok"),
+    ],
+)
+def test_syntax_errors_and_bad_bytes_are_counted_not_fatal(
+    language: str, source: bytes, first: str
+) -> None:
+    f = extract(language, "broken", source)
+    assert f.errors > 0
+    assert first in {s.name for s in f.symbols}
+
+
+def test_code_status_lists_the_languages_indexed(tmp_path: Path) -> None:
+    build(tmp_path, {**CS, **PHP})
+    runner = CliRunner()
+    done = runner.invoke(cli, ["code", "status", "-C", str(tmp_path), "--json"])
+    assert done.exit_code == 0, done.output
+    assert json.loads(done.output)["languages"] == {"csharp": 4, "php": 6}
+    text = runner.invoke(cli, ["code", "status", "-C", str(tmp_path)])
+    assert "languages: csharp 4, php 6" in text.output.splitlines()
