@@ -736,7 +736,8 @@ class OpenGraphs:
     checks with one ``stat`` that the graph file is still the one opened. A graph written in
     place is read as it is now (SQLite); one deleted and rebuilt as a new file is reopened; a
     removed one is NotFound; a ``.git`` appearing between the path and its cached root (a
-    nested repository) sends the path through ``locate`` again."""
+    nested repository) sends the path through ``locate`` again. Not thread-safe: callers
+    serialise (the MCP tools hold a lock)."""
 
     def __init__(self) -> None:
         self._roots: dict[Path, Path] = {}  # a resolved directory -> its work-tree root
@@ -755,10 +756,14 @@ class OpenGraphs:
     def _reopen(self, path: str | Path, target: Path) -> CodeGraph:
         self._roots.pop(target, None)
         root, db_path = locate(path)
-        stale = self._graphs.pop(root, None)
-        if stale is not None:
-            stale.graph.close()
         identity = _identity(db_path)
+        held = self._graphs.get(root)
+        if held is not None and (held.identity, held.graph.db_path) == (identity, db_path):
+            self._roots[target] = root  # another path into a repository already open
+            return held.graph
+        if held is not None:
+            held.graph.close()
+            del self._graphs[root]
         if identity is None:
             raise NotFound(f"{root} has no code graph yet; run `clawql code index`")
         graph = CodeGraph(root, db_path)
