@@ -566,7 +566,7 @@ def render_codegraph(rep: dict[str, Any]) -> str:
     mark = "PASS" if worst <= CG_GOAL_MS else "MISS"
     lines.append(
         f"goal: each cg_* tool over MCP (after) at or below {CG_GOAL_MS:g} ms p50 (a tool slower "
-        "than that in process: its overhead): worst {worst:.2f} ms  "
+        f"than that in process: its overhead): worst {worst:.2f} ms  "
         f"{mark}"
     )
     return "\n".join(lines)
