@@ -1,9 +1,11 @@
 """MCP server speed bench, measured through the real MCP client of the ``mcp`` package: the time
 from spawning ``clawql mcp serve`` (stdio) to a completed ``initialize`` + ``list_tools``, and the
-latency of warm ``memory_recall`` calls on a 10,000-entry vault.
+latency of warm ``memory_recall`` calls on a 10,000-entry vault; with ``--codegraph``, each
+cg_* tool in process and over MCP, served by this checkout and by an older revision side by side.
 
 Run: ``.venv/bin/python bench/mcp_speed.py [--entries 10000] [--starts 5] [--calls 100]
-[--keep DIR] [--mcp-only] [--embedder hash|minilm] [--json]``
+[--keep DIR] [--mcp-only] [--embedder hash|minilm] [--json]``, or
+``bench/mcp_speed.py --codegraph [--repo PATH] [--before REV|none] [--calls 100]``
 """
 
 from __future__ import annotations
@@ -15,11 +17,12 @@ import platform
 import random
 import re
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Callable
+from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import replace
 from datetime import UTC, datetime
 from importlib import metadata
@@ -336,6 +339,239 @@ def render(rep: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+# ---------------------------------------------------------------- the cg_* tools
+
+CHECKOUT = Path(__file__).resolve().parents[1]
+BEFORE = "a582cc8"  # the last commit that located the repository (two git processes) per call
+CG_GOAL_MS = 5.0
+CG_QUERIES: dict[str, dict[str, dict[str, Any]]] = {
+    "clawql-git": {
+        "cg_find_symbol": {"name": "parse_when"},
+        "cg_find_callers": {"name": "Writer.write"},
+        "cg_explain_module": {"module": "clawql_git.vault.writer"},
+        "cg_dependency_path": {
+            "source": "clawql_git/__main__.py",
+            "target": "clawql_git/gitstore/store.py",
+        },
+        "cg_find_route": {"path": "/v1/chat/42"},
+        "cg_type_hierarchy": {"name": "ClawqlError", "direction": "down"},
+        "cg_changes": {"since": "365d", "path": "clawql_git/vault"},
+    },
+    "flask": {
+        "cg_find_symbol": {"name": "url_for"},
+        "cg_find_callers": {"name": "Flask.make_response"},
+        "cg_explain_module": {"module": "flask.app"},
+        "cg_dependency_path": {"source": "tests/test_basic.py", "target": "src/flask/globals.py"},
+        "cg_find_route": {"path": "/v1/chat/42"},
+        "cg_type_hierarchy": {"name": "Flask", "direction": "up"},
+        "cg_changes": {"since": "365d", "path": "src/flask"},
+    },
+}
+
+
+def code_at(rev: str, into: Path) -> Path:
+    """The ``clawql_git`` package of this checkout at ``rev``, extracted under ``into``."""
+    into.mkdir(parents=True)
+    archive = subprocess.run(
+        ["git", "-C", str(CHECKOUT), "archive", rev, "clawql_git"], capture_output=True, check=True
+    )
+    subprocess.run(["tar", "-x", "-C", str(into)], input=archive.stdout, check=True)
+    return into
+
+
+def index_with(code: Path, repo: Path) -> None:
+    """``clawql code index`` of ``repo`` by the code under ``code`` (a graph of another schema
+    is rebuilt; an unchanged one costs a hash walk)."""
+    env = {**os.environ, "PYTHONPATH": str(code)}
+    cmd = [sys.executable, "-P", "-m", "clawql_git", "code", "index", "."]
+    subprocess.run(cmd, cwd=repo, env=env, check=True, capture_output=True)
+
+
+def cg_server(code: Path, repo: Path, vault: Path, embedder: str) -> StdioServerParameters:
+    """``clawql mcp serve --vault`` run by the code under ``code``, in ``repo``."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("CLAWQL_", "GIT_"))}
+    env.update(PYTHONPATH=str(code), CLAWQL_EMBEDDING_MODEL=embedder, LANCEDB_LOG="error")
+    # -P: the working directory (a clone of this repository holds a clawql_git/) is not on
+    # the path, so PYTHONPATH chooses the code
+    args = ["-P", "-m", "clawql_git", "mcp", "serve", "--vault", str(vault), "--agent", "bench"]
+    return StdioServerParameters(command=sys.executable, args=args, env=env, cwd=str(repo))
+
+
+async def cg_call(session: ClientSession, tool: str, args: dict[str, Any]) -> float:
+    start = time.perf_counter()
+    result = await session.call_tool(tool, args)
+    elapsed = time.perf_counter() - start
+    if result.is_error:
+        raise SystemExit(f"{tool} failed: {result.content}")
+    return elapsed * 1000
+
+
+async def cg_measure(
+    servers: dict[str, StdioServerParameters], queries: dict[str, dict[str, Any]], calls: int
+) -> dict[str, dict[str, list[float]]]:
+    """Milliseconds of each cg_* call through each server, all servers up at once and called in
+    turn (the machine's load falls on each alike), after a memory_recall (the warm-up of the
+    vault is over) and a few warm-up calls of each tool."""
+    times: dict[str, dict[str, list[float]]] = {n: {t: [] for t in queries} for n in servers}
+    with open(os.devnull, "w") as errlog:
+        async with sessions_with(servers, errlog) as sessions:
+            for session in sessions.values():
+                await session.call_tool("memory_recall", {"query": "warm up", "limit": 1})
+                for tool, args in queries.items():
+                    for _ in range(WARMUP_CALLS):
+                        await cg_call(session, tool, args)
+            for n in range(calls):
+                for tool, args in queries.items():
+                    for name, session in sessions.items():
+                        times[name][tool].append(await cg_call(session, tool, args))
+                if (n + 1) % 25 == 0:
+                    progress(f"cg calls {n + 1}/{calls}")
+    return times
+
+
+@asynccontextmanager
+async def sessions_with(
+    servers: dict[str, StdioServerParameters], errlog: Any
+) -> AsyncIterator[dict[str, ClientSession]]:
+    """An initialized session with each server."""
+    async with AsyncExitStack() as stack:
+        sessions = {}
+        for name, params in servers.items():
+            read, write = await stack.enter_async_context(stdio_client(params, errlog=errlog))
+            session = await stack.enter_async_context(ClientSession(read, write))
+            await session.initialize()
+            await session.list_tools()
+            sessions[name] = session
+        yield sessions
+
+
+def cg_in_process(
+    repo: Path, queries: dict[str, dict[str, Any]], calls: int
+) -> dict[str, list[float]]:
+    """Milliseconds of the same queries made on an open ``CodeGraph`` in this process (what a
+    tool answers, ``to_record()`` included)."""
+    from clawql_git.codegraph.graph import CodeGraph
+    from clawql_git.model.times import parse_when
+
+    graph = CodeGraph.open(repo, create=False)
+    run: dict[str, Callable[[dict[str, Any]], Any]] = {
+        "cg_find_symbol": lambda a: graph.find_symbol(a["name"], 20, 8000),
+        "cg_find_callers": lambda a: graph.callers(a["name"], None, 50, 8000),
+        "cg_explain_module": lambda a: graph.explain_module(a["module"], 50, 8000),
+        "cg_dependency_path": lambda a: graph.dependency_path(a["source"], a["target"], 8000),
+        "cg_find_route": lambda a: graph.find_route(a["path"], None, 20, 8000),
+        "cg_type_hierarchy": lambda a: graph.hierarchy(
+            a["name"], a["direction"], 5, None, 50, 8000
+        ),
+        "cg_changes": lambda a: graph.changes(
+            parse_when(a["since"], what="since"), a["path"], 50, 8000, "recent"
+        ),
+    }
+    out: dict[str, list[float]] = {}
+    for tool, args in queries.items():
+        for _ in range(WARMUP_CALLS):
+            run[tool](args).to_record()
+        out[tool] = []
+        for _ in range(calls):
+            start = time.perf_counter()
+            run[tool](args).to_record()
+            out[tool].append((time.perf_counter() - start) * 1000)
+    graph.close()
+    return out
+
+
+def run_codegraph(args: argparse.Namespace) -> dict[str, Any]:
+    began = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="clawql-mcp-cg-") as tmp:
+        work = Path(tmp)
+        repo = Path(args.repo).resolve() if args.repo else work / "clawql-git"
+        if not args.repo:  # this repository, as a clone (its graph lives in the clone's .git)
+            subprocess.run(["git", "clone", "-q", str(CHECKOUT), str(repo)], check=True)
+        name = "flask" if repo.name == "flask" else "clawql-git"
+        queries = CG_QUERIES[name]
+        vault = work / "vault"
+        Vault.init(vault, identity=SEED).close()
+        codes = {"after": CHECKOUT}
+        if args.before != "none":
+            codes = {f"before ({args.before})": code_at(args.before, work / "before"), **codes}
+        for label, code in codes.items():
+            progress(f"index {repo} with {label}")
+            index_with(code, repo)
+        servers = {
+            label: cg_server(code, repo, vault, args.embedder) for label, code in codes.items()
+        }
+        mcp_times = anyio.run(cg_measure, servers, queries, args.calls)
+        local = cg_in_process(repo, queries, args.calls)
+        listed = subprocess.run(
+            ["git", "-C", str(repo), "ls-files"], capture_output=True, text=True, check=True
+        )
+        files = len(listed.stdout.splitlines())
+    rows = {}
+    for tool in queries:
+        row = {"in_process": summary(local[tool])}
+        row.update({label: summary(mcp_times[label][tool]) for label in codes})
+        rows[tool] = row
+    return {
+        "config": {
+            "repo": str(args.repo or CHECKOUT),
+            "files": files,
+            "calls": args.calls,
+            "embedder": args.embedder,
+            "mcp": metadata.version("mcp"),
+            "python": platform.python_version(),
+            "cpus": os.cpu_count(),
+            "loadavg": list(os.getloadavg()),
+            "seconds": time.perf_counter() - began,
+        },
+        "columns": ["in_process", *codes],
+        "tools": rows,
+    }
+
+
+def summary(values: list[float]) -> dict[str, float]:
+    return {"p50": percentile(values, 50), "p95": percentile(values, 95)}
+
+
+def render_codegraph(rep: dict[str, Any]) -> str:
+    cfg, columns = rep["config"], rep["columns"]
+    load = "/".join(f"{v:.1f}" for v in cfg["loadavg"])
+    lines = [
+        f"clawql-git cg_* speed: mcp {cfg['mcp']}, Python {cfg['python']}, {cfg['cpus']} cpus, "
+        f"load {load}; run took {cfg['seconds'] / 60:.1f} min",
+        f"repository {cfg['repo']} ({cfg['files']} files); {cfg['calls']} calls a tool a column; "
+        f"servers: `clawql mcp serve --vault` over stdio ({cfg['embedder']} embedder), "
+        "called in turn",
+        "",
+        "ms, p50 / p95".ljust(20) + "".join(f"{c:>22}" for c in columns),
+    ]
+    for tool, row in rep["tools"].items():
+        cells = "".join(f"{row[c]['p50']:>12.2f} / {row[c]['p95']:>6.2f}" for c in columns)
+        lines.append(f"{tool:<20}{cells}")
+    lines.append("")
+    lines.append("MCP overhead, p50 after - p50 in process (ms):")
+    lines.append(
+        "  "
+        + ", ".join(
+            f"{tool} {row['after']['p50'] - row['in_process']['p50']:.2f}"
+            for tool, row in rep["tools"].items()
+        )
+    )
+    # a tool whose query alone takes longer (cg_changes reads git per call) is held to its
+    # overhead instead
+    worst = max(
+        row["after"]["p50"]
+        - (row["in_process"]["p50"] if row["in_process"]["p50"] > CG_GOAL_MS else 0)
+        for row in rep["tools"].values()
+    )
+    mark = "PASS" if worst <= CG_GOAL_MS else "MISS"
+    lines.append(
+        f"goal: each cg_* tool over MCP (after) at or below {CG_GOAL_MS:g} ms p50 (a tool slower "
+        f"than that in process: its overhead): worst {worst:.2f} ms  "
+        f"{mark}"
+    )
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--entries", type=int, default=10_000, help="vault size (default 10000)")
@@ -353,7 +589,24 @@ def main(argv: list[str] | None = None) -> int:
         help="CLAWQL_EMBEDDING_MODEL of index and server (hash; minilm is the default model)",
     )
     parser.add_argument("--json", action="store_true", help="print a JSON object")
+    parser.add_argument(
+        "--codegraph",
+        action="store_true",
+        help="time each cg_* tool in process and over MCP (this checkout and --before)",
+    )
+    parser.add_argument(
+        "--repo", help="--codegraph: the repository (default: a clone of this checkout)"
+    )
+    parser.add_argument(
+        "--before",
+        default=BEFORE,
+        help=f"--codegraph: the revision to compare with (default {BEFORE}; none: skip it)",
+    )
     args = parser.parse_args(argv)
+    if args.codegraph:
+        rep = run_codegraph(args)
+        print(json.dumps(rep, indent=2) if args.json else render_codegraph(rep))
+        return 0
     rep = run(args)
     print(json.dumps(rep, indent=2) if args.json else render(rep))
     return 0

@@ -720,3 +720,73 @@ def _route(r: Any) -> dict[str, Any]:
         "middleware": json.loads(r["middleware"]),
         "websocket": bool(r["websocket"]),
     }
+
+
+@dataclass
+class _Opened:
+    graph: CodeGraph
+    # (st_dev, st_ino) of the graph file when it was opened; the open file keeps its inode
+    # from being reused, so a file rebuilt at the same path always differs
+    identity: tuple[int, int]
+
+
+class OpenGraphs:
+    """Graphs kept open across queries, for a process answering many (the MCP server): a
+    path's repository is located once (``git rev-parse`` is two processes), and each ``get``
+    checks with one ``stat`` that the graph file is still the one opened. A graph written in
+    place is read as it is now (SQLite); one deleted and rebuilt as a new file is reopened; a
+    removed one is NotFound; a ``.git`` appearing between the path and its cached root (a
+    nested repository) sends the path through ``locate`` again. Not thread-safe: callers
+    serialise (the MCP tools hold a lock)."""
+
+    def __init__(self) -> None:
+        self._roots: dict[Path, Path] = {}  # a resolved directory -> its work-tree root
+        self._graphs: dict[Path, _Opened] = {}  # a work-tree root -> its open graph
+
+    def get(self, path: str | Path) -> CodeGraph:
+        """The graph of the repository at ``path`` (never created: NotFound if not indexed)."""
+        target = Path(path).resolve()
+        root = self._roots.get(target)
+        if root is not None and root in self._graphs and not _nested(target, root):
+            opened = self._graphs[root]
+            if _identity(opened.graph.db_path) == opened.identity:
+                return opened.graph
+        return self._reopen(path, target)
+
+    def _reopen(self, path: str | Path, target: Path) -> CodeGraph:
+        self._roots.pop(target, None)
+        root, db_path = locate(path)
+        identity = _identity(db_path)
+        held = self._graphs.get(root)
+        if held is not None and (held.identity, held.graph.db_path) == (identity, db_path):
+            self._roots[target] = root  # another path into a repository already open
+            return held.graph
+        if held is not None:
+            held.graph.close()
+            del self._graphs[root]
+        if identity is None:
+            raise NotFound(f"{root} has no code graph yet; run `clawql code index`")
+        graph = CodeGraph(root, db_path)
+        self._roots[target] = root
+        self._graphs[root] = _Opened(graph, identity)
+        return graph
+
+    def close(self) -> None:
+        for opened in self._graphs.values():
+            opened.graph.close()
+        self._graphs.clear()
+        self._roots.clear()
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino)
+
+
+def _nested(target: Path, root: Path) -> bool:
+    """Whether a directory from ``target`` up to (not including) ``root`` holds a ``.git``."""
+    below = [target, *target.parents]
+    return any((d / ".git").exists() for d in below[: below.index(root)]) if root in below else True

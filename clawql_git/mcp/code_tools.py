@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Literal
 
 from mcp_types import CallToolResult, ToolAnnotations
@@ -34,21 +33,19 @@ SymbolName = Annotated[
 
 
 class CodeGraphTools:
-    """The cg_* tools over the graphs of one or more repositories (opened on first use; the
-    graph must have been built with ``clawql code index``)."""
+    """The cg_* tools over the graphs of one or more repositories (the graph must have been
+    built with ``clawql code index``). Graphs stay open across calls (``OpenGraphs``: one
+    ``stat`` per call sees a graph rebuilt or removed on disk), so a call costs its query."""
 
     def __init__(self, default_repo: str | None = None) -> None:
+        from clawql_git.codegraph.graph import OpenGraphs
+
         self.default_repo = default_repo
-        self._graphs: dict[Path, CodeGraph] = {}
+        self._graphs = OpenGraphs()
         self._lock = threading.Lock()
 
     def graph(self, repo: str | None) -> CodeGraph:
-        from clawql_git.codegraph.graph import CodeGraph, locate
-
-        root, _ = locate(repo or self.default_repo or ".")
-        if root not in self._graphs:
-            self._graphs[root] = CodeGraph.open(root, create=False)
-        return self._graphs[root]
+        return self._graphs.get(repo or self.default_repo or ".")
 
     def call(self, repo: str | None, fn: Callable[[CodeGraph], Answer]) -> CallToolResult:
         with self._lock, tool_errors():
