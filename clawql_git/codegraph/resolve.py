@@ -53,7 +53,11 @@ EXTERNAL_ROOTS: dict[str, frozenset[str]] = {
     # names that need no import and are never the repository's: a base written with them
     "rust": frozenset({"std", "core", "alloc"}),
     "java": frozenset({"java", "javax", "jakarta", *JAVA_LANG}),
+    "cpp": frozenset({"std", "boost"}),
 }
+CFAMILY = frozenset({"c", "cpp"})  # names are seen through #include, qualified by namespaces
+MAX_INCLUDES = 256
+C_HEADERS = (".h", ".hh", ".hpp", ".hxx", ".h++", ".inl")
 
 # Entities: what a name denotes. ("mod", paths) | ("ns", dotted, importer) |
 # ("def", path, qualname) | ("inst", path, qualname) | ("ext", name) | ("unk",)
@@ -200,11 +204,14 @@ class Resolver:
         self.index = {path: FileIndex.build(f) for path, f in files.items()}
         self._modules: dict[tuple[str, str], tuple[str, ...]] = {}
         self._go_dirs: dict[str, list[str]] | None = None  # Go package dir -> its files
+        self._visible: dict[str, list[str]] = {}  # C/C++ file -> itself and its includes
+        self._includers: dict[str, list[str]] | None = None  # header -> sources including it
 
     def replace(self, facts: FileFacts) -> None:
         """Take the new facts of a file already known (the set of files is unchanged, so
         module resolution stays valid)."""
         self.index[facts.path] = FileIndex.build(facts)
+        self._visible, self._includers = {}, None
 
     # ------------------------------------------------------------ modules
 
@@ -351,6 +358,9 @@ class Resolver:
 
     def expression(self, path: str, scope: str, dotted: str, ctx: ResolutionNotes) -> Entity:
         """What a dotted name denotes in ``scope`` of ``path``."""
+        found = self._cfamily(path, scope, dotted, ctx)
+        if found is not None:
+            return found
         head, *rest = dotted.split(".")
         entity = self.name(path, scope, head, ctx, 0)
         for part in rest:
@@ -559,6 +569,9 @@ class Resolver:
     def _resolve_in(
         self, path: str, scope: str, dotted: str, ctx: ResolutionNotes, depth: int
     ) -> Entity:
+        found = self._cfamily(path, scope, dotted, ctx)
+        if found is not None:
+            return found
         head, *rest = dotted.split(".")
         entity = self.name(path, scope, head, ctx, depth + 1)
         for part in rest:
@@ -566,6 +579,66 @@ class Resolver:
                 return entity
             entity = self.attribute(entity, part, ctx, depth + 1)
         return entity
+
+    # ------------------------------------------------------------ C and C++
+
+    def _cfamily(self, path: str, scope: str, dotted: str, ctx: ResolutionNotes) -> Entity | None:
+        """C/C++: ``dotted`` (``ns.f``, ``Foo.make``, ``f``) qualified from the innermost
+        enclosing namespace or class outward, defined in this file or a header it includes
+        (transitively). A definition found in a header is followed to the one source file
+        including that header that defines it too (inferred: the header only declares it)."""
+        if self.index[path].facts.language not in CFAMILY:
+            return None
+        prefixes = []
+        cur = scope
+        while cur:
+            prefixes.append(cur)
+            cur = parent(cur)
+        prefixes.append("")
+        visible = self.visible(path)
+        for prefix in prefixes:
+            qual = f"{prefix}.{dotted}" if prefix else dotted
+            for f in visible:
+                sym = self.index[f].defs.get(qual)
+                if sym is not None and sym.kind not in ("variable", "constant"):
+                    return self._c_definition(path, f, qual, ctx)
+        return None
+
+    def visible(self, path: str) -> list[str]:
+        """``path`` and the repository files its ``#include`` lines reach, nearest first."""
+        if path not in self._visible:
+            seen = [path]
+            queue = [path]
+            while queue and len(seen) < MAX_INCLUDES:
+                here = queue.pop(0)
+                for imp in self.index[here].stars.get("", []):
+                    for f in self.module_files(here, imp.module):
+                        if f not in seen:
+                            seen.append(f)
+                            queue.append(f)
+            self._visible[path] = seen
+        return self._visible[path]
+
+    def _c_definition(self, path: str, header: str, qual: str, ctx: ResolutionNotes) -> Entity:
+        if header == path or self.index[header].defs[qual].kind not in ("function", "method"):
+            return ("def", header, qual)
+        if self._includers is None:
+            self._includers = {}
+            for f in sorted(self.index):
+                if self.index[f].facts.language in CFAMILY:
+                    for reached in self.visible(f)[1:]:
+                        self._includers.setdefault(reached, []).append(f)
+        found = [
+            f
+            for f in self._includers.get(header, [])
+            if not f.endswith(C_HEADERS)
+            and qual in self.index[f].defs
+            and self.index[f].defs[qual].kind in ("function", "method")
+        ]
+        if len(found) == 1:
+            ctx.inferred = True
+            return ("def", found[0], qual)
+        return ("def", header, qual)
 
     # ------------------------------------------------------------ attributes
 
