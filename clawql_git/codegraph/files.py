@@ -29,7 +29,7 @@ EXCLUDED_DIRS = frozenset(
         ".clawql-codegraph",
     }
 )
-LANGUAGE_MODULES = tuple(f"lang_{n}" for n in "python js go rust java c cpp".split())
+LANGUAGE_MODULES = tuple(f"lang_{n}" for n in ("python", "js", "go", "rust", "java", "c", "cpp"))
 MAX_FILE_BYTES = 2_000_000
 
 
