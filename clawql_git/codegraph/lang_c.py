@@ -253,6 +253,7 @@ class CWalker(Walker):
         decl = function_declarator(node.child_by_field_name("declarator"))
         name_node = declarator_name(decl) if decl is not None else None
         body = node.child_by_field_name("body")
+        inits = next((c for c in node.named_children if c.type == "field_initializer_list"), None)
         if name_node is None:
             self.visit(body)
             return
@@ -267,10 +268,11 @@ class CWalker(Walker):
             node,
             name,
             self.member_kind(qualifier),
-            signature=self.signature(anchor, body, node),
+            signature=self.signature(anchor, inits or body, node),
             docstring=self.doc(anchor),
             exported=self.exported(node),
         )
+        self.visit(inits)
         klass = self.class_scope(qualifier)
         self.scope.append(name)
         self.depth += 1

@@ -58,6 +58,7 @@ EXTERNAL_ROOTS: dict[str, frozenset[str]] = {
 CFAMILY = frozenset({"c", "cpp"})  # names are seen through #include, qualified by namespaces
 MAX_INCLUDES = 256
 C_HEADERS = (".h", ".hh", ".hpp", ".hxx", ".h++", ".inl")
+C_SOURCES = (".c", ".cc", ".cpp", ".cxx", ".c++")
 
 # Entities: what a name denotes. ("mod", paths) | ("ns", dotted, importer) |
 # ("def", path, qualname) | ("inst", path, qualname) | ("ext", name) | ("unk",)
@@ -333,6 +334,8 @@ class Resolver:
         self, path: str, caller: str, callee: str, call: object, e: Entity, ctx: ResolutionNotes
     ) -> Edge:
         line, column, context = call.line, call.column, call.context  # type: ignore[attr-defined]
+        if e[0] == "def" and self.index[path].facts.language in CFAMILY:
+            e = self._c_definition(path, e[1], e[2], ctx)
         if e[0] == "def" and self.index[e[1]].defs[e[2]].kind in CALLABLE:
             how = "inferred" if ctx.inferred else "exact"
             conf = 0.8 if ctx.inferred else 1.0
@@ -585,8 +588,7 @@ class Resolver:
     def _cfamily(self, path: str, scope: str, dotted: str, ctx: ResolutionNotes) -> Entity | None:
         """C/C++: ``dotted`` (``ns.f``, ``Foo.make``, ``f``) qualified from the innermost
         enclosing namespace or class outward, defined in this file or a header it includes
-        (transitively). A definition found in a header is followed to the one source file
-        including that header that defines it too (inferred: the header only declares it)."""
+        (transitively)."""
         if self.index[path].facts.language not in CFAMILY:
             return None
         prefixes = []
@@ -601,7 +603,7 @@ class Resolver:
             for f in visible:
                 sym = self.index[f].defs.get(qual)
                 if sym is not None and sym.kind not in ("variable", "constant"):
-                    return self._c_definition(path, f, qual, ctx)
+                    return ("def", f, qual)
         return None
 
     def visible(self, path: str) -> list[str]:
@@ -620,6 +622,8 @@ class Resolver:
         return self._visible[path]
 
     def _c_definition(self, path: str, header: str, qual: str, ctx: ResolutionNotes) -> Entity:
+        """A function or method a call found declared in a header, followed to the one source
+        file including that header that defines it (inferred: the header only declares it)."""
         if header == path or self.index[header].defs[qual].kind not in ("function", "method"):
             return ("def", header, qual)
         if self._includers is None:
