@@ -20,7 +20,8 @@ Conventions:
   file of the repository whose path ends in ``/x.h``; ``<...>`` and anything not found -> [].
 - a ``.h`` file is C unless its text shows C++ (a line opening with ``class``,
   ``namespace``, ``template <``, ``using namespace`` or an access label): then it is parsed
-  by the C++ extractor and stored as language 'cpp'.
+  by the C++ extractor (``lang_cpp`` registers itself here on import) and stored as
+  language 'cpp'.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from typing import ClassVar
 
 from tree_sitter import Node
 
-from clawql_git.codegraph.model import FileFacts, RepoView, SymbolKind
+from clawql_git.codegraph.model import Extractor, FileFacts, RepoView, SymbolKind
 from clawql_git.codegraph.ts_util import (
     Parsers,
     Walker,
@@ -427,13 +428,12 @@ class CExtractor:
         self._parsers = Parsers(_languages())  # type: ignore[arg-type]
         self._repo: RepoView | None = None
         self._by_name: dict[str, list[str]] = {}
+        self.cpp: Extractor | None = None  # set by ``lang_cpp`` when its grammar is present
 
     def extract(self, path: str, source: bytes, language: str) -> FileFacts:
-        """Facts of one C file (a C++ header goes to the C++ extractor)."""
-        if path.endswith(".h") and looks_cpp(source):
-            from clawql_git.codegraph import lang_cpp
-
-            return lang_cpp.EXTRACTOR.extract(path, source, "cpp")
+        """Facts of one C file (a C++ header goes to the C++ extractor, when there is one)."""
+        if path.endswith(".h") and self.cpp is not None and looks_cpp(source):
+            return self.cpp.extract(path, source, "cpp")
         return self.walk(path, source, language)
 
     def walk(self, path: str, source: bytes, language: str) -> FileFacts:

@@ -26,6 +26,7 @@ from typing import ClassVar
 
 from tree_sitter import Node
 
+from clawql_git.codegraph import lang_c
 from clawql_git.codegraph.lang_c import (
     CExtractor,
     CWalker,
@@ -210,3 +211,4 @@ class CppExtractor:
 
 
 EXTRACTOR = CppExtractor()
+lang_c.EXTRACTOR.cpp = EXTRACTOR  # a ``.h`` written in C++ is parsed here
