@@ -77,6 +77,7 @@ _NAMES = frozenset(
 _TYPE_NAMES = frozenset(
     {"type_identifier", "qualified_identifier", "template_type", "struct_specifier"}
 )
+CASTS = frozenset({"static_cast", "dynamic_cast", "const_cast", "reinterpret_cast"})
 _RECORDS: dict[str, SymbolKind] = {
     "struct_specifier": "struct",
     "union_specifier": "struct",
@@ -148,7 +149,8 @@ def callee_name(node: Node | None) -> str:
     if kind in {"identifier", "field_identifier", "this"}:
         return text(node)
     if kind in {"qualified_identifier", "template_function"}:
-        return strip_generics(text(node)).replace(" ", "")
+        name = strip_generics(text(node)).replace(" ", "")
+        return "" if name in CASTS else name
     if kind == "field_expression":
         base = callee_name(node.child_by_field_name("argument"))
         field = text(node.child_by_field_name("field"))

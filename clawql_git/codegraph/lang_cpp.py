@@ -17,11 +17,14 @@ Conventions:
   ``ns::C`` (relation 'extends'; template arguments dropped) and ``bases`` in dotted form.
 - calls: as in C, plus ``ns::f``, ``Foo::make``, ``this->f`` (``this.f``) and ``new Foo``
   (a call of ``Foo``).
+- ``class API_EXPORT Foo {``: an all-caps macro between ``class`` and the name is read as
+  an export macro and blanked before parsing (lines and columns unchanged).
 - ``resolve_module``: the same include rules as C.
 """
 
 from __future__ import annotations
 
+import re
 from typing import ClassVar
 
 from tree_sitter import Node
@@ -45,6 +48,26 @@ _CLASSES: dict[str, SymbolKind] = {
     "union_specifier": "struct",
     "enum_specifier": "enum",
 }
+
+
+EXPORT_MACRO = re.compile(
+    rb"\b(?:class|struct|union)[ \t]+([A-Z][A-Z0-9_]*[A-Z0-9])[ \t]+"
+    rb"(?=[A-Za-z_]\w*(?:[ \t]+final)?[ \t]*(?:[:{]|\n))"
+)
+
+
+def blank_export_macros(source: bytes) -> bytes:
+    """``class LEVELDB_EXPORT Status {`` -> ``class                Status {``: an all-caps
+    export macro between the keyword and the name would make the grammar read a variable
+    declaration. Blanked with spaces, so every line and column stays where it was."""
+
+    def blank(match: re.Match[bytes]) -> bytes:
+        start, end = match.span(1)
+        whole = match.group(0)
+        offset = start - match.start()
+        return whole[:offset] + b" " * (end - start) + whole[offset + end - start :]
+
+    return EXPORT_MACRO.sub(blank, source)
 
 
 def _languages() -> dict[str, object]:
@@ -201,7 +224,8 @@ class CppExtractor:
 
     def extract(self, path: str, source: bytes, language: str) -> FileFacts:
         """Facts of one C++ file; syntax errors are counted and the rest still extracted."""
-        root, facts, _ = walk_file(self._parsers, path, source, "cpp", CppWalker)
+        cleaned = blank_export_macros(source)
+        root, facts, _ = walk_file(self._parsers, path, cleaned, "cpp", CppWalker)
         facts.module_doc = file_doc(root)
         return facts
 
