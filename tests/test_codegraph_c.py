@@ -415,3 +415,27 @@ def test_an_edited_source_relinks_its_callers_through_the_header(tmp_path: Path)
     assert found == {
         ("src/main.c:9", "main", "util_add", "include/lib/util.h:util_add", 1.0, "exact")
     }
+
+
+def test_export_macros_and_casts() -> None:
+    source = {
+        "api.hpp": (
+            "namespace db {\n"
+            "class DB_EXPORT Status {\n"
+            " public:\n"
+            "  static Status OK() { return Status(); }\n"
+            "};\n"
+            "class DB_EXPORT Env final : public Base {};\n"
+            "int f(long x) { return static_cast<int>(x); }\n"
+            "}\n"
+        )
+    }
+    found = facts(source, "api.hpp")
+    assert found.errors == 0
+    assert [(s.qualname, s.kind, s.line, s.bases) for s in found.symbols] == [
+        ("db.Status", "class", 2, ()),
+        ("db.Status.OK", "method", 4, ()),
+        ("db.Env", "class", 6, ("Base",)),
+        ("db.f", "function", 7, ()),
+    ]
+    assert [(c.callee, c.caller) for c in found.calls] == [("Status", "db.Status.OK")]
