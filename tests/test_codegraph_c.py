@@ -439,3 +439,44 @@ def test_export_macros_and_casts() -> None:
         ("db.f", "function", 7, ()),
     ]
     assert [(c.callee, c.caller) for c in found.calls] == [("Status", "db.Status.OK")]
+
+
+def test_include_cycles_escapes_and_broken_bytes(tmp_path: Path) -> None:
+    graph = build(
+        tmp_path,
+        {
+            "a.h": '#include "b.h"\nint a_f(void);\n',
+            "b.h": '#include "a.h"\n#include "../../etc/passwd"\n#include "/etc/hosts"\nint b_f(void);\n',
+            "main.c": '#include "a.h"\nint main(void) { return a_f() + b_f() + c_f(); }\n',
+        },
+    )
+    (tmp_path / "bad.c").write_bytes(
+        b'#include "a.h"\nint \xff\xfe(;\nint ok(void) { return b_f(); }\n'
+    )
+    graph.index(history=False)
+    assert deps(graph) == {
+        ("a.h", "b.h", "b.h", 1),
+        ("b.h", "a.h", "a.h", 1),
+        ("main.c", "a.h", "a.h", 1),
+        ("bad.c", "a.h", "a.h", 1),
+    }
+    assert calls(graph) == {
+        ("main.c:2", "main", "a_f", "a.h:a_f", 1.0, "exact"),
+        ("main.c:2", "main", "b_f", "b.h:b_f", 1.0, "exact"),  # through the cycle
+        ("main.c:2", "main", "c_f", "", 0.0, "unresolved"),
+        ("bad.c:3", "ok", "b_f", "b.h:b_f", 1.0, "exact"),
+    }
+
+
+def test_an_export_star_cycle_does_not_crash_the_index(tmp_path: Path) -> None:
+    """The depth guard the include cycles needed also covers TypeScript ``export *`` cycles,
+    which crashed ``clawql code index`` with a RecursionError before."""
+    graph = build(
+        tmp_path,
+        {
+            "a.ts": "export * from './b';\n",
+            "b.ts": "export * from './a';\n",
+            "main.ts": "import { x } from './a';\nx();\n",
+        },
+    )
+    assert calls(graph) == {("main.ts:2", "", "x", "", 0.0, "unresolved")}

@@ -405,8 +405,8 @@ class Resolver:
             found = self._go_package(path, name, ctx, depth)
             if found is not None:
                 return found
-        for imp in idx.stars.get("", []):
-            files = self.module_files(path, imp.module)
+        for imp in idx.stars.get("", []) if idx.facts.language not in CFAMILY else ():
+            files = self.module_files(path, imp.module)  # C/C++: _cfamily read the includes
             if not files:
                 continue
             found = self.attribute(("mod", *files), name, ctx, depth + 1)
@@ -665,6 +665,8 @@ class Resolver:
     def _module_attr(
         self, files: tuple[str, ...], name: str, ctx: ResolutionNotes, depth: int
     ) -> Entity:
+        if depth > MAX_DEPTH:  # star re-exports (``export *``, ``#include``) may form a cycle
+            return UNK
         for path in files:
             found = self._in_scope(path, "", name, ctx, depth + 1)
             if found is not None:
