@@ -446,7 +446,10 @@ def test_include_cycles_escapes_and_broken_bytes(tmp_path: Path) -> None:
         tmp_path,
         {
             "a.h": '#include "b.h"\nint a_f(void);\n',
-            "b.h": '#include "a.h"\n#include "../../etc/passwd"\n#include "/etc/hosts"\nint b_f(void);\n',
+            "b.h": (
+                '#include "a.h"\n#include "../../etc/passwd"\n#include "/etc/hosts"\n'
+                "int b_f(void);\n"
+            ),
             "main.c": '#include "a.h"\nint main(void) { return a_f() + b_f() + c_f(); }\n',
         },
     )
