@@ -483,3 +483,22 @@ def test_an_export_star_cycle_does_not_crash_the_index(tmp_path: Path) -> None:
         },
     )
     assert calls(graph) == {("main.ts:2", "", "x", "", 0.0, "unresolved")}
+
+
+def test_both_modules_expose_an_extractor_and_load() -> None:
+    from clawql_git.codegraph.files import load_extractors, suffix_map
+
+    assert set(C.suffixes) == {".c", ".h"}
+    assert set(CPP.suffixes) == {".cc", ".cpp", ".cxx", ".c++", ".hpp", ".hh", ".hxx", ".h++"}
+    for ex, language in ((C, "c"), (CPP, "cpp")):
+        empty = ex.extract("empty", b"", language)
+        assert (empty.language, empty.errors, empty.symbols) == (language, 0, [])
+    loaded = load_extractors()
+    assert loaded["c"] is C and loaded["cpp"] is CPP
+    suffixes = suffix_map(loaded)
+    assert (suffixes[".h"], suffixes[".c"], suffixes[".hpp"], suffixes[".cc"]) == (
+        "c",
+        "c",
+        "cpp",
+        "cpp",
+    )
