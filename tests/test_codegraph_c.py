@@ -502,3 +502,28 @@ def test_both_modules_expose_an_extractor_and_load() -> None:
         "cpp",
         "cpp",
     )
+
+
+def test_using_lines_are_followed(tmp_path: Path) -> None:
+    graph = build(
+        tmp_path,
+        {
+            "ns.hpp": ("namespace lib {\nnamespace detail { int helper(); }\nclass Base {};\n}\n"),
+            "main.cpp": (
+                '#include "ns.hpp"\n'
+                "#include <utility>\n"
+                "using namespace lib::detail;\n"
+                "using lib::Base;\n"
+                "using std::swap;\n"
+                "class D : public Base {};\n"
+                "int main() { int a = 1, b = 2; swap(a, b); return helper(); }\n"
+            ),
+        },
+    )
+    assert calls(graph) == {
+        ("main.cpp:7", "main", "swap", "", 0.0, "external"),  # `using` of a name from outside
+        ("main.cpp:7", "main", "helper", "ns.hpp:lib.detail.helper", 1.0, "exact"),
+    }
+    rows = graph.store.query("SELECT child_qualname, base, target_qualname FROM supertypes")
+    assert [tuple(r) for r in rows] == [("D", "Base", "lib.Base")]
+    assert deps(graph) == {("main.cpp", "ns.hpp", "ns.hpp", 1)}

@@ -445,8 +445,8 @@ class CExtractor:
 
     def resolve_module(self, importer: str, module: str, repo: RepoView) -> list[str]:
         """The repository file ``#include "module"`` names; [] for ``<...>`` and the unknown."""
-        if not module or module.startswith("<"):
-            return []
+        if not module or module.startswith(("<", "namespace ")) or "::" in module:
+            return []  # a system include, or a C++ ``using`` line
         self._use(repo)
         here = posixpath.dirname(importer)
         for base in (here, *INCLUDE_ROOTS):

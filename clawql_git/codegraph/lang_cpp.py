@@ -19,6 +19,10 @@ Conventions:
   (a call of ``Foo``).
 - ``class API_EXPORT Foo {``: an all-caps macro between ``class`` and the name is read as
   an export macro and blanked before parsing (lines and columns unchanged).
+- ``using namespace a::b;`` is a star import of module ``namespace a::b`` and ``using a::B;``
+  an import of ``B`` from module ``a::B``; neither names a file (the resolver looks the
+  names up in the included headers; a ``using`` of nothing the repository defines is
+  external).
 - ``resolve_module``: the same include rules as C.
 """
 
@@ -88,6 +92,7 @@ class CppWalker(CWalker):
         "enum_specifier": "on_record",
         "field_declaration": "on_field",
         "alias_declaration": "on_alias",
+        "using_declaration": "on_using",
         "new_expression": "on_new",
         "access_specifier": "on_access",
     }
@@ -197,6 +202,19 @@ class CppWalker(CWalker):
             docstring=self.doc(node),
             exported=self.exported(node),
         )
+
+    def on_using(self, node: Node) -> None:
+        """``using namespace a::b;`` -> a star import of module ``namespace a::b``; ``using
+        a::B;`` -> module ``a::B``, name and alias ``B`` (both looked up by the resolver)."""
+        target = next((c for c in node.named_children if c.type != "comment"), None)
+        written = strip_generics(text(target)).replace(" ", "")
+        if not written:
+            return
+        if any(c.type == "namespace" for c in node.children):
+            self.add_import(f"namespace {written}", "*", "", node)
+        else:
+            name = written.rsplit("::", 1)[-1]
+            self.add_import(written, name, name, node)
 
     def on_new(self, node: Node) -> None:
         self.add_call(type_name(node.child_by_field_name("type")), node)

@@ -597,14 +597,29 @@ class Resolver:
             prefixes.append(cur)
             cur = parent(cur)
         prefixes.append("")
+        candidates = [f"{prefix}.{dotted}" if prefix else dotted for prefix in prefixes]
+        candidates += self._c_using(path, prefixes, dotted)
         visible = self.visible(path)
-        for prefix in prefixes:
-            qual = f"{prefix}.{dotted}" if prefix else dotted
+        for qual in candidates:
             for f in visible:
                 sym = self.index[f].defs.get(qual)
                 if sym is not None and sym.kind not in ("variable", "constant"):
                     return ("def", f, qual)
         return None
+
+    def _c_using(self, path: str, prefixes: list[str], dotted: str) -> list[str]:
+        """More qualnames ``dotted`` may denote through the ``using`` lines in scope: ``using
+        namespace a::b;`` (a star import of ``namespace a::b``) and ``using a::B;``."""
+        out = []
+        head, _, rest = dotted.partition(".")
+        for imp in self.index[path].facts.imports:
+            if imp.scope not in prefixes:
+                continue
+            if imp.name == "*" and imp.module.startswith("namespace "):
+                out.append(imp.module.removeprefix("namespace ").replace("::", ".") + "." + dotted)
+            elif imp.name and imp.alias == head and "::" in imp.module:
+                out.append(imp.module.replace("::", ".") + (f".{rest}" if rest else ""))
+        return out
 
     def visible(self, path: str) -> list[str]:
         """``path`` and the repository files its ``#include`` lines reach, nearest first."""
