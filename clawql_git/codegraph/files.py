@@ -29,14 +29,8 @@ EXCLUDED_DIRS = frozenset(
         ".clawql-codegraph",
     }
 )
-LANGUAGE_MODULES = (
-    "lang_python",
-    "lang_js",
-    "lang_go",
-    "lang_rust",
-    "lang_java",
-    "lang_csharp",
-    "lang_php",
+LANGUAGE_MODULES = tuple(
+    f"lang_{n}" for n in ("python", "js", "go", "rust", "java", "c", "cpp", "csharp", "php")
 )
 MAX_FILE_BYTES = 2_000_000
 

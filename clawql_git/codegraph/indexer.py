@@ -12,7 +12,7 @@ from typing import Any
 
 from clawql_git.codegraph.files import SourceFile, discover, language_of, suffix_map
 from clawql_git.codegraph.model import Extractor, FileFacts
-from clawql_git.codegraph.resolve import Resolver
+from clawql_git.codegraph.resolve import C_HEADERS, C_SOURCES, Resolver
 from clawql_git.codegraph.routes import join_routes
 from clawql_git.codegraph.store import Store, delete_file, write_file
 
@@ -209,19 +209,23 @@ class Indexer:
 
     def _affected(self, resolver: Resolver, touched: set[str]) -> set[str]:
         """The touched files plus their importers (transitively through packages, whose
-        ``__init__`` re-exports pass names along)."""
+        ``__init__`` re-exports pass names along, and through C/C++ headers, which pass on
+        what they include). A C/C++ source also relinks the includers of its own headers:
+        their calls may go to its definitions."""
         out = {p for p in touched if p in resolver.index}
         frontier = set(touched)
         importers: dict[str, set[str]] = {}
         for row in self.store.query("SELECT path, target FROM deps"):
             importers.setdefault(row["target"], set()).add(row["path"])
+            if row["path"] in touched and row["path"].endswith(C_SOURCES):
+                frontier.add(row["target"])
         while frontier:
             nxt: set[str] = set()
             for path in frontier:
                 for importer in importers.get(path, ()):
                     if importer not in out and importer in resolver.index:
                         out.add(importer)
-                        if importer.endswith("__init__.py"):
+                        if importer.endswith(("__init__.py", *C_HEADERS)):
                             nxt.add(importer)
             frontier = nxt
         return out

@@ -55,7 +55,12 @@ EXTERNAL_ROOTS: dict[str, frozenset[str]] = {
     "rust": frozenset({"std", "core", "alloc"}),
     "java": frozenset({"java", "javax", "jakarta", *JAVA_LANG}),
     "csharp": frozenset({"System", "Microsoft"}),
+    "cpp": frozenset({"std", "boost"}),
 }
+CFAMILY = frozenset({"c", "cpp"})  # names are seen through #include, qualified by namespaces
+MAX_INCLUDES = 256
+C_HEADERS = (".h", ".hh", ".hpp", ".hxx", ".h++", ".inl")
+C_SOURCES = (".c", ".cc", ".cpp", ".cxx", ".c++")
 
 # Entities: what a name denotes. ("mod", paths) | ("ns", dotted, importer) |
 # ("def", path, qualname) | ("inst", path, qualname) | ("ext", name) | ("unk",)
@@ -202,11 +207,14 @@ class Resolver:
         self.index = {path: FileIndex.build(f) for path, f in files.items()}
         self._modules: dict[tuple[str, str], tuple[str, ...]] = {}
         self._go_dirs: dict[str, list[str]] | None = None  # Go package dir -> its files
+        self._visible: dict[str, list[str]] = {}  # C/C++ file -> itself and its includes
+        self._includers: dict[str, list[str]] | None = None  # header -> sources including it
 
     def replace(self, facts: FileFacts) -> None:
         """Take the new facts of a file already known (the set of files is unchanged, so
         module resolution stays valid)."""
         self.index[facts.path] = FileIndex.build(facts)
+        self._visible, self._includers = {}, None
 
     # ------------------------------------------------------------ modules
 
@@ -328,6 +336,8 @@ class Resolver:
         self, path: str, caller: str, callee: str, call: object, e: Entity, ctx: ResolutionNotes
     ) -> Edge:
         line, column, context = call.line, call.column, call.context  # type: ignore[attr-defined]
+        if e[0] == "def" and self.index[path].facts.language in CFAMILY:
+            e = self._c_definition(path, e[1], e[2], ctx)
         if e[0] == "def" and self.index[e[1]].defs[e[2]].kind in CALLABLE:
             how = "inferred" if ctx.inferred else "exact"
             conf = 0.8 if ctx.inferred else 1.0
@@ -353,6 +363,9 @@ class Resolver:
 
     def expression(self, path: str, scope: str, dotted: str, ctx: ResolutionNotes) -> Entity:
         """What a dotted name denotes in ``scope`` of ``path``."""
+        found = self._cfamily(path, scope, dotted, ctx)
+        if found is not None:
+            return found
         head, *rest = dotted.split(".")
         entity = self.name(path, scope, head, ctx, 0)
         for part in rest:
@@ -398,8 +411,8 @@ class Resolver:
             found = self._namespace_mate(path, name)
             if found is not None:
                 return found
-        for imp in idx.stars.get("", []):
-            files = self.module_files(path, imp.module)
+        for imp in idx.stars.get("", []) if idx.facts.language not in CFAMILY else ():
+            files = self.module_files(path, imp.module)  # C/C++: _cfamily read the includes
             if not files:
                 continue
             found = self.attribute(("mod", *files), name, ctx, depth + 1)
@@ -583,6 +596,9 @@ class Resolver:
     def _resolve_in(
         self, path: str, scope: str, dotted: str, ctx: ResolutionNotes, depth: int
     ) -> Entity:
+        found = self._cfamily(path, scope, dotted, ctx)
+        if found is not None:
+            return found
         head, *rest = dotted.split(".")
         entity = self.name(path, scope, head, ctx, depth + 1)
         for part in rest:
@@ -590,6 +606,82 @@ class Resolver:
                 return entity
             entity = self.attribute(entity, part, ctx, depth + 1)
         return entity
+
+    # ------------------------------------------------------------ C and C++
+
+    def _cfamily(self, path: str, scope: str, dotted: str, ctx: ResolutionNotes) -> Entity | None:
+        """C/C++: ``dotted`` (``ns.f``, ``Foo.make``, ``f``) qualified from the innermost
+        enclosing namespace or class outward, defined in this file or a header it includes
+        (transitively)."""
+        if self.index[path].facts.language not in CFAMILY:
+            return None
+        prefixes = []
+        cur = scope
+        while cur:
+            prefixes.append(cur)
+            cur = parent(cur)
+        prefixes.append("")
+        candidates = [f"{prefix}.{dotted}" if prefix else dotted for prefix in prefixes]
+        candidates += self._c_using(path, prefixes, dotted)
+        visible = self.visible(path)
+        for qual in candidates:
+            for f in visible:
+                sym = self.index[f].defs.get(qual)
+                if sym is not None and sym.kind not in ("variable", "constant"):
+                    return ("def", f, qual)
+        return None
+
+    def _c_using(self, path: str, prefixes: list[str], dotted: str) -> list[str]:
+        """More qualnames ``dotted`` may denote through the ``using`` lines in scope: ``using
+        namespace a::b;`` (a star import of ``namespace a::b``) and ``using a::B;``."""
+        out = []
+        head, _, rest = dotted.partition(".")
+        for imp in self.index[path].facts.imports:
+            if imp.scope not in prefixes:
+                continue
+            if imp.name == "*" and imp.module.startswith("namespace "):
+                out.append(imp.module.removeprefix("namespace ").replace("::", ".") + "." + dotted)
+            elif imp.name and imp.alias == head and "::" in imp.module:
+                out.append(imp.module.replace("::", ".") + (f".{rest}" if rest else ""))
+        return out
+
+    def visible(self, path: str) -> list[str]:
+        """``path`` and the repository files its ``#include`` lines reach, nearest first."""
+        if path not in self._visible:
+            seen = [path]
+            queue = [path]
+            while queue and len(seen) < MAX_INCLUDES:
+                here = queue.pop(0)
+                for imp in self.index[here].stars.get("", []):
+                    for f in self.module_files(here, imp.module):
+                        if f not in seen:
+                            seen.append(f)
+                            queue.append(f)
+            self._visible[path] = seen
+        return self._visible[path]
+
+    def _c_definition(self, path: str, header: str, qual: str, ctx: ResolutionNotes) -> Entity:
+        """A function or method a call found declared in a header, followed to the one source
+        file including that header that defines it (inferred: the header only declares it)."""
+        if header == path or self.index[header].defs[qual].kind not in ("function", "method"):
+            return ("def", header, qual)
+        if self._includers is None:
+            self._includers = {}
+            for f in sorted(self.index):
+                if self.index[f].facts.language in CFAMILY:
+                    for reached in self.visible(f)[1:]:
+                        self._includers.setdefault(reached, []).append(f)
+        found = [
+            f
+            for f in self._includers.get(header, [])
+            if not f.endswith(C_HEADERS)
+            and qual in self.index[f].defs
+            and self.index[f].defs[qual].kind in ("function", "method")
+        ]
+        if len(found) == 1:
+            ctx.inferred = True
+            return ("def", found[0], qual)
+        return ("def", header, qual)
 
     # ------------------------------------------------------------ attributes
 
@@ -612,6 +704,8 @@ class Resolver:
     def _module_attr(
         self, files: tuple[str, ...], name: str, ctx: ResolutionNotes, depth: int
     ) -> Entity:
+        if depth > MAX_DEPTH:  # star re-exports (``export *``, ``#include``) may form a cycle
+            return UNK
         for path in files:
             found = self._in_scope(path, "", name, ctx, depth + 1)
             if found is not None:

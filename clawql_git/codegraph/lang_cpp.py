@@ -1,0 +1,256 @@
+"""C++ facts: everything of C (see ``lang_c``) plus namespaces, classes, methods, templates,
+``using`` aliases, ``new`` and base classes.
+
+Conventions:
+
+- qualnames are dotted through namespaces and classes: ``geo::Shape::area`` is
+  ``geo.Shape.area``; an anonymous namespace adds nothing. Namespaces are scopes, not
+  symbols.
+- methods: declared or defined in the class body (``Shape.area``), or out of line
+  (``double Shape::area() const {...}`` is ``Shape.area`` too, kind 'method' unless the
+  qualifier is a namespace opened in the same file); constructors are ``Shape.Shape``,
+  destructors ``Shape.~Shape``. In an out-of-line method ``this`` is typed by its class.
+- ``class``/``struct``/``union`` with a body -> 'class'/'struct', ``enum [class]`` -> 'enum',
+  ``using X = Y;`` and ``typedef`` -> 'type'. Members are exported unless ``private:`` or
+  ``protected:`` (a ``class`` starts private, a ``struct`` public).
+- bases: ``class A : public B, ns::C<int>`` -> Supertype edges ``A`` -> ``B`` and
+  ``ns::C`` (relation 'extends'; template arguments dropped) and ``bases`` in dotted form.
+- calls: as in C, plus ``ns::f``, ``Foo::make``, ``this->f`` (``this.f``) and ``new Foo``
+  (a call of ``Foo``).
+- ``class API_EXPORT Foo {``: an all-caps macro between ``class`` and the name is read as
+  an export macro and blanked before parsing (lines and columns unchanged).
+- ``using namespace a::b;`` is a star import of module ``namespace a::b`` and ``using a::B;``
+  an import of ``B`` from module ``a::B``; neither names a file (the resolver looks the
+  names up in the included headers; a ``using`` of nothing the repository defines is
+  external).
+- ``resolve_module``: the same include rules as C.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import ClassVar
+
+from tree_sitter import Node
+
+from clawql_git.codegraph import lang_c
+from clawql_git.codegraph.lang_c import (
+    CExtractor,
+    CWalker,
+    declarator_name,
+    dotted,
+    file_doc,
+    function_declarator,
+    type_name,
+)
+from clawql_git.codegraph.model import FileFacts, RepoView, SymbolKind
+from clawql_git.codegraph.ts_util import Parsers, strip_generics, text, walk_file
+
+_CLASSES: dict[str, SymbolKind] = {
+    "class_specifier": "class",
+    "struct_specifier": "struct",
+    "union_specifier": "struct",
+    "enum_specifier": "enum",
+}
+
+
+EXPORT_MACRO = re.compile(
+    rb"\b(?:class|struct|union)[ \t]+([A-Z][A-Z0-9_]*[A-Z0-9])[ \t]+"
+    rb"(?=[A-Za-z_]\w*(?:[ \t]+final)?[ \t]*(?:[:{]|\n))"
+)
+
+
+def blank_export_macros(source: bytes) -> bytes:
+    """``class LEVELDB_EXPORT Status {`` -> ``class                Status {``: an all-caps
+    export macro between the keyword and the name would make the grammar read a variable
+    declaration. Blanked with spaces, so every line and column stays where it was."""
+
+    def blank(match: re.Match[bytes]) -> bytes:
+        start, end = match.span(1)
+        whole = match.group(0)
+        offset = start - match.start()
+        return whole[:offset] + b" " * (end - start) + whole[offset + end - start :]
+
+    return EXPORT_MACRO.sub(blank, source)
+
+
+def _languages() -> dict[str, object]:
+    import tree_sitter_cpp
+
+    return {"cpp": tree_sitter_cpp.language}
+
+
+class CppWalker(CWalker):
+    """One pass over a C++ tree."""
+
+    handlers: ClassVar[dict[str, str]] = {
+        **CWalker.handlers,
+        "namespace_definition": "on_namespace",
+        "class_specifier": "on_record",
+        "struct_specifier": "on_record",
+        "union_specifier": "on_record",
+        "enum_specifier": "on_record",
+        "field_declaration": "on_field",
+        "alias_declaration": "on_alias",
+        "using_declaration": "on_using",
+        "new_expression": "on_new",
+        "access_specifier": "on_access",
+    }
+
+    def __init__(self, facts: FileFacts, source: bytes) -> None:
+        super().__init__(facts, source)
+        self.classes: list[str] = []  # qualnames of the enclosing class bodies
+        self.access: list[bool] = []  # is the current member section public?
+
+    def in_class(self) -> bool:
+        return bool(self.classes) and self.depth == 0
+
+    def class_scope(self, qualifier: list[str]) -> str:
+        if self.in_class():
+            return self.classes[-1]
+        if qualifier and self.qualname not in self.namespaces:
+            return self.qualname
+        return ""
+
+    def exported(self, node: Node) -> bool:
+        if self.in_class():
+            return self.access[-1]
+        return "static" not in self.storage(node)
+
+    def on_namespace(self, node: Node) -> None:
+        name_node = node.child_by_field_name("name")
+        parts = [p for p in text(name_node).split("::") if p] if name_node is not None else []
+        self.push(parts)
+        if parts:
+            self.namespaces.add(self.qualname)
+        saved, self.depth = self.depth, 0
+        self.visit(node.child_by_field_name("body"))
+        self.depth = saved
+        self.pop(parts)
+
+    def on_record(self, node: Node) -> None:
+        name_node = node.child_by_field_name("name")
+        if node.child_by_field_name("body") is None or name_node is None:
+            self.visit_children(node)
+            return
+        self.record(node, strip_generics(text(name_node)), node)
+
+    def record(self, node: Node, name: str, whole: Node) -> None:
+        """A class/struct/union/enum with a body: its symbol, bases, members."""
+        body = node.child_by_field_name("body")
+        clause = next((c for c in node.named_children if c.type == "base_class_clause"), None)
+        written = [
+            c
+            for c in (clause.named_children if clause is not None else [])
+            if c.type in {"type_identifier", "qualified_identifier", "template_type"}
+        ]
+        anchor = (
+            whole.parent
+            if whole.parent is not None and whole.parent.type == "template_declaration"
+            else whole
+        )
+        symbol = self.add_symbol(
+            whole,
+            name,
+            _CLASSES.get(node.type, "struct"),
+            signature=self.signature(anchor, body, whole),
+            docstring=self.doc(anchor),
+            exported=self.exported(whole) if self.in_class() else True,
+            bases=tuple(dotted(text(b)) for b in written),
+        )
+        for base in written:
+            self.add_supertype(symbol.qualname, strip_generics(text(base)), base, "extends")
+        if node.type == "enum_specifier":
+            return
+        saved, self.depth = self.depth, 0
+        self.scope.append(name)
+        self.classes.append(self.qualname)
+        self.access.append(node.type != "class_specifier")
+        self.visit(body)
+        self.access.pop()
+        self.classes.pop()
+        self.scope.pop()
+        self.depth = saved
+
+    def on_access(self, node: Node) -> None:
+        if self.access:
+            self.access[-1] = text(node).strip().rstrip(":").strip() == "public"
+
+    def on_field(self, node: Node) -> None:
+        """A member: a method declaration, or a field (type evidence of the class)."""
+        declared = node.child_by_field_name("type")
+        self.visit(declared)
+        for decl in node.children_by_field_name("declarator"):
+            fn = function_declarator(decl)
+            name_node = declarator_name(decl)
+            if name_node is None:
+                continue
+            if fn is not None:
+                self.prototype(node, fn, name_node)
+            elif self.classes:
+                named = type_name(declared)
+                if named:
+                    self.assign(text(name_node), named, node, True)
+        self.visit(node.child_by_field_name("default_value"))
+
+    def on_alias(self, node: Node) -> None:
+        self.add_symbol(
+            node,
+            text(node.child_by_field_name("name")),
+            "type",
+            signature=self.signature(node, None, node),
+            docstring=self.doc(node),
+            exported=self.exported(node),
+        )
+
+    def on_using(self, node: Node) -> None:
+        """``using namespace a::b;`` -> a star import of module ``namespace a::b``; ``using
+        a::B;`` -> module ``a::B``, name and alias ``B`` (both looked up by the resolver)."""
+        target = next((c for c in node.named_children if c.type != "comment"), None)
+        written = strip_generics(text(target)).replace(" ", "")
+        if not written:
+            return
+        if any(c.type == "namespace" for c in node.children):
+            self.add_import(f"namespace {written}", "*", "", node)
+        else:
+            name = written.rsplit("::", 1)[-1]
+            self.add_import(written, name, name, node)
+
+    def on_new(self, node: Node) -> None:
+        self.add_call(type_name(node.child_by_field_name("type")), node)
+        self.visit(node.child_by_field_name("arguments"))
+
+
+class CppExtractor:
+    """The C++ extractor the code graph loads as ``lang_cpp.EXTRACTOR``."""
+
+    version = "1"
+
+    def __init__(self) -> None:
+        self.suffixes = {
+            ".cc": "cpp",
+            ".cpp": "cpp",
+            ".cxx": "cpp",
+            ".c++": "cpp",
+            ".hpp": "cpp",
+            ".hh": "cpp",
+            ".hxx": "cpp",
+            ".h++": "cpp",
+        }
+        self._parsers = Parsers(_languages())  # type: ignore[arg-type]
+        self._includes = CExtractor()
+
+    def extract(self, path: str, source: bytes, language: str) -> FileFacts:
+        """Facts of one C++ file; syntax errors are counted and the rest still extracted."""
+        cleaned = blank_export_macros(source)
+        root, facts, _ = walk_file(self._parsers, path, cleaned, "cpp", CppWalker)
+        facts.module_doc = file_doc(root)
+        return facts
+
+    def resolve_module(self, importer: str, module: str, repo: RepoView) -> list[str]:
+        """The repository file an ``#include`` names, by the C rules."""
+        return self._includes.resolve_module(importer, module, repo)
+
+
+EXTRACTOR = CppExtractor()
+lang_c.EXTRACTOR.cpp = EXTRACTOR  # a ``.h`` written in C++ is parsed here

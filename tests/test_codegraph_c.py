@@ -1,0 +1,529 @@
+"""C and C++ in the code graph (issue #18): definitions with signatures and doc comments,
+``#include`` resolved to files of the repository (relative to the includer, then include
+roots), calls resolved with a confidence (same file and included headers exact, a header's
+declaration followed to its one defining source inferred), C++ namespaces, out-of-line
+methods and base classes, and which language a ``.h`` file is. Every expectation is exact."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from clawql_git.cli import cli
+from clawql_git.codegraph.graph import CodeGraph
+from clawql_git.codegraph.lang_c import EXTRACTOR as C
+from clawql_git.codegraph.lang_cpp import EXTRACTOR as CPP
+from clawql_git.codegraph.model import FileFacts
+
+C_REPO = {
+    "include/lib/util.h": (
+        "/* util: small helpers. */\n"
+        "#ifndef UTIL_H\n"
+        "#define UTIL_H\n"
+        "#include <stddef.h>\n"
+        "\n"
+        "#define MAX(a, b) ((a) > (b) ? (a) : (b))\n"
+        "#define VERSION 3\n"
+        "\n"
+        "/** Adds two numbers. */\n"
+        "int util_add(int a, int b);\n"
+        "\n"
+        "// A point.\n"
+        "// Two coordinates.\n"
+        "typedef struct {\n"
+        "    int x;\n"
+        "    int y;\n"
+        "} point;\n"
+        "\n"
+        "struct node {\n"
+        "    struct node *next;\n"
+        "    int value;\n"
+        "};\n"
+        "\n"
+        "typedef struct node node_t;\n"
+        "\n"
+        "enum color { RED, GREEN };\n"
+        "\n"
+        "union value { int i; double d; };\n"
+        "\n"
+        "extern int util_count;\n"
+        "#endif\n"
+    ),
+    "src/local.h": ('#include "lib/util.h"\nvoid local_run(struct node *n);\n'),
+    "src/main.c": (
+        "#include <stdio.h>\n"
+        '#include "lib/util.h"\n'
+        '#include "local.h"\n'
+        "\n"
+        "static int helper(void);\n"
+        "\n"
+        "int main(void) {\n"
+        "    struct node *n = 0;\n"
+        "    int r = util_add(1, MAX(2, 3));\n"
+        '    printf("%d\\n", r);\n'
+        "    local_run(n);\n"
+        "    return helper();\n"
+        "}\n"
+        "\n"
+        "static int helper(void) { return 0; }\n"
+    ),
+    "src/util.c": (
+        '#include "lib/util.h"\n'
+        "\n"
+        "int util_count = 0;\n"
+        "\n"
+        "static int twice(int v) { return v * 2; }\n"
+        "\n"
+        "int util_add(int a, int b) {\n"
+        "    util_count++;\n"
+        "    return twice(a) + b;\n"
+        "}\n"
+    ),
+}
+CPP_REPO = {
+    "include/geo/shape.hpp": (
+        "#pragma once\n"
+        "#include <string>\n"
+        "\n"
+        "namespace geo {\n"
+        "\n"
+        "/** Anything with an area. */\n"
+        "class Shape {\n"
+        "public:\n"
+        "    virtual ~Shape();\n"
+        "    virtual double area() const = 0;\n"
+        "    static Shape* make(int sides);\n"
+        "protected:\n"
+        "    int sides_;\n"
+        "};\n"
+        "\n"
+        "class Square : public Shape, private Named<int> {\n"
+        "public:\n"
+        "    explicit Square(double side);\n"
+        "    double area() const override;\n"
+        "private:\n"
+        "    double side_;\n"
+        "};\n"
+        "\n"
+        "}  // namespace geo\n"
+    ),
+    "src/main.cc": (
+        "#include <iostream>\n"
+        '#include "geo/shape.hpp"\n'
+        "\n"
+        "struct Report : geo::Square {\n"
+        "    void print() { std::cout << area(); }\n"
+        "};\n"
+        "\n"
+        "int main() {\n"
+        "    geo::Shape* s = geo::Shape::make(4);\n"
+        "    geo::Square sq(2.0);\n"
+        "    sq.area();\n"
+        "    s->area();\n"
+        "    return 0;\n"
+        "}\n"
+    ),
+    "src/shape.cpp": (
+        '#include "geo/shape.hpp"\n'
+        '#include "util.h"\n'
+        "\n"
+        "namespace geo {\n"
+        "\n"
+        "Shape::~Shape() {}\n"
+        "\n"
+        "Shape* Shape::make(int sides) {\n"
+        "    return new Square(sides);\n"
+        "}\n"
+        "\n"
+        "Square::Square(double side) : side_(side) {}\n"
+        "\n"
+        "// The side squared.\n"
+        "double Square::area() const {\n"
+        "    log_area(side_);\n"
+        "    return square(side_);\n"
+        "}\n"
+        "\n"
+        "}  // namespace geo\n"
+    ),
+    "src/util.h": (
+        "// Helpers shared by the shapes.\n"
+        "namespace geo {\n"
+        "double square(double v);\n"
+        "}\n"
+        "void log_area(double a);\n"
+    ),
+}
+
+
+class Files:
+    """A RepoView over a fixture dict."""
+
+    def __init__(self, files: dict[str, str]) -> None:
+        self.files = frozenset(files)
+        self._files = files
+
+    def read(self, path: str) -> bytes:
+        return self._files[path].encode()
+
+
+def build(root: Path, files: dict[str, str]) -> CodeGraph:
+    for path, body in files.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(body)
+    graph = CodeGraph.open(root)
+    graph.index(history=False)
+    return graph
+
+
+def facts(files: dict[str, str], path: str) -> FileFacts:
+    ex = CPP if path.endswith((".cpp", ".cc", ".hpp")) else C
+    return ex.extract(path, files[path].encode(), ex.suffixes[Path(path).suffix])
+
+
+def symbols(f: FileFacts) -> list[tuple[object, ...]]:
+    return [
+        (s.qualname, s.kind, s.line, s.end_line, s.exported, s.signature, s.docstring)
+        for s in f.symbols
+    ]
+
+
+def calls(graph: CodeGraph) -> set[tuple[object, ...]]:
+    rows = graph.store.query("SELECT * FROM calls")
+    return {
+        (
+            f"{r['path']}:{r['line']}",
+            r["caller"],
+            r["callee"],
+            f"{r['target_path']}:{r['target_qualname']}" if r["target_path"] else "",
+            r["confidence"],
+            r["resolution"],
+        )
+        for r in rows
+    }
+
+
+def deps(graph: CodeGraph) -> set[tuple[object, ...]]:
+    rows = graph.store.query("SELECT path, module, target, line FROM deps")
+    return {(r["path"], r["module"], r["target"], r["line"]) for r in rows}
+
+
+def test_c_definitions_have_signatures_and_doc_comments() -> None:
+    header = facts(C_REPO, "include/lib/util.h")
+    assert header.language == "c" and header.errors == 0
+    assert header.module_doc == "util: small helpers."
+    assert symbols(header) == [
+        ("MAX", "function", 6, 6, True, "#define MAX(a, b)", ""),
+        ("VERSION", "constant", 7, 7, True, "#define VERSION", ""),
+        ("util_add", "function", 10, 10, True, "int util_add(int a, int b)", "Adds two numbers."),
+        ("point", "struct", 14, 17, True, "struct point", "A point.\nTwo coordinates."),
+        ("node", "struct", 19, 22, True, "struct node", ""),
+        ("node_t", "type", 24, 24, True, "typedef struct node node_t", ""),
+        ("color", "enum", 26, 26, True, "enum color", ""),
+        ("value", "struct", 28, 28, True, "union value", ""),
+    ]
+    assert [(i.module, i.name, i.line) for i in header.imports] == [("<stddef.h>", "*", 4)]
+    source = facts(C_REPO, "src/util.c")
+    assert symbols(source) == [
+        ("util_count", "variable", 3, 3, True, "int util_count = 0", ""),
+        ("twice", "function", 5, 5, False, "static int twice(int v)", ""),
+        ("util_add", "function", 7, 10, True, "int util_add(int a, int b)", ""),
+    ]
+    main = facts(C_REPO, "src/main.c")  # the forward declaration of helper is no definition
+    assert [(s.qualname, s.line) for s in main.symbols] == [("main", 7), ("helper", 15)]
+    assert [(c.callee, c.caller, c.line) for c in main.calls] == [
+        ("util_add", "main", 9),
+        ("MAX", "main", 9),
+        ("printf", "main", 10),
+        ("local_run", "main", 11),
+        ("helper", "main", 12),
+    ]
+    assert [(a.target, a.value, a.scope, a.annotation) for a in main.assignments] == [
+        ("n", "node", "main", True),
+        ("r", "util_add", "main", False),
+    ]
+
+
+def test_c_includes_resolve_to_repository_files(tmp_path: Path) -> None:
+    graph = build(tmp_path, C_REPO)
+    assert deps(graph) == {
+        ("src/main.c", "lib/util.h", "include/lib/util.h", 2),  # through the include root
+        ("src/main.c", "local.h", "src/local.h", 3),  # beside the including file
+        ("src/local.h", "lib/util.h", "include/lib/util.h", 1),
+        ("src/util.c", "lib/util.h", "include/lib/util.h", 1),
+    }
+    repo = Files(C_REPO)
+    assert C.resolve_module("src/main.c", "<stdio.h>", repo) == []  # angle brackets: external
+    assert C.resolve_module("src/main.c", "missing.h", repo) == []
+    assert C.resolve_module("src/main.c", "util.h", repo) == ["include/lib/util.h"]  # by name
+    assert C.resolve_module("src/main.c", "../include/lib/util.h", repo) == ["include/lib/util.h"]
+
+
+def test_c_calls_resolve_with_a_confidence(tmp_path: Path) -> None:
+    graph = build(tmp_path, C_REPO)
+    assert calls(graph) == {
+        ("src/util.c:9", "util_add", "twice", "src/util.c:twice", 1.0, "exact"),
+        # declared in the included header, defined in the one source including it too
+        ("src/main.c:9", "main", "util_add", "src/util.c:util_add", 0.8, "inferred"),
+        ("src/main.c:9", "main", "MAX", "include/lib/util.h:MAX", 1.0, "exact"),
+        ("src/main.c:10", "main", "printf", "", 0.0, "unresolved"),
+        ("src/main.c:11", "main", "local_run", "src/local.h:local_run", 1.0, "exact"),
+        ("src/main.c:12", "main", "helper", "src/main.c:helper", 1.0, "exact"),
+    }
+
+
+def test_cpp_namespaces_classes_and_out_of_line_methods() -> None:
+    header = facts(CPP_REPO, "include/geo/shape.hpp")
+    assert header.language == "cpp" and header.errors == 0
+    assert [(s.qualname, s.kind, s.line, s.exported, s.bases) for s in header.symbols] == [
+        ("geo.Shape", "class", 7, True, ()),
+        ("geo.Shape.~Shape", "method", 9, True, ()),
+        ("geo.Shape.area", "method", 10, True, ()),
+        ("geo.Shape.make", "method", 11, True, ()),
+        ("geo.Square", "class", 16, True, ("Shape", "Named")),
+        ("geo.Square.Square", "method", 18, True, ()),
+        ("geo.Square.area", "method", 19, True, ()),
+    ]
+    assert header.symbols[0].docstring == "Anything with an area."
+    assert header.symbols[4].signature == "class Square : public Shape, private Named<int>"
+    source = facts(CPP_REPO, "src/shape.cpp")
+    assert symbols(source) == [
+        ("geo.Shape.~Shape", "method", 6, 6, True, "Shape::~Shape()", ""),
+        ("geo.Shape.make", "method", 8, 10, True, "Shape* Shape::make(int sides)", ""),
+        ("geo.Square.Square", "method", 12, 12, True, "Square::Square(double side)", ""),
+        (
+            "geo.Square.area",
+            "method",
+            15,
+            18,
+            True,
+            "double Square::area() const",
+            "The side squared.",
+        ),
+    ]
+    private = facts({"a.cpp": "class A {\n  int f();\npublic:\n  int g();\n};\n"}, "a.cpp")
+    assert [(s.qualname, s.exported) for s in private.symbols] == [
+        ("A", True),
+        ("A.f", False),
+        ("A.g", True),
+    ]
+
+
+def test_cpp_calls_and_bases_resolve(tmp_path: Path) -> None:
+    graph = build(tmp_path, CPP_REPO)
+    assert calls(graph) == {
+        (
+            "src/shape.cpp:9",
+            "geo.Shape.make",
+            "Square",
+            "include/geo/shape.hpp:geo.Square",
+            1.0,
+            "exact",
+        ),
+        ("src/shape.cpp:16", "geo.Square.area", "log_area", "src/util.h:log_area", 1.0, "exact"),
+        # a bare name in a namespace: the enclosing namespace first
+        ("src/shape.cpp:17", "geo.Square.area", "square", "src/util.h:geo.square", 1.0, "exact"),
+        # a member of a base class, then its out-of-line definition
+        ("src/main.cc:5", "Report.print", "area", "src/shape.cpp:geo.Square.area", 0.8, "inferred"),
+        (
+            "src/main.cc:9",
+            "main",
+            "geo::Shape::make",
+            "src/shape.cpp:geo.Shape.make",
+            0.8,
+            "inferred",
+        ),
+        ("src/main.cc:11", "main", "sq.area", "src/shape.cpp:geo.Square.area", 0.8, "inferred"),
+        # pure virtual: only declared
+        (
+            "src/main.cc:12",
+            "main",
+            "s.area",
+            "include/geo/shape.hpp:geo.Shape.area",
+            0.8,
+            "inferred",
+        ),
+    }
+    rows = graph.store.query("SELECT * FROM supertypes")
+    assert {
+        (
+            r["path"],
+            r["child_qualname"],
+            r["base"],
+            r["line"],
+            r["target_path"],
+            r["target_qualname"],
+            r["resolution"],
+        )
+        for r in rows
+    } == {
+        ("src/main.cc", "Report", "geo::Square", 4, "include/geo/shape.hpp", "geo.Square", "exact"),
+        (
+            "include/geo/shape.hpp",
+            "geo.Square",
+            "Shape",
+            16,
+            "include/geo/shape.hpp",
+            "geo.Shape",
+            "exact",
+        ),
+        ("include/geo/shape.hpp", "geo.Square", "Named", 16, "", "", "unresolved"),
+    }
+    up = graph.hierarchy("Report", "up", depth=2).items
+    assert [(e["depth"], e["child"], e["base"]) for e in up] == [
+        (1, "src/main.cc:Report", "geo::Square"),
+        (2, "include/geo/shape.hpp:geo.Square", "Named"),
+        (2, "include/geo/shape.hpp:geo.Square", "Shape"),
+    ]
+
+
+MIXED = {
+    "lib.h": '/* plain C */\n#ifdef __cplusplus\nextern "C" {\n#endif\nint lib_f(void);\n',
+    "widget.h": '#include "lib.h"\nclass Widget {\npublic:\n  void draw();\n};\n',
+    "lib.c": '#include "lib.h"\nint lib_f(void) { return 1; }\n',
+    "widget.cpp": '#include "widget.h"\nvoid Widget::draw() { lib_f(); }\n',
+}
+
+
+def test_a_header_is_cpp_only_when_its_text_is(tmp_path: Path) -> None:
+    graph = build(tmp_path, MIXED)
+    rows = graph.store.query("SELECT path, language FROM files ORDER BY path")
+    assert [(r["path"], r["language"]) for r in rows] == [
+        ("lib.c", "c"),
+        ("lib.h", "c"),  # `extern "C"` under __cplusplus is still C
+        ("widget.cpp", "cpp"),
+        ("widget.h", "cpp"),
+    ]
+    assert calls(graph) == {  # a C++ file calls C through two headers
+        ("widget.cpp:2", "Widget.draw", "lib_f", "lib.c:lib_f", 0.8, "inferred")
+    }
+    done = CliRunner().invoke(cli, ["code", "status", "-C", str(tmp_path), "--json"])
+    assert done.exit_code == 0, done.output
+    assert json.loads(done.output)["languages"] == {"c": 2, "cpp": 2}
+    text = CliRunner().invoke(cli, ["code", "status", "-C", str(tmp_path)])
+    assert "languages: c 2, cpp 2" in text.output
+
+
+def test_an_edited_source_relinks_its_callers_through_the_header(tmp_path: Path) -> None:
+    graph = build(tmp_path, C_REPO)
+    (tmp_path / "src" / "util.c").write_text(
+        C_REPO["src/util.c"].replace("int util_add(int a, int b) {", "int util_sum(int a, int b) {")
+    )
+    graph.update(["src/util.c"])
+    found = {c for c in calls(graph) if c[2] == "util_add"}
+    assert found == {
+        ("src/main.c:9", "main", "util_add", "include/lib/util.h:util_add", 1.0, "exact")
+    }
+
+
+def test_export_macros_and_casts() -> None:
+    source = {
+        "api.hpp": (
+            "namespace db {\n"
+            "class DB_EXPORT Status {\n"
+            " public:\n"
+            "  static Status OK() { return Status(); }\n"
+            "};\n"
+            "class DB_EXPORT Env final : public Base {};\n"
+            "int f(long x) { return static_cast<int>(x); }\n"
+            "}\n"
+        )
+    }
+    found = facts(source, "api.hpp")
+    assert found.errors == 0
+    assert [(s.qualname, s.kind, s.line, s.bases) for s in found.symbols] == [
+        ("db.Status", "class", 2, ()),
+        ("db.Status.OK", "method", 4, ()),
+        ("db.Env", "class", 6, ("Base",)),
+        ("db.f", "function", 7, ()),
+    ]
+    assert [(c.callee, c.caller) for c in found.calls] == [("Status", "db.Status.OK")]
+
+
+def test_include_cycles_escapes_and_broken_bytes(tmp_path: Path) -> None:
+    graph = build(
+        tmp_path,
+        {
+            "a.h": '#include "b.h"\nint a_f(void);\n',
+            "b.h": (
+                '#include "a.h"\n#include "../../etc/passwd"\n#include "/etc/hosts"\n'
+                "int b_f(void);\n"
+            ),
+            "main.c": '#include "a.h"\nint main(void) { return a_f() + b_f() + c_f(); }\n',
+        },
+    )
+    (tmp_path / "bad.c").write_bytes(
+        b'#include "a.h"\nint \xff\xfe(;\nint ok(void) { return b_f(); }\n'
+    )
+    graph.index(history=False)
+    assert deps(graph) == {
+        ("a.h", "b.h", "b.h", 1),
+        ("b.h", "a.h", "a.h", 1),
+        ("main.c", "a.h", "a.h", 1),
+        ("bad.c", "a.h", "a.h", 1),
+    }
+    assert calls(graph) == {
+        ("main.c:2", "main", "a_f", "a.h:a_f", 1.0, "exact"),
+        ("main.c:2", "main", "b_f", "b.h:b_f", 1.0, "exact"),  # through the cycle
+        ("main.c:2", "main", "c_f", "", 0.0, "unresolved"),
+        ("bad.c:3", "ok", "b_f", "b.h:b_f", 1.0, "exact"),
+    }
+
+
+def test_an_export_star_cycle_does_not_crash_the_index(tmp_path: Path) -> None:
+    """The depth guard the include cycles needed also covers TypeScript ``export *`` cycles,
+    which crashed ``clawql code index`` with a RecursionError before."""
+    graph = build(
+        tmp_path,
+        {
+            "a.ts": "export * from './b';\n",
+            "b.ts": "export * from './a';\n",
+            "main.ts": "import { x } from './a';\nx();\n",
+        },
+    )
+    assert calls(graph) == {("main.ts:2", "", "x", "", 0.0, "unresolved")}
+
+
+def test_both_modules_expose_an_extractor_and_load() -> None:
+    from clawql_git.codegraph.files import load_extractors, suffix_map
+
+    assert set(C.suffixes) == {".c", ".h"}
+    assert set(CPP.suffixes) == {".cc", ".cpp", ".cxx", ".c++", ".hpp", ".hh", ".hxx", ".h++"}
+    for ex, language in ((C, "c"), (CPP, "cpp")):
+        empty = ex.extract("empty", b"", language)
+        assert (empty.language, empty.errors, empty.symbols) == (language, 0, [])
+    loaded = load_extractors()
+    assert loaded["c"] is C and loaded["cpp"] is CPP
+    suffixes = suffix_map(loaded)
+    assert (suffixes[".h"], suffixes[".c"], suffixes[".hpp"], suffixes[".cc"]) == (
+        "c",
+        "c",
+        "cpp",
+        "cpp",
+    )
+
+
+def test_using_lines_are_followed(tmp_path: Path) -> None:
+    graph = build(
+        tmp_path,
+        {
+            "ns.hpp": ("namespace lib {\nnamespace detail { int helper(); }\nclass Base {};\n}\n"),
+            "main.cpp": (
+                '#include "ns.hpp"\n'
+                "#include <utility>\n"
+                "using namespace lib::detail;\n"
+                "using lib::Base;\n"
+                "using std::swap;\n"
+                "class D : public Base {};\n"
+                "int main() { int a = 1, b = 2; swap(a, b); return helper(); }\n"
+            ),
+        },
+    )
+    assert calls(graph) == {
+        ("main.cpp:7", "main", "swap", "", 0.0, "external"),  # `using` of a name from outside
+        ("main.cpp:7", "main", "helper", "ns.hpp:lib.detail.helper", 1.0, "exact"),
+    }
+    rows = graph.store.query("SELECT child_qualname, base, target_qualname FROM supertypes")
+    assert [tuple(r) for r in rows] == [("D", "Base", "lib.Base")]
+    assert deps(graph) == {("main.cpp", "ns.hpp", "ns.hpp", 1)}
