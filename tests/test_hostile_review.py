@@ -311,3 +311,38 @@ def test_a_hand_commit_may_tighten_the_policy(tmp_path: Path) -> None:
     settings.write_text(settings.read_text() + '\n[policy]\nreview = "required"\n')
     git(v.root, "commit", "-qam", "require review, by hand")
     assert v.ingest(type="decision", title="Now reviewed", body="x", identity=BOT).branch == BRANCH
+
+
+# ---------------------------------------------------------------- 6. reject is a reviewer's act
+
+
+def test_an_agent_cannot_close_another_agents_proposal(reviewed: Vault) -> None:
+    """Rejecting deletes the proposal branch: under required review it is a reviewer's act
+    like accept. The author may withdraw its own; another agent may not close it, under any
+    reviewer name, its own included."""
+    reviewed.ingest(type="decision", title="Bot's idea", body="x", identity=BOT)
+    other = {"CLAWQL_AGENT_ID": "rival-bot", "CLAWQL_SESSION_ID": "r1"}
+    for name in ("Ada", "claude-code", "rival-bot"):
+        args = ("review", "reject", BRANCH, "--reason", "no", "--reviewer", name)
+        r = run(reviewed, *args, env=other)
+        assert r.exit_code == 4 and "review is required" in r.stderr, (name, r.output)
+        assert proposals(reviewed) == [BRANCH]
+    r = run(reviewed, "review", "reject", BRANCH, "--reason", "withdrawn", "--reviewer",
+            "claude-code", env=AS_AGENT)  # fmt: skip
+    assert r.exit_code == 0, r.output
+    assert proposals(reviewed) == []
+    reviewed.ingest(type="decision", title="Second idea", body="x", identity=BOT)
+    r = run(reviewed, "review", "reject", BRANCH, "--reason", "not now", "--reviewer", "Ada")
+    assert r.exit_code == 0, r.output  # a person, outside any agent's process
+    assert proposals(reviewed) == []
+
+
+def test_an_agent_naming_itself_reviewer_cannot_accept_another_agents_proposal(
+    reviewed: Vault,
+) -> None:
+    reviewed.ingest(type="decision", title="Bot's plan", body="x", identity=BOT)
+    before = main_sha(reviewed)
+    other = {"CLAWQL_AGENT_ID": "rival-bot", "CLAWQL_SESSION_ID": "r1"}
+    r = run(reviewed, "review", "accept", BRANCH, "--reviewer", "rival-bot", env=other)
+    assert r.exit_code == 4 and "runs as the agent rival-bot" in r.stderr, r.output
+    assert main_sha(reviewed) == before and proposals(reviewed) == [BRANCH]

@@ -267,6 +267,7 @@ def reject(vault: Vault, branch: str, reason: str, reviewer: str | None = None) 
     who = reviewer_name(store, reviewer)
     with store.lock():
         proposal = get_proposal(store, branch)
+        _may_reject(vault, proposal, who)
         tip = store.resolve(proposal.tip)
         extra = [
             ("Review-Verdict", "rejected"),
@@ -286,6 +287,19 @@ def reject(vault: Vault, branch: str, reason: str, reviewer: str | None = None) 
     return ReviewOutcome(
         "rejected", proposal.branch, proposal.tip, who, sha, proposal.entries, reason
     )
+
+
+def _may_reject(vault: Vault, proposal: Proposal, who: str) -> None:
+    """Under required review, closing a proposal is a reviewer's act like accepting one: an
+    agent (by name, or a process running as one) may withdraw its own proposal, never close
+    another's; with reviewers listed (or keys), only they reject."""
+    from clawql_git.model.identity import Identity
+    from clawql_git.vault.routing import admit
+
+    acting = vault.writer.acting()
+    if proposal.agent and proposal.agent in (who, acting) and acting in ("", proposal.agent):
+        return  # the author withdrawing its own proposal
+    admit(vault.store, "main", who, Identity(agent_id=who), acting)
 
 
 # ---------------------------------------------------------------- small helpers

@@ -260,7 +260,7 @@ def admit(store: GitStore, to: str, person: str, ident: Identity, acting: str = 
     if to == "main":
         who = person or ident.agent_id
         why = policy.refusal(store, who)
-        if not why and acting and acting != who and policy.applies_to(store, acting):
+        if not why and acting and policy.applies_to(store, acting):  # naming itself too
             why = f"this process runs as the agent {acting} (--agent / CLAWQL_AGENT_ID)"
         if why:
             raise VaultStateError(f"review is required and this write skips it: {why}")
