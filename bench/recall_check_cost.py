@@ -16,19 +16,11 @@ import tempfile
 import time
 from pathlib import Path
 
+from audit_overhead import QUERIES  # the same warm questions, so the two benches compare
+
 from clawql_git import Identity, Vault
 
 ROOT = Path(__file__).resolve().parent.parent
-QUERIES = [
-    "why did we stop queueing webhooks in redis",
-    "idempotency keys for payment retries",
-    "how are money amounts stored",
-    "dashboard authentication tokens",
-    "reconciliation job migration status",
-    "database connection pool exhausted",
-    "fx rounding for yen payouts",
-    "ci type checking setup",
-]
 
 
 def measure(rounds: int, embedder: str) -> dict[str, float | int | str]:

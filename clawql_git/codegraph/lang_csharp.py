@@ -41,6 +41,7 @@ from clawql_git.codegraph.ts_util import (
     clean_block_doc,
     clean_line_docs,
     collapse,
+    scan_declarations,
     strip_generics,
     text,
     walk_file,
@@ -417,17 +418,10 @@ class CSharpExtractor:
     def _use(self, repo: RepoView) -> None:
         if repo is self._repo:
             return
-        self._repo, self._namespaces, self._types = repo, {}, {}
-        for path in sorted(repo.files):
-            if not path.endswith(".cs"):
-                continue
-            try:
-                raw = repo.read(path)
-            except (OSError, LookupError, ValueError):
-                continue
-            self._types[path] = {m.decode() for m in _TYPE_LINE.findall(raw)}
-            for namespace in self.declared_namespaces(path, raw):
-                self._namespaces.setdefault(namespace, []).append(path)
+        self._repo = repo
+        self._namespaces, self._types = scan_declarations(
+            repo, ".cs", _TYPE_LINE, self.declared_namespaces
+        )
 
     def declared_namespaces(self, path: str, raw: bytes) -> list[str]:
         """The full names of the namespaces a file declares: read off the lines when the

@@ -48,6 +48,7 @@ from clawql_git.codegraph.ts_util import (
     Walker,
     clean_block_doc,
     collapse,
+    scan_declarations,
     text,
     walk_file,
 )
@@ -429,17 +430,13 @@ class PhpExtractor:
     def _use(self, repo: RepoView) -> None:
         if repo is self._repo:
             return
-        self._repo, self._namespaces, self._types = repo, {}, {}
-        for path in sorted(repo.files):
-            if not path.endswith(".php"):
-                continue
-            try:
-                raw = repo.read(path)
-            except (OSError, LookupError, ValueError):
-                continue
-            self._types[path] = {m.decode() for m in _TYPE_LINE.findall(raw)}
-            for namespace in sorted({m.decode() for m in _NAMESPACE_LINE.findall(raw)}):
-                self._namespaces.setdefault(namespace, []).append(path)
+        self._repo = repo
+        self._namespaces, self._types = scan_declarations(repo, ".php", _TYPE_LINE, _namespaces)
+
+
+def _namespaces(path: str, raw: bytes) -> list[str]:
+    """The namespaces a PHP file declares (``namespace A\\B;`` or a block)."""
+    return sorted({m.decode() for m in _NAMESPACE_LINE.findall(raw)})
 
 
 EXTRACTOR = PhpExtractor()

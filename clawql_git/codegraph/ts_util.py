@@ -21,6 +21,7 @@ from clawql_git.codegraph.model import (
     Call,
     FileFacts,
     Import,
+    RepoView,
     Supertype,
     Symbol,
     SymbolKind,
@@ -306,3 +307,27 @@ def walk_file(
     except RecursionError:
         facts.errors += 1
     return root, facts, pass_
+
+
+def scan_declarations(
+    repo: RepoView,
+    suffix: str,
+    types: re.Pattern[bytes],
+    namespaces: Callable[[str, bytes], list[str]],
+) -> tuple[dict[str, list[str]], dict[str, set[str]]]:
+    """Which files of ``repo`` (those ending in ``suffix``) declare each namespace, and which
+    type names each declares: what a namespaced language (C#, PHP) resolves imports against.
+    Unreadable files are left out."""
+    declared: dict[str, list[str]] = {}
+    names: dict[str, set[str]] = {}
+    for path in sorted(repo.files):
+        if not path.endswith(suffix):
+            continue
+        try:
+            raw = repo.read(path)
+        except (OSError, LookupError, ValueError):
+            continue
+        names[path] = {m.decode() for m in types.findall(raw)}
+        for namespace in namespaces(path, raw):
+            declared.setdefault(namespace, []).append(path)
+    return declared, names
