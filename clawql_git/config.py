@@ -30,6 +30,8 @@ class Settings:
     memory_cache_threshold: float = 0.92
     record_recalls: bool = True  # MEMORY_RECALL events on refs/clawql/audit
     signing_key: str = ""  # SSH private key for signed engine commits (--sign)
+    duplicate_check: bool = True  # an ingest names the entries it repeats or contradicts
+    duplicate_threshold: float = 0.61  # = model/claims.py DUPLICATE_THRESHOLD (a test checks)
 
     def with_overrides(self, values: Mapping[str, Any]) -> Settings:
         """Return a copy with the known, non-None keys of ``values`` applied (type-checked)."""
@@ -58,6 +60,8 @@ class SettingsOptions(TypedDict, total=False):
     memory_cache_threshold: float
     record_recalls: bool
     signing_key: str
+    duplicate_check: bool
+    duplicate_threshold: float
 
 
 def _coerce(key: str, value: Any, kind: type) -> Any:

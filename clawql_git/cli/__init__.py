@@ -30,7 +30,7 @@ def cli() -> None:
 
 def _register() -> None:
     """Attach every command to its group, explicitly (no module registers on import)."""
-    from clawql_git.cli import audit, recall, team
+    from clawql_git.cli import audit, recall, team, truth
     from clawql_git.cli.code import code
     from clawql_git.cli.hooks import hooks
     from clawql_git.cli.mcp import mcp
@@ -47,6 +47,8 @@ def _register() -> None:
     for command in (audit.audit, audit.verify, audit.export):
         memory.add_command(command)
     for command in (team.clone, team.push, team.pull, team.check):
+        memory.add_command(command)
+    for command in (truth.duplicates, truth.stale):
         memory.add_command(command)
     recall.index.add_command(publish)
     accept_vault_after(memory, skip=frozenset({"clone"}))

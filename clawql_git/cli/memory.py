@@ -107,7 +107,12 @@ def init(
 @click.argument("file", required=False)
 @entry_options
 @click.option("--path", "entry_path", help="Explicit vault-relative path (default: derived).")
-@click.option("--append", is_flag=True, help="Same title: append a dated section instead.")
+@click.option(
+    "--append", is_flag=True, help="Append a dated section to the same-titled or repeated entry."
+)
+@click.option(
+    "--supersede", is_flag=True, help="Mark the entry it contradicts or repeats superseded by it."
+)
 @click.option("--sign", is_flag=True, help="Sign the commit with your SSH signing key.")
 @identity_options
 @json_option
@@ -118,13 +123,15 @@ def ingest(
     file: str | None,
     entry_path: str | None,
     append: bool,
+    supersede: bool,
     sign: bool,
     as_json: bool,
     **kw: Any,
 ) -> None:
     """Write one entry, from flags or from a Markdown FILE with frontmatter ('-' for stdin).
 
-    Prints the entry's worm_ref, the sha of the commit that holds it.
+    Prints the entry's worm_ref, the sha of the commit that holds it, and warns of current
+    entries it nearly repeats or contradicts (--append / --supersede act on them).
     """
     ident = identity(kw)
     vault = open_vault(ctx)
@@ -140,9 +147,16 @@ def ingest(
             append=append,
             body=fields.body,
             allow_new_type=fields.new_type,
+            supersede=supersede,
         )
     else:
-        result = vault.ingest(**fields.new_entry(), identity=ident, append=append, path=entry_path)
+        result = vault.ingest(
+            **fields.new_entry(),
+            identity=ident,
+            append=append,
+            path=entry_path,
+            supersede=supersede,
+        )
     _print_write(result, as_json)
 
 
@@ -202,13 +216,19 @@ def update(
 
 @memory.command()
 @click.argument("old")
-@click.option("--by", "new", required=True, help="Path of the entry that replaces OLD.")
+@click.argument("new", required=False)
+@click.option("--by", "by", help="Path of the entry that replaces OLD (or give it as NEW).")
 @identity_options
 @json_option
 @click.pass_context
-def supersede(ctx: click.Context, /, old: str, new: str, as_json: bool, **kw: Any) -> None:
-    """Mark OLD superseded by another entry (status: superseded, superseded_by)."""
-    _print_write(open_vault(ctx).supersede(old, new, identity=identity(kw)), as_json)
+def supersede(
+    ctx: click.Context, /, old: str, new: str | None, by: str | None, as_json: bool, **kw: Any
+) -> None:
+    """Mark OLD superseded by NEW (status: superseded, superseded_by), one commit."""
+    if (new is None) == (by is None):
+        raise InvalidInput("name the replacing entry once: `supersede OLD NEW` or `--by NEW`")
+    replacement = new or by or ""
+    _print_write(open_vault(ctx).supersede(old, replacement, identity=identity(kw)), as_json)
 
 
 @memory.command()

@@ -19,6 +19,7 @@ from clawql_git.index.store import Hit, SearchIndex
 from clawql_git.index.topk import top_indices
 from clawql_git.links import NoteInfo
 from clawql_git.model.entry import parse_timestamp
+from clawql_git.recall import freshness
 
 if TYPE_CHECKING:
     import numpy as np
@@ -118,6 +119,7 @@ class RecallHit:
     tokens: int
     frontmatter: dict[str, Any]
     superseded_by: str = ""
+    labels: tuple[str, ...] = ()  # "superseded", "expired", "review due" (recall/freshness.py)
 
     def to_record(self) -> dict[str, Any]:
         return {
@@ -130,6 +132,7 @@ class RecallHit:
             "snippet": self.snippet,
             "tokens": self.tokens,
             "superseded_by": self.superseded_by or None,
+            "labels": list(self.labels),
             "frontmatter": self.frontmatter,
         }
 
@@ -238,7 +241,9 @@ class Recaller:
             self._links(scored, cands, q)
             allowed = {p for p in cands if passes(loaded.entries.get(p), q)}
             scored = _fuse({p: cands[p] for p in allowed})
-        return _rerank(scored, cands, loaded.entries), layers
+        ranked = _rerank(scored, cands, loaded.entries)
+        policy = freshness.policy_of(self.index.store)
+        return freshness.reweigh(ranked, loaded.entries, policy), layers
 
     def _first_pass(
         self,
@@ -324,6 +329,7 @@ class Recaller:
         ranked, layers = self.search(q, qvec, skipped)
         loaded = self.index.loaded()
         hits, total, truncated = self._budget(ranked, loaded.entries, q)
+        hits = freshness.label(hits, freshness.policy_of(self.index.store))
         result = RecallResult(
             q.text, hits, layers, total, truncated, commit, candidates=len(ranked)
         )

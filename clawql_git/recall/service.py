@@ -492,6 +492,7 @@ def _from_json(data: dict[str, Any], text: str) -> RecallResult:
             h["tokens"],
             h["frontmatter"],
             h["superseded_by"] or "",
+            tuple(h.get("labels") or ()),
         )
         for h in data["hits"]
     ]

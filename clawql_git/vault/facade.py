@@ -28,7 +28,7 @@ from clawql_git.model.entry import (
 from clawql_git.model.identity import Identity
 from clawql_git.model.paths import INDEX
 from clawql_git.model.progress import Progress
-from clawql_git.vault import importer, placement, setup
+from clawql_git.vault import importer, placement, setup, truth
 from clawql_git.vault.reader import EntryView, Reader
 from clawql_git.vault.writer import Plan, Writer, WriteResult, check_confidence
 
@@ -38,8 +38,10 @@ if TYPE_CHECKING:
     from clawql_git.index.embedders import Embedder
     from clawql_git.index.store import BuildReport
     from clawql_git.links import LinkGraph
+    from clawql_git.model.staleness import Due
     from clawql_git.recall.pipeline import RecallOptions, RecallQuery, RecallResult
     from clawql_git.recall.service import RecallService
+    from clawql_git.vault.sameness import Cluster, Findings
 
 
 class Vault:
@@ -146,9 +148,14 @@ class Vault:
         append: bool = False,
         path: str | None = None,
         allow_new_type: bool = False,
+        supersede: bool = False,
     ) -> WriteResult:
         """Write one entry from fields (the Python twin of ``clawql memory ingest``). A type that
-        looks like a typo of a known one (``decison``) is refused unless ``allow_new_type``."""
+        looks like a typo of a known one (``decison``) is refused unless ``allow_new_type``.
+        The result names the current entries it nearly repeats (``duplicates``) or contradicts;
+        ``append`` adds it to the same-titled entry, else to the entry it repeats most;
+        ``supersede`` marks the entry it contradicts (else repeats) most superseded by it, in
+        the same commit."""
         ident = _checked(identity)
         draft = draft_from_fields(
             self.settings,
@@ -162,7 +169,7 @@ class Vault:
             path,
             allow_new_type=allow_new_type,
         )
-        return self._ingest_draft(draft, ident, append)
+        return self._ingest_draft(draft, ident, append, supersede, check=True)
 
     def ingest_markdown(
         self,
@@ -174,10 +181,12 @@ class Vault:
         append: bool = False,
         body: str | None = None,
         allow_new_type: bool = False,
+        supersede: bool = False,
     ) -> WriteResult:
         """Write one entry from a Markdown document (frontmatter optional when ``overrides``
         give a type); ``overrides`` win over its frontmatter and ``body`` over its body. A type
-        that looks like a typo of a known one is refused unless ``allow_new_type``."""
+        that looks like a typo of a known one is refused unless ``allow_new_type``. Duplicates,
+        ``append`` and ``supersede`` as for ``ingest``."""
         ident = _checked(identity)
         draft = draft_from_markdown(
             self.settings,
@@ -188,13 +197,24 @@ class Vault:
             body_override=body,
             allow_new_type=allow_new_type,
         )
-        return self._ingest_draft(draft, ident, append)
+        return self._ingest_draft(draft, ident, append, supersede, check=True)
 
-    def _ingest_draft(self, draft: Draft, ident: Identity, append: bool) -> WriteResult:
+    def _ingest_draft(
+        self,
+        draft: Draft,
+        ident: Identity,
+        append: bool,
+        supersede: bool = False,
+        check: bool = False,
+    ) -> WriteResult:
         ident = self.writer.identity(ident, draft.meta)
+        found = self._findings(draft) if check else None
+        target = truth.supersede_target(found, supersede)
 
         def prepare(tree: Tree | None) -> Plan:
             existing = placement.same_title(self.store, tree, draft) if append else None
+            if existing is None and append and found is not None and found.duplicates:
+                existing = found.duplicates[0].path
             if existing is not None:
                 return self._append_plan(tree, existing, draft)
             if draft.path is not None and self.store.blob_at(tree, draft.path) is not None:
@@ -203,13 +223,23 @@ class Vault:
                 )
             path = draft.path or placement.free_path(self.store, tree, draft)
             entry = Entry(path, draft.frontmatter, draft.meta, draft.body)
-            return Plan("MEMORY_INGEST", {path: entry}, f"ingest {path}")
+            plan = Plan("MEMORY_INGEST", {path: entry}, f"ingest {path}")
+            if target:
+                truth.add_supersede(plan, self._read_entry(tree, target), path)
+            return plan
 
         result = self.writer.write(prepare, ident)
-        if draft.warning and not result.noop:
-            warning = "; ".join(w for w in (draft.warning, result.warning) if w)
-            result = replace(result, warning=warning)
-        return result
+        return truth.reported(result, draft.warning, found)
+
+    def _findings(self, draft: Draft) -> Findings | None:
+        """What the draft repeats or contradicts on HEAD (None when the check is off)."""
+        if not self.settings.duplicate_check:
+            return None
+        from clawql_git.vault.sameness import Detector
+
+        head = self.store.head_commit()
+        entry = Entry(draft.path or "", draft.frontmatter, draft.meta, draft.body)
+        return Detector(self).check(entry, head.tree if head is not None else None)
 
     def _append_plan(self, tree: Tree | None, path: str, draft: Draft) -> Plan:
         current = self._read_entry(tree, path)
@@ -501,6 +531,21 @@ class Vault:
         except ClawqlError:
             service.index.mark_stale()
             raise
+
+    # ------------------------------------------------------------ keeping memory true
+
+    def duplicates(self, threshold: float | None = None) -> list[Cluster]:
+        """Clusters of current entries that repeat one another (builds the index if needed)."""
+        from clawql_git.vault.sameness import Detector
+
+        return Detector(self, threshold).clusters()
+
+    def stale(self, now: datetime | None = None) -> list[Due]:
+        """Current entries due at ``now``: expired or past review (``review_by`` / ``expires``
+        or vault.toml's per-type defaults), oldest due first."""
+        from clawql_git.vault.stale import due_entries
+
+        return due_entries(self, now)
 
     # ------------------------------------------------------------ recall
 

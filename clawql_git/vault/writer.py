@@ -22,6 +22,7 @@ from clawql_git.catalog.update import Cataloger
 from clawql_git.config import Settings
 from clawql_git.errors import ClawqlError, InvalidInput, UnsafePath, VaultStateError
 from clawql_git.gitstore import Commit, GitStore, Signature, Trailers, Tree, format_message
+from clawql_git.model.claims import Match
 from clawql_git.model.entry import Entry, check_secrets, slugify, validate_entry_path
 from clawql_git.model.identity import Identity
 from clawql_git.model.paths import is_entry_path, portable_path_problem, tree_collisions
@@ -67,6 +68,8 @@ class WriteResult:
     paths: tuple[str, ...] = ()
     warning: str = ""
     branch: str = ""  # the proposal branch when the vault requires review, else ""
+    duplicates: tuple[Match, ...] = ()  # current entries the written one nearly repeats
+    contradictions: tuple[Match, ...] = ()  # ... and those it disagrees with
 
     @property
     def worm_ref(self) -> str:
@@ -83,6 +86,8 @@ class WriteResult:
             "noop": self.noop,
             "proposal": self.branch or None,
             "frontmatter": self.entry.to_record()["frontmatter"] if self.entry else None,
+            "duplicates": [m.to_record() for m in self.duplicates],
+            "contradictions": [m.to_record() for m in self.contradictions],
         }
 
 
