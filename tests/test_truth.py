@@ -226,3 +226,21 @@ def test_recall_labels_and_down_weights_expired_entries(tmp_path: Path) -> None:
     assert [h.path for h in hits] == [kept.path, gone.path]
     assert hits[1].labels == (EXPIRED,) and hits[1].to_record()["labels"] == [EXPIRED]
     assert hits[0].labels == ()
+
+
+def test_review_show_names_repeats_and_contradictions(payments: Vault) -> None:
+    from clawql_git import Identity
+    from clawql_git.review.proposals import set_review_policy
+    from clawql_git.review.report import show
+
+    set_review_policy(payments, True, "alice")
+    bot = Identity(agent_id="claude-code", session_id="s1")
+    rabbit = payments.ingest(
+        type="decision", title="Deliver webhooks through RabbitMQ", body=RABBIT, identity=bot
+    )
+    assert rabbit.branch and rabbit.contradictions  # the write result says so already
+    report = show(payments, rabbit.branch, recall_impact=False)
+    found = next(e for e in report.entries if e.path == rabbit.path).duplicates
+    assert any(d.reason.startswith("contradicts") and "outbox" in d.path for d in found)
+    done = CliRunner().invoke(cli, ["review", "--vault", str(payments.root), "show", rabbit.branch])
+    assert "contradicts" in done.output, done.output

@@ -14,7 +14,6 @@ from clawql_git.model.staleness import EXPIRED, Policy, state
 
 if TYPE_CHECKING:
     from clawql_git.gitstore import GitStore
-    from clawql_git.recall.pipeline import RecallHit
 
 EXPIRED_WEIGHT = 0.5  # an expired entry still answers, below the current ones on its subject
 SUPERSEDED = "superseded"
@@ -60,7 +59,7 @@ def labels(frontmatter: dict[str, Any], policy: Policy, now: datetime) -> tuple[
     return (reason,) if reason else ()
 
 
-def label(hits: list[RecallHit], policy: Policy) -> list[RecallHit]:
-    """The hits with their labels."""
+def label(hits: list[Any], policy: Policy) -> list[Any]:
+    """The hits (``RecallHit``) with their labels."""
     now = datetime.now(UTC)
     return [replace(h, labels=labels(h.frontmatter, policy, now)) for h in hits]

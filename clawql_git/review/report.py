@@ -201,6 +201,12 @@ def _review_entry(
     if entry is not None:
         main_hits = _recall(vault, entry.title, report)
         dups = _duplicates(vault, entry, main_hits)
+        named = {d.path for d in dups}
+        dups += tuple(
+            d
+            for d in _repeats(vault, entry, main)
+            if d.path not in named or d.reason.startswith("contradicts")
+        )
         after = at_tip.hits(entry.title)
         if after is not None:
             moved = _recall_change(entry, main_hits, after)
@@ -326,6 +332,19 @@ def _duplicates(vault: Vault, entry: Entry, hits: list[RecallHit]) -> tuple[Dupl
         if found is not None:
             out.append(found)
     return tuple(out)
+
+
+def _repeats(vault: Vault, entry: Entry, main: Commit | None) -> tuple[Duplicate, ...]:
+    """What the write path's check finds on main: near repeats and contradictions."""
+    from clawql_git.vault.sameness import Detector
+
+    found = Detector(vault).check(entry, main.tree if main is not None else None)
+    near = [Duplicate(m.path, m.title, "near repeat", m.score) for m in found.duplicates]
+    near += [  # a contradiction is news even when the title matched too
+        Duplicate(m.path, m.title, f"contradicts: {m.reason}", m.score)
+        for m in found.contradictions
+    ]
+    return tuple(near)
 
 
 def _duplicate(vault: Vault, entry: Entry, hit: RecallHit) -> Duplicate | None:

@@ -545,7 +545,7 @@ class Vault:
         or vault.toml's per-type defaults), oldest due first."""
         from clawql_git.vault.stale import due_entries
 
-        return due_entries(self, now)
+        return due_entries(self.root, self.reader, now)
 
     # ------------------------------------------------------------ recall
 

@@ -8,21 +8,33 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from clawql_git.errors import ClawqlError, NotFound
 from clawql_git.model import claims
 from clawql_git.model.claims import Match
 
 if TYPE_CHECKING:
-    from clawql_git.gitstore import Tree
+    from clawql_git.config import Settings
+    from clawql_git.gitstore import GitStore, Tree
     from clawql_git.index.store import SearchIndex
     from clawql_git.model.entry import Entry
-    from clawql_git.vault.facade import Vault
+    from clawql_git.recall.service import RecallService
+    from clawql_git.vault.reader import Reader
 
 CANDIDATES = 8  # entries each search layer proposes for a check
 CLUSTER_COSINE = 0.5  # entry-vector cosine below which two entries are not compared at all
 NO_INDEX = "duplicates not checked: the vault has no search index yet (any recall builds it)"
+
+
+class Vault(Protocol):
+    """What the detector needs of a vault (``clawql_git.Vault``)."""
+
+    store: GitStore
+    settings: Settings
+    reader: Reader
+
+    def recall_service(self) -> RecallService: ...
 
 
 @dataclass(frozen=True)
