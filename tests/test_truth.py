@@ -244,3 +244,39 @@ def test_review_show_names_repeats_and_contradictions(payments: Vault) -> None:
     assert any(d.reason.startswith("contradicts") and "outbox" in d.path for d in found)
     done = CliRunner().invoke(cli, ["review", "--vault", str(payments.root), "show", rabbit.branch])
     assert "contradicts" in done.output, done.output
+
+
+def test_the_readme_block_runs_as_written(tmp_path: Path) -> None:
+    """README "Keeping memory true": every line, in order, on a fresh demo vault."""
+    import os
+    import shlex
+    import subprocess
+    import sys
+
+    from .conftest import ROOT, SAMPLE
+
+    readme = (ROOT / "README.md").read_text()
+    block = readme.split("<!-- truth:start -->\n", 1)[1].split("<!-- truth:end -->", 1)[0]
+    lines = [x for x in block.split("```sh\n", 1)[1].split("```", 1)[0].splitlines() if x.strip()]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CLAWQL_")}
+    env["CLAWQL_EMBEDDING_MODEL"] = "hash"  # the packaged model answers as well; faster here
+    seed = ["memory", "init", "demo-vault", "--from", str(SAMPLE)]
+    made = subprocess.run([sys.executable, "-m", "clawql_git", *seed], cwd=tmp_path, env=env)
+    assert made.returncode == 0
+    outputs = []
+    for line in lines:
+        words = shlex.split(line, comments=True)
+        if words[0] == "export":
+            key, _, value = words[1].partition("=")
+            env[key] = value
+            continue
+        assert words[0] == "clawql", line
+        argv = [sys.executable, "-m", "clawql_git", *words[1:]]
+        done = subprocess.run(argv, cwd=tmp_path, env=env, capture_output=True, text=True)
+        assert done.returncode == 0, f"{line}\n{done.stdout}\n{done.stderr}"
+        assert done.stdout.strip(), f"{line} printed nothing"
+        outputs.append(done.stdout)
+    recalled = json.loads(outputs[3])["hits"]
+    old = next(h for h in recalled if "postgres-outbox" in h["path"])
+    assert old["labels"] == ["superseded"]
+    assert "ci-pipeline-and-type-checking-setup.md" in outputs[-1]

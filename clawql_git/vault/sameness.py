@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from clawql_git.errors import ClawqlError, NotFound
 from clawql_git.model import claims
 from clawql_git.model.claims import Match
+from clawql_git.model.paths import is_entry_path
 
 if TYPE_CHECKING:
     from clawql_git.config import Settings
@@ -23,6 +24,9 @@ if TYPE_CHECKING:
     from clawql_git.vault.reader import Reader
 
 CANDIDATES = 8  # entries each search layer proposes for a check
+# Entries written since the index's commit are judged directly (the write path does not catch
+# the index up: that costs LanceDB writes on every ingest); past this many it is caught up.
+GAP_MAX = 64
 CLUSTER_COSINE = 0.5  # entry-vector cosine below which two entries are not compared at all
 NO_INDEX = "duplicates not checked: the vault has no search index yet (any recall builds it)"
 
@@ -71,23 +75,43 @@ class Detector:
         """The current entries of ``tree`` that ``entry`` repeats or contradicts, best first.
         Fails open: without an index, or when it cannot be read, the note says so."""
         try:
-            index = self.index()
+            index, gap = self._usable(tree)
+            if index is None:
+                return Findings(note=NO_INDEX)
+            text = entry_text(entry)
+            vectors = _Vectors(index)
+            paths = dict.fromkeys([*self._candidates(index, entry, text, vectors), *gap])
+            olds = [o for o in (self._current(tree, p, entry.path) for p in paths) if o]
         except ClawqlError as exc:
             return Findings(note=f"duplicates not checked: {exc}")
-        if index is None:
-            return Findings(note=NO_INDEX)
-        text = entry_text(entry)
-        vectors = _Vectors(index)
-        found = []
-        for path in self._candidates(index, entry, text, vectors):
-            old = self._current(tree, path, entry.path)
-            if old is not None:
-                found.append((old, self._judge(entry, text, old, vectors)))
-        return _findings(entry, found)
+        return _findings(entry, self._judged(text, olds, vectors))
 
-    def _judge(self, entry: Entry, text: str, old: Entry, vectors: _Vectors) -> claims.Verdict:
-        old_text = entry_text(old)
-        return claims.judge(text, old_text, vectors.cosine(text, old_text), self.threshold)
+    def _usable(self, tree: Tree | None) -> tuple[SearchIndex | None, list[str]]:
+        """The index as it is and the entries written since its commit (caught up first when
+        there are more than GAP_MAX of them); (None, []) when there is no usable index."""
+        service = self.vault.recall_service()
+        stamp = service.index.stamp()
+        if stamp is None or not service.index.compatible(stamp):
+            return None, []
+        store = self.vault.store
+        changed = store.diff_paths(store.tree_of(stamp.commit), tree)
+        gap = [p for p, _, new in changed if new and is_entry_path(p)]
+        if len(gap) > GAP_MAX:
+            service.ensure()
+            gap = []
+        return service.index, gap
+
+    def _judged(
+        self, text: str, olds: list[Entry], vectors: _Vectors
+    ) -> list[tuple[Entry, claims.Verdict]]:
+        """Each candidate with its verdict (one embedding call for all of them)."""
+        texts = [entry_text(o) for o in olds]
+        rows = vectors.of([text, *texts]) if olds else None
+        out = []
+        for n, (old, old_text) in enumerate(zip(olds, texts, strict=True)):
+            cosine = None if rows is None else float(rows[0] @ rows[n + 1])
+            out.append((old, claims.judge(text, old_text, cosine, self.threshold)))
+        return out
 
     def _candidates(
         self, index: SearchIndex, entry: Entry, text: str, vectors: _Vectors
