@@ -80,7 +80,7 @@ def recall(
     if shared:
         from clawql_git.cli.shared_index import recall_shared
 
-        return recall_shared(shared, query, limit, as_json)
+        return recall_shared(shared, query, limit, as_json, backend)
 
     vault = open_vault(ctx)
     who = Identity(
