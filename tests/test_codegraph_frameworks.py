@@ -1,0 +1,91 @@
+"""Routes of the frameworks beyond Python and Express/Nest, one fixture repository each under
+tests/fixtures/code/routes_<framework>, written from each framework's own documentation, with
+every route stated: (methods, joined pattern) -> (handler file, handler qualname, middleware)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from clawql_git.codegraph.graph import CodeGraph
+
+FIXTURES = Path(__file__).parent / "fixtures" / "code"
+SPRING = "src/main/java/com/acme/shop/web/"
+
+Expected = dict[tuple[tuple[str, ...], str], tuple[str | None, str | None, tuple[str, ...]]]
+
+EXPECTED: dict[str, Expected] = {
+    "spring": {
+        (("GET",), "/api/orders"): (
+            SPRING + "OrderController.java",
+            "OrderController.list",
+            ('PreAuthorize("isAuthenticated()")',),
+        ),
+        (("GET",), "/api/orders/{id}"): (
+            SPRING + "OrderController.java",
+            "OrderController.show",
+            ('PreAuthorize("isAuthenticated()")',),
+        ),
+        (("POST",), "/api/orders"): (
+            SPRING + "OrderController.java",
+            "OrderController.create",
+            (
+                'PreAuthorize("isAuthenticated()")',
+                "PreAuthorize(\"hasRole('CLERK')\")",
+            ),
+        ),
+        (("PUT", "PATCH"), "/api/orders/{id}"): (
+            SPRING + "OrderController.java",
+            "OrderController.update",
+            ('PreAuthorize("isAuthenticated()")',),
+        ),
+        (("PUT", "PATCH"), "/api/orders/{id}/replace"): (
+            SPRING + "OrderController.java",
+            "OrderController.update",
+            ('PreAuthorize("isAuthenticated()")',),
+        ),
+        (("DELETE",), "/api/orders/{id}"): (
+            SPRING + "OrderController.java",
+            "OrderController.delete",
+            ('PreAuthorize("isAuthenticated()")',),
+        ),
+        (("GET",), "/api/orders/{orderId}/items"): (
+            SPRING + "OrderController.java",
+            "OrderController.ItemController.items",
+            (),
+        ),
+        (("GET",), "/health"): (SPRING + "HealthController.java", "HealthController.health", ()),
+        (("ANY",), "/status"): (SPRING + "HealthController.java", "HealthController.status", ()),
+    },
+}
+
+
+def _graph(tmp: Path, name: str) -> CodeGraph:
+    root = tmp / name
+    shutil.copytree(FIXTURES / f"routes_{name}", root)
+    graph = CodeGraph.open(root)
+    graph.index()
+    return graph
+
+
+def _found(routes: list[dict[str, Any]]) -> Expected:
+    return {
+        (tuple(r["methods"]), r["pattern"]): (
+            r["handler_file"],
+            r["handler_qualname"],
+            tuple(r["middleware"]),
+        )
+        for r in routes
+    }
+
+
+@pytest.mark.parametrize("framework", sorted(EXPECTED))
+def test_every_route_of_the_framework(tmp_path: Path, framework: str) -> None:
+    graph = _graph(tmp_path, framework)
+    routes = graph.routes()
+    assert {r["framework"] for r in routes} == {framework}
+    assert _found(routes) == EXPECTED[framework]
+    assert all(r["line"] > 0 for r in routes)
