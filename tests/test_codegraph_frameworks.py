@@ -14,6 +14,8 @@ from clawql_git.codegraph.graph import CodeGraph
 
 FIXTURES = Path(__file__).parent / "fixtures" / "code"
 SPRING = "src/main/java/com/acme/shop/web/"
+PRODUCTS = "Controllers/ProductsController.cs"
+AUTH = "Authorize"
 
 Expected = dict[tuple[tuple[str, ...], str], tuple[str | None, str | None, tuple[str, ...]]]
 
@@ -59,6 +61,32 @@ EXPECTED: dict[str, Expected] = {
         ),
         (("GET",), "/health"): (SPRING + "HealthController.java", "HealthController.health", ()),
         (("ANY",), "/status"): (SPRING + "HealthController.java", "HealthController.status", ()),
+    },
+    "aspnet": {
+        (("GET",), "/"): (None, None, ()),
+        (("POST",), "/login"): ("Program.cs", "Login", ("AllowAnonymous()",)),
+        (("GET",), "/todos/{id}"): ("Program.cs", "GetTodo", ("RequireAuthorization()",)),
+        (("PUT", "PATCH"), "/todos/{id}"): (
+            "Program.cs",
+            "UpdateTodo",
+            ("RequireAuthorization()",),
+        ),
+        (("DELETE",), "/admin/cache"): ("Program.cs", "ClearCache", ()),
+        (("GET",), "/api/Products"): (
+            PRODUCTS,
+            "ProductsController.List",
+            (AUTH, "AllowAnonymous"),
+        ),
+        (("GET",), "/api/Products/{id:int}"): (PRODUCTS, "ProductsController.Get", (AUTH,)),
+        (("POST",), "/api/Products/bulk"): (PRODUCTS, "ProductsController.Bulk", (AUTH,)),
+        (("PUT",), "/api/Products/{id:int}"): (PRODUCTS, "ProductsController.Update", (AUTH,)),
+        (("PATCH",), "/api/Products/{id:int}"): (PRODUCTS, "ProductsController.Update", (AUTH,)),
+        (("ANY",), "/api/Products/Export"): (PRODUCTS, "ProductsController.Export", (AUTH,)),
+        (("DELETE",), "/admin/products/{id}"): (
+            PRODUCTS,
+            "ProductsController.Purge",
+            (AUTH, 'Authorize(Roles = "Admin")'),
+        ),
     },
 }
 
