@@ -165,7 +165,7 @@ def _chain(node: Node) -> tuple[Node, tuple[str, ...]]:
     mids: list[str] = []
     while node.type == "invocation_expression":
         recv, name, _ = _call_parts(node)
-        if recv is None or name not in CHAINED and not name.startswith("AddEndpointFilter"):
+        if recv is None or (name not in CHAINED and not name.startswith("AddEndpointFilter")):
             break
         mids.append(collapse(text(node)[len(text(recv)) :].lstrip(".")))
         node = recv
