@@ -135,7 +135,7 @@ def _templates(marks: list[Node]) -> list[tuple[tuple[str, ...], str]]:
     ``[Route]`` without any verb is ``ANY``."""
     own = [(VERBS[attribute_name(a)], _template(a)) for a in marks if attribute_name(a) in VERBS]
     plain = [t for a in marks if attribute_name(a) == "Route" for t in [_template(a)] if t]
-    out = [((verb,), t) for verb, t in own if t is not None]
+    out: list[tuple[tuple[str, ...], str]] = [((verb,), t) for verb, t in own if t is not None]
     bare = tuple(verb for verb, t in own if t is None)
     if bare or (plain and not own):
         out += [(bare or ("ANY",), t) for t in plain or [""]]

@@ -48,7 +48,7 @@ def _visit(node: Node, outer: str, facts: FileFacts) -> None:
             _visit(child, outer, facts)
 
 
-def annotations(node: Node) -> list[Node]:
+def annotations_of(node: Node) -> list[Node]:
     """The annotations in a declaration's modifiers."""
     mods = next((c for c in node.named_children if c.type == "modifiers"), None)
     return [a for a in mods.named_children if a.type in _ANNOTATIONS] if mods else []
@@ -91,7 +91,7 @@ def _paths(node: Node) -> list[str]:
 
 
 def _controller(cls: Node, qual: str, facts: FileFacts) -> None:
-    own = annotations(cls)
+    own = annotations_of(cls)
     mapping = next((a for a in own if annotation_name(a) == "RequestMapping"), None)
     if mapping is not None:
         prefix = _paths(mapping)[0]
@@ -104,7 +104,7 @@ def _controller(cls: Node, qual: str, facts: FileFacts) -> None:
 
 
 def _method_routes(method: Node, cls: str, shared: tuple[str, ...], facts: FileFacts) -> None:
-    marks = annotations(method)
+    marks = annotations_of(method)
     name = text(method.child_by_field_name("name"))
     guards = shared + _guards(marks)
     for mark in marks:
