@@ -112,6 +112,28 @@ EXPECTED: dict[str, Expected] = {
         (("GET", "HEAD"), "/backoffice/reports/{id}"): ("admin/gorilla.go", "report", ()),
         (("POST",), "/login"): ("admin/gorilla.go", "login", ()),
     },
+    "nextjs": {
+        (("GET",), "/"): ("app/page.tsx", "Home", ()),
+        (("GET",), "/products/:id"): ("app/(shop)/products/[id]/page.tsx", "ProductPage", ()),
+        (("GET",), "/api/orders/:orderId"): ("app/api/orders/[orderId]/route.ts", "GET", ()),
+        (("DELETE",), "/api/orders/:orderId"): (
+            "app/api/orders/[orderId]/route.ts",
+            "DELETE",
+            (),
+        ),
+        (("GET",), "/docs/{slug:path}"): ("app/docs/[...slug]/page.tsx", "Docs", ()),
+        (("GET",), "/about"): ("pages/about.tsx", "About", ()),
+        (("GET",), "/blog"): ("pages/blog/index.tsx", "BlogIndex", ()),
+        (("GET",), "/blog/:slug"): ("pages/blog/[slug].tsx", "Post", ()),
+        (("ANY",), "/api/health"): ("pages/api/health.ts", "handler", ()),
+    },
+    "sveltekit": {
+        (("GET",), "/dashboard"): ("src/routes/(app)/dashboard/+page.ts", "load", ()),
+        (("GET",), "/blog/:slug"): ("src/routes/blog/[slug]/+page.server.ts", "load", ()),
+        (("POST",), "/blog/:slug"): ("src/routes/blog/[slug]/+page.server.ts", "actions", ()),
+        (("GET",), "/api/items"): ("src/routes/api/items/+server.ts", "GET", ()),
+        (("POST",), "/api/items"): ("src/routes/api/items/+server.ts", "POST", ()),
+    },
 }
 FRAMEWORKS = {"go": {"gin", "chi", "echo", "nethttp", "gorilla"}}
 
@@ -142,3 +164,23 @@ def test_every_route_of_the_framework(tmp_path: Path, framework: str) -> None:
     assert {r["framework"] for r in routes} == FRAMEWORKS.get(framework, {framework})
     assert _found(routes) == EXPECTED[framework]
     assert all(r["line"] > 0 for r in routes)
+
+
+def test_file_routes_need_their_framework_folder(tmp_path: Path) -> None:
+    """A ``pages/`` folder without a ``next.config.*`` and a ``page.tsx`` outside ``app/``
+    are not routes (no Next.js there)."""
+    root = tmp_path / "plain"
+    (root / "pages").mkdir(parents=True)
+    (root / "pages" / "about.tsx").write_text("export default function About() {}\n")
+    (root / "ui").mkdir()
+    (root / "ui" / "page.tsx").write_text("export default function Page() {}\n")
+    graph = CodeGraph.open(root)
+    graph.index()
+    assert graph.routes() == []
+
+
+def test_find_route_matches_a_file_route(tmp_path: Path) -> None:
+    graph = _graph(tmp_path, "nextjs")
+    found = graph.find_route("/docs/guides/install").items
+    assert [r["handler_qualname"] for r in found] == ["Docs"]
+    assert found[0]["params"] == {"slug": "guides/install"}
