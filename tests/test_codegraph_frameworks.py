@@ -16,6 +16,8 @@ FIXTURES = Path(__file__).parent / "fixtures" / "code"
 SPRING = "src/main/java/com/acme/shop/web/"
 PRODUCTS = "Controllers/ProductsController.cs"
 AUTH = "Authorize"
+C = "app/Http/Controllers/"
+SANCTUM = ("api", "auth:sanctum")
 
 Expected = dict[tuple[tuple[str, ...], str], tuple[str | None, str | None, tuple[str, ...]]]
 
@@ -133,6 +135,56 @@ EXPECTED: dict[str, Expected] = {
         (("POST",), "/blog/:slug"): ("src/routes/blog/[slug]/+page.server.ts", "actions", ()),
         (("GET",), "/api/items"): ("src/routes/api/items/+server.ts", "GET", ()),
         (("POST",), "/api/items"): ("src/routes/api/items/+server.ts", "POST", ()),
+    },
+    "laravel": {
+        (("GET",), "/"): (None, None, ("web",)),
+        (("GET",), "/users/{id}"): (
+            C + "UserController.php",
+            "UserController.show",
+            ("web", "auth"),
+        ),
+        (("GET",), "/admin/dashboard"): (
+            C + "AdminController.php",
+            "AdminController.index",
+            ("web", "auth", "admin"),
+        ),
+        (("GET", "POST"), "/admin/reports/{year}"): (
+            C + "AdminController.php",
+            "AdminController.report",
+            ("web", "auth", "admin"),
+        ),
+        (("GET",), "/photos"): (C + "PhotoController.php", "PhotoController.index", ("web",)),
+        (("GET",), "/photos/{photo}"): (
+            C + "PhotoController.php",
+            "PhotoController.show",
+            ("web",),
+        ),
+        (("DELETE",), "/photos/{photo}"): (
+            C + "PhotoController.php",
+            "PhotoController.destroy",
+            ("web",),
+        ),
+        # routes/api.php: under /api and the api group; apiResource has no create/edit
+        (("GET",), "/api/posts"): (C + "PostController.php", "PostController.index", SANCTUM),
+        (("POST",), "/api/posts"): (C + "PostController.php", "PostController.store", SANCTUM),
+        (("GET",), "/api/posts/{post}"): (C + "PostController.php", "PostController.show", SANCTUM),
+        (("PUT", "PATCH"), "/api/posts/{post}"): (
+            C + "PostController.php",
+            "PostController.update",
+            SANCTUM,
+        ),
+        (("DELETE",), "/api/posts/{post}"): (
+            C + "PostController.php",
+            "PostController.destroy",
+            SANCTUM,
+        ),
+        (("GET",), "/api/orders/{id}"): (
+            C + "OrderController.php",
+            "OrderController.show",
+            SANCTUM,
+        ),
+        (("POST",), "/api/orders"): (C + "OrderController.php", "OrderController.store", SANCTUM),
+        (("ANY",), "/api/ping"): (C + "OrderController.php", "OrderController.ping", ("api",)),
     },
 }
 FRAMEWORKS = {"go": {"gin", "chi", "echo", "nethttp", "gorilla"}}
