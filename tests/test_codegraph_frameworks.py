@@ -18,6 +18,7 @@ PRODUCTS = "Controllers/ProductsController.cs"
 AUTH = "Authorize"
 C = "app/Http/Controllers/"
 SANCTUM = ("api", "auth:sanctum")
+TRACE = "TraceLayer::new_for_http()"
 
 Expected = dict[tuple[tuple[str, ...], str], tuple[str | None, str | None, tuple[str, ...]]]
 
@@ -186,8 +187,33 @@ EXPECTED: dict[str, Expected] = {
         (("POST",), "/api/orders"): (C + "OrderController.php", "OrderController.store", SANCTUM),
         (("ANY",), "/api/ping"): (C + "OrderController.php", "OrderController.ping", ("api",)),
     },
+    "rust": {
+        # Axum: layer wraps what was added before it, nested routers included
+        (("GET",), "/"): ("src/main.rs", "root", (TRACE,)),
+        (("GET",), "/users"): ("src/handlers.rs", "list_users", (TRACE,)),
+        (("POST",), "/users"): ("src/handlers.rs", "create_user", (TRACE,)),
+        (("GET",), "/api/items/:id"): ("src/main.rs", "show_item", (TRACE, "RequireAuth::new()")),
+        (("DELETE",), "/api/items/:id"): (
+            "src/main.rs",
+            "delete_item",
+            (TRACE, "RequireAuth::new()"),
+        ),
+        (("ANY",), "/metrics"): ("src/main.rs", "metrics", ()),
+        # Actix: macros mounted by .service, scopes, resources, configure, wrap
+        (("GET",), "/admin/hello/{name}"): ("src/main.rs", "greet", ("Logger::default()",)),
+        (("GET",), "/admin/health"): ("src/main.rs", "health", ("Logger::default()",)),
+        (("DELETE",), "/admin/reports/{id}"): (
+            "src/main.rs",
+            "drop_report",
+            ("Logger::default()",),
+        ),
+        (("GET", "HEAD"), "/legacy"): ("src/main.rs", "legacy", ()),
+    },
 }
-FRAMEWORKS = {"go": {"gin", "chi", "echo", "nethttp", "gorilla"}}
+FRAMEWORKS = {
+    "go": {"gin", "chi", "echo", "nethttp", "gorilla"},
+    "rust": {"axum", "actix"},
+}
 
 
 def _graph(tmp: Path, name: str) -> CodeGraph:
