@@ -209,8 +209,18 @@ EXPECTED: dict[str, Expected] = {
         ),
         (("GET", "HEAD"), "/legacy"): ("src/main.rs", "legacy", ()),
     },
+    "react": {
+        # JSX: the index route stands for "/", the layout only wraps it
+        (("GET",), "/"): ("src/pages/Home.tsx", "Home", ()),
+        (("GET",), "/users/:id"): ("src/pages/User.tsx", "User", ()),
+        # route objects: children joined under /app, Component and loader
+        (("GET",), "/app"): ("src/Layout.tsx", "Root", ()),
+        (("GET",), "/app/team/:teamId"): ("src/pages/Team.tsx", "Team", ("loader=teamLoader",)),
+        (("GET",), "/app/settings"): ("src/router.tsx", "Settings", ()),
+    },
 }
 FRAMEWORKS = {
+    "react": {"react-router"},
     "go": {"gin", "chi", "echo", "nethttp", "gorilla"},
     "rust": {"axum", "actix"},
 }
