@@ -272,3 +272,41 @@ def test_find_route_matches_a_file_route(tmp_path: Path) -> None:
     found = graph.find_route("/docs/guides/install").items
     assert [r["handler_qualname"] for r in found] == ["Docs"]
     assert found[0]["params"] == {"slug": "guides/install"}
+
+
+RAILS = {
+    (("GET",), "/"): "PagesController.home",
+    (("GET",), "/about"): "PagesController.about",
+    (("POST",), "/login"): "SessionsController.create",
+    (("GET", "POST"), "/search"): "SearchController.run",
+    (("GET",), "/articles"): "ArticlesController.index",
+    (("GET",), "/articles/:id"): "ArticlesController.show",
+    (("POST",), "/articles/:article_id/comments"): "CommentsController.create",
+    (("POST",), "/articles/:id/publish"): "ArticlesController.publish",
+    (("GET",), "/profile/new"): "ProfilesController.new",
+    (("POST",), "/profile"): "ProfilesController.create",
+    (("GET",), "/profile"): "ProfilesController.show",
+    (("GET",), "/profile/edit"): "ProfilesController.edit",
+    (("PATCH", "PUT"), "/profile"): "ProfilesController.update",
+    (("GET",), "/admin/users"): "Admin.UsersController.index",
+    (("DELETE",), "/admin/users/:id"): "Admin.UsersController.destroy",
+    (("GET",), "/api/status"): "Api.StatusController.show",
+}
+
+
+def test_rails_routes_expand_the_routing_dsl() -> None:
+    """resources/resource with only/except, nesting, member blocks, namespace, scope with
+    module, root, match via, and the ``"path" => "c#a"`` form."""
+    ruby = pytest.importorskip("tree_sitter_ruby")
+    from tree_sitter import Language, Parser
+
+    from clawql_git.codegraph.model import FileFacts
+    from clawql_git.codegraph.rails_routes import rails_routes
+
+    source = (FIXTURES / "routes_rails" / "config" / "routes.rb").read_bytes()
+    facts = FileFacts("config/routes.rb", "ruby")
+    rails_routes(Parser(Language(ruby.language())).parse(source).root_node, facts)
+    assert {(r.methods, r.path): r.handler for r in facts.routes} == RAILS
+    other = FileFacts("app/models/user.rb", "ruby")
+    rails_routes(Parser(Language(ruby.language())).parse(source).root_node, other)
+    assert other.routes == []  # only the routes files are read as routes
