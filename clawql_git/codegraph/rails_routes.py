@@ -26,7 +26,8 @@ from clawql_git.codegraph.model import FileFacts, Route
 from clawql_git.codegraph.ts_util import line, text
 
 VERBS = frozenset({"get", "post", "put", "patch", "delete", "options", "head"})
-PLURAL = (
+Action = tuple[str, tuple[str, ...], str]  # (action, methods, path after the resource's)
+PLURAL: tuple[Action, ...] = (
     ("index", ("GET",), ""),
     ("new", ("GET",), "/new"),
     ("create", ("POST",), ""),
@@ -35,7 +36,7 @@ PLURAL = (
     ("update", ("PATCH", "PUT"), "/:id"),
     ("destroy", ("DELETE",), "/:id"),
 )
-SINGULAR = (
+SINGULAR: tuple[Action, ...] = (
     ("new", ("GET",), "/new"),
     ("create", ("POST",), ""),
     ("show", ("GET",), ""),
