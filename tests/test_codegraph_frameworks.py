@@ -310,3 +310,37 @@ def test_rails_routes_expand_the_routing_dsl() -> None:
     other = FileFacts("app/models/user.rb", "ruby")
     rails_routes(Parser(Language(ruby.language())).parse(source).root_node, other)
     assert other.routes == []  # only the routes files are read as routes
+
+
+def test_vapor_routes_on_routers_groups_and_collections() -> None:
+    swift = pytest.importorskip("tree_sitter_swift")
+    from tree_sitter import Language, Parser
+
+    from clawql_git.codegraph.model import FileFacts
+    from clawql_git.codegraph.vapor_routes import vapor_routes
+
+    parser = Parser(Language(swift.language()))
+    found = {}
+    for name in ("routes.swift", "Controllers/TodoController.swift"):
+        facts = FileFacts(name, "swift")
+        source = (FIXTURES / "routes_vapor" / "Sources" / "App" / name).read_bytes()
+        vapor_routes(parser.parse(source).root_node, facts)
+        found[name] = facts
+    routes = {(r.methods, r.path, r.owner): r.handler for f in found.values() for r in f.routes}
+    assert routes == {
+        (("GET",), "/", "routes.app"): "",
+        (("GET",), "/hello/:name", "routes.app"): "",
+        (("POST",), "/login", "routes.api"): "login",
+        (("GET",), "/me", "routes.secure"): "me",
+        (("DELETE",), "/cache", "routes.group@14:4"): "clearCache",
+        (("GET",), "/", "boot.todos"): "TodoController.index",
+        (("PATCH",), "/:todoID", "boot.todos"): "TodoController.update",
+    }
+    mounts = {
+        (m.parent, m.child): (m.prefix, m.middleware) for f in found.values() for m in f.mounts
+    }
+    assert mounts[("routes.app", "routes.api")] == ("/api/v1", ())
+    assert mounts[("routes.api", "routes.secure")] == ("", ("User.authenticator()",))
+    assert mounts[("routes.app", "routes.group@14:4")] == ("/admin", ())
+    assert mounts[("TodoController", "boot.todos")] == ("/todos", ())
+    assert mounts[("routes.app", "TodoController")] == ("", ())
