@@ -94,10 +94,10 @@ class _Pass:
                 inner[p] = name
             self.statements(closure, inner, cls, fn)
             return
-        if method == "register" and args:
-            target = args[0]
-            callee = target.named_children[0] if target.named_children else target
-            self.facts.mounts.append(Mount(owner, text(callee), "", line(node), "vapor"))
+        if method == "register":  # register(collection: TodoController())
+            collection = _labelled(node, "collection").split("(", 1)[0]
+            if collection:
+                self.facts.mounts.append(Mount(owner, collection, "", line(node), "vapor"))
             return
         verbs = _verbs(method, args)
         if verbs is None:
