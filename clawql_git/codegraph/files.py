@@ -30,7 +30,8 @@ EXCLUDED_DIRS = frozenset(
     }
 )
 LANGUAGE_MODULES = tuple(
-    f"lang_{n}" for n in ("python", "js", "go", "rust", "java", "c", "cpp", "csharp", "php", "ruby")
+    f"lang_{n}"
+    for n in ("python", "js", "go", "rust", "java", "c", "cpp", "csharp", "php", "ruby", "kotlin")
 )
 MAX_FILE_BYTES = 2_000_000
 

@@ -30,7 +30,9 @@ DOTTED = re.compile(r"^[A-Za-z_$][\w$]*[?!]?(\.[A-Za-z_$][\w$]*[?!]?)*$")  # Rub
 CONSTRUCTED = re.compile(r"^([A-Za-z_$][\w$.]*)\(\)\.([A-Za-z_$][\w$]*)$")
 # bare names may be members of the enclosing class
 IMPLICIT_THIS = frozenset({"java", "kotlin", "csharp", "cpp", "ruby", "swift", "dart"})
-NAMESPACED = frozenset({"csharp", "php"})  # a name of the file's own namespace needs no import
+NAMESPACED = frozenset(
+    {"csharp", "php", "kotlin"}
+)  # a name of the file's own namespace needs no import
 SELF_NAMES = ("self", "cls", "this")
 JAVA_LANG = frozenset(
     [
