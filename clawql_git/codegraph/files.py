@@ -31,7 +31,20 @@ EXCLUDED_DIRS = frozenset(
 )
 LANGUAGE_MODULES = tuple(
     f"lang_{n}"
-    for n in ("python", "js", "go", "rust", "java", "c", "cpp", "csharp", "php", "ruby", "kotlin")
+    for n in (
+        "python",
+        "js",
+        "go",
+        "rust",
+        "java",
+        "c",
+        "cpp",
+        "csharp",
+        "php",
+        "ruby",
+        "kotlin",
+        "swift",
+    )
 )
 MAX_FILE_BYTES = 2_000_000
 

@@ -215,12 +215,14 @@ class Resolver:
         self._visible: dict[str, list[str]] = {}  # C/C++ file -> itself and its includes
         self._includers: dict[str, list[str]] | None = None  # header -> sources including it
         self._constants: dict[str, list[str]] | None = None  # Ruby qualname -> files
+        self._swift_roots: dict[str, list[str]] | None = None  # Swift module dir -> files
 
     def replace(self, facts: FileFacts) -> None:
         """Take the new facts of a file already known (the set of files is unchanged, so
         module resolution stays valid)."""
         self.index[facts.path] = FileIndex.build(facts)
         self._visible, self._includers, self._constants = {}, None, None
+        self._swift_roots = None
 
     # ------------------------------------------------------------ modules
 
@@ -401,6 +403,9 @@ class Resolver:
             klass = self._enclosing_class(path, scope)
             if klass:
                 return ("def" if name == "cls" else "inst", path, klass)
+            extended = self._extended_type(path, scope)
+            if extended[0] == "def":
+                return ("inst", extended[1], extended[2])
         for cur in self.scopes(path, scope):
             found = self._in_scope(path, cur, name, ctx, depth)
             if found is not None:
@@ -411,6 +416,10 @@ class Resolver:
                 return member
         if idx.facts.language == "go":
             found = self._go_package(path, name, ctx, depth)
+            if found is not None:
+                return found
+        if idx.facts.language == "swift":
+            found = self._swift_module(path, name)
             if found is not None:
                 return found
         if idx.facts.language in NAMESPACED:
@@ -498,9 +507,26 @@ class Resolver:
         """Java/TS-style: a bare name inside a method may be a member of its class."""
         klass = self._enclosing_class(path, scope)
         if not klass:
-            return None
+            extended = self._extended_type(path, scope)
+            if extended[0] != "def":
+                return None
+            found = self.member(extended[1], extended[2], name, ctx, depth + 1, instance=True)
+            return found if found[0] != "unk" else None
         found = self.member(path, klass, name, ctx, depth + 1, instance=True)
         return found if found[0] != "unk" else None
+
+    def _extended_type(self, path: str, scope: str) -> Entity:
+        """Swift: the type of a method of ``extension T`` where ``T`` is defined in another
+        file of the module (the method's qualname is ``T.m``, ``T`` is no definition here)."""
+        if self.index[path].facts.language != "swift" or scope not in self.index[path].defs:
+            return UNK
+        owner = parent(scope)
+        if not owner or owner in self.index[path].defs:
+            return UNK
+        found = self._swift_module(path, owner)
+        if found is None or self.index[found[1]].defs[found[2]].kind not in CLASSLIKE:
+            return UNK
+        return found
 
     def _go_package(self, path: str, name: str, ctx: ResolutionNotes, depth: int) -> Entity | None:
         """Go: a package is its directory, so a top-level name may be defined in any of its
@@ -522,6 +548,20 @@ class Resolver:
                 return self.infer(other, "", assigns, ctx, depth + 1)
             if sym is not None:
                 return UNK
+        return None
+
+    def _swift_module(self, path: str, qual: str) -> Entity | None:
+        """Swift: a definition of another file of the same module (``Sources/<name>/`` of a
+        package, else the whole repository), which needs no import."""
+        if self._swift_roots is None:
+            self._swift_roots = {}
+            for f in sorted(self.index):
+                if self.index[f].facts.language == "swift":
+                    self._swift_roots.setdefault(swift_module_root(f), []).append(f)
+        for other in self._swift_roots.get(swift_module_root(path), []):
+            sym = self.index[other].defs.get(qual)
+            if other != path and sym is not None and sym.kind not in ("variable", "constant"):
+                return ("def", other, qual)
         return None
 
     def _namespace_mate(self, path: str, name: str) -> Entity | None:
@@ -815,6 +855,10 @@ class Resolver:
                 external = True
         if idx.facts.language == "go":
             return self._go_method(path, klass, name)
+        if idx.facts.language == "swift":  # an extension in another file of the module
+            return self._swift_module(path, f"{klass}.{name}") or (
+                ("ext", name) if external else UNK
+            )
         return ("ext", name) if external else UNK
 
     def infer_attr(
@@ -835,6 +879,16 @@ class Resolver:
             ):
                 return ("def", other, f"{klass}.{name}")
         return UNK
+
+
+def swift_module_root(path: str) -> str:
+    """The directory of the Swift module ``path`` belongs to: ``Sources/<name>/`` (or
+    ``Tests/<name>/``) of a Swift package, else '' (an Xcode project: one module)."""
+    parts = path.split("/")
+    for i, part in enumerate(parts[:-2]):
+        if part in {"Sources", "Tests"}:
+            return "/".join(parts[: i + 2]) + "/"
+    return ""
 
 
 @dataclass
