@@ -44,6 +44,7 @@ LANGUAGE_MODULES = tuple(
         "ruby",
         "kotlin",
         "swift",
+        "lua",
     )
 )
 MAX_FILE_BYTES = 2_000_000
