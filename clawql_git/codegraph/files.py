@@ -45,6 +45,7 @@ LANGUAGE_MODULES = tuple(
         "kotlin",
         "swift",
         "lua",
+        "dart",
     )
 )
 MAX_FILE_BYTES = 2_000_000

@@ -817,6 +817,8 @@ class Resolver:
                 if sub:
                     return ("mod", *sub)
             for imp in idx.stars.get("", []):
+                if idx.facts.language == "dart" and imp.alias not in ("export", "part"):
+                    continue  # a Dart import is not re-exported
                 star = self.module_files(path, imp.module)
                 if star and star != files:
                     found = self._module_attr(star, name, ctx, depth + 1)
