@@ -46,6 +46,7 @@ LANGUAGE_MODULES = tuple(
         "swift",
         "lua",
         "dart",
+        "svelte",
     )
 )
 MAX_FILE_BYTES = 2_000_000
