@@ -20,12 +20,12 @@ FILES = {
     "scripts/init.lua": "local M = {}\nreturn M\n",
     "lib/app.dart": "void main() {}\n",
     "src/routes/+page.svelte": "<h1>Hi</h1>\n",
-    "build.scala": "object Build\n",
-    "src/Build.scala": "object B\n",
+    "Build.hs": "main = pure ()\n",
+    "src/Main.hs": "module Main where\n",
     "lib/app.ex": "defmodule App do\nend\n",
     "deploy.sh": "echo hi\n",
     "README.md": "# not source\n",
-    "vendor/lib.scala": "object Vendored\n",  # vendored trees are not counted either
+    "vendor/Lib.hs": "module Lib where\n",  # vendored trees are not counted either
 }
 
 
@@ -45,16 +45,16 @@ def test_code_status_lists_languages_indexed_and_files_skipped_by_language(
         "svelte": 1,
         "swift": 1,
     }
-    assert info["skipped"] == {"scala": 2, "elixir": 1, "shell": 1}
+    assert info["skipped"] == {"haskell": 2, "elixir": 1, "shell": 1}
     lines = runner.invoke(cli, ["code", "status", "-C", str(tmp_path)]).output.splitlines()
     assert "languages: dart 1, kotlin 1, lua 1, ruby 1, svelte 1, swift 1" in lines
-    assert "skipped: elixir 1, scala 2, shell 1" in lines
+    assert "skipped: elixir 1, haskell 2, shell 1" in lines
 
 
 def test_skipped_counts_follow_the_work_tree_and_git_ignores(tmp_path: Path) -> None:
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
     (tmp_path / ".gitignore").write_text("gen/\n")
-    graph = build(tmp_path, {"a.rb": "x = 1\n", "gen/x.scala": "object X\n", "b.ex": ""})
+    graph = build(tmp_path, {"a.rb": "x = 1\n", "gen/X.hs": "", "b.ex": ""})
     assert graph.status()["skipped"] == {"elixir": 1}  # gen/ is ignored by git
     (tmp_path / "b.ex").unlink()
     graph.index(history=False)

@@ -47,6 +47,7 @@ LANGUAGE_MODULES = tuple(
         "lua",
         "dart",
         "svelte",
+        "scala",
     )
 )
 MAX_FILE_BYTES = 2_000_000

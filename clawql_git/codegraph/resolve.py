@@ -29,10 +29,9 @@ MAX_DEPTH = 14
 DOTTED = re.compile(r"^[A-Za-z_$][\w$]*[?!]?(\.[A-Za-z_$][\w$]*[?!]?)*$")  # Ruby ``valid?``
 CONSTRUCTED = re.compile(r"^([A-Za-z_$][\w$.]*)\(\)\.([A-Za-z_$][\w$]*)$")
 # bare names may be members of the enclosing class
-IMPLICIT_THIS = frozenset({"java", "kotlin", "csharp", "cpp", "ruby", "swift", "dart"})
-NAMESPACED = frozenset(
-    {"csharp", "php", "kotlin"}
-)  # a name of the file's own namespace needs no import
+IMPLICIT_THIS = frozenset({"java", "kotlin", "csharp", "cpp", "ruby", "swift", "dart", "scala"})
+# a name of the file's own namespace (package) needs no import
+NAMESPACED = frozenset({"csharp", "php", "kotlin", "scala"})
 SELF_NAMES = ("self", "cls", "this")
 JAVA_LANG = frozenset(
     [
