@@ -30,6 +30,7 @@ from clawql_git.codegraph import lang_js
 from clawql_git.codegraph.model import Assignment, Call, FileFacts, RepoView, Symbol
 from clawql_git.codegraph.ts_util import Parsers, count_errors, line, text
 
+_NOT_NEWLINE = re.compile(rb"[^\n]")
 _NOT_NAME = re.compile(r"[^\w$]")
 _COMPONENT_TAG = re.compile(r"^(?:[A-Z][\w$]*|[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+)$")
 _DOC = re.compile(r"^<!--\s*@component\b(.*?)-->$", re.S)
@@ -99,10 +100,7 @@ def _dedent(raw: str) -> str:
 
 def blank_outside(source: bytes, keep: list[tuple[int, int]]) -> bytes:
     """``source`` with every byte outside the ``keep`` ranges a space (newlines kept)."""
-    out = bytearray(b" " * len(source))
-    for index, byte in enumerate(source):
-        if byte == 0x0A:
-            out[index] = 0x0A
+    out = bytearray(_NOT_NEWLINE.sub(b" ", source))
     for start, end in keep:
         out[start:end] = source[start:end]
     return bytes(out)
