@@ -219,6 +219,20 @@ EXPECTED: dict[str, Expected] = {
         (("GET",), "/app/settings"): ("src/router.tsx", "Settings", ()),
     },
 }
+VAPOR = "Sources/App/"
+EXPECTED["vapor"] = {
+    (("GET",), "/"): (None, None, ()),
+    (("GET",), "/hello/:name"): (None, None, ()),
+    (("POST",), "/api/v1/login"): (VAPOR + "routes.swift", "login", ()),
+    (("GET",), "/api/v1/me"): (VAPOR + "routes.swift", "me", ("User.authenticator()",)),
+    (("DELETE",), "/admin/cache"): (VAPOR + "routes.swift", "clearCache", ()),
+    (("GET",), "/todos"): (VAPOR + "Controllers/TodoController.swift", "TodoController.index", ()),
+    (("PATCH",), "/todos/:todoID"): (
+        VAPOR + "Controllers/TodoController.swift",
+        "TodoController.update",
+        (),
+    ),
+}
 FRAMEWORKS = {
     "react": {"react-router"},
     "go": {"gin", "chi", "echo", "nethttp", "gorilla"},
@@ -294,6 +308,24 @@ RAILS = {
 }
 
 
+def test_rails_routes_joined_in_the_graph(tmp_path: Path) -> None:
+    """Through the Ruby extractor: handlers resolve to the controllers the fixture defines
+    (the others stay unresolved, not guessed)."""
+    routes = _graph(tmp_path, "rails").routes()
+    assert {(tuple(r["methods"]), r["pattern"]) for r in routes} == set(RAILS)
+    defined = {r["handler_qualname"]: r["handler_file"] for r in routes if r["handler_file"]}
+    assert defined == {
+        "PagesController.home": "app/controllers/pages_controller.rb",
+        "PagesController.about": "app/controllers/pages_controller.rb",
+        "ArticlesController.index": "app/controllers/articles_controller.rb",
+        "ArticlesController.show": "app/controllers/articles_controller.rb",
+        "ArticlesController.publish": "app/controllers/articles_controller.rb",
+        "Admin.UsersController.index": "app/controllers/admin/users_controller.rb",
+        "Admin.UsersController.destroy": "app/controllers/admin/users_controller.rb",
+        "Api.StatusController.show": "app/controllers/api/status_controller.rb",
+    }
+
+
 def test_rails_routes_expand_the_routing_dsl() -> None:
     """resources/resource with only/except, nesting, member blocks, namespace, scope with
     module, root, match via, and the ``"path" => "c#a"`` form."""
@@ -328,12 +360,12 @@ def test_vapor_routes_on_routers_groups_and_collections() -> None:
         found[name] = facts
     routes = {(r.methods, r.path, r.owner): r.handler for f in found.values() for r in f.routes}
     assert routes == {
-        (("GET",), "/", "routes.app"): "",
+        (("GET",), "", "routes.app"): "",
         (("GET",), "/hello/:name", "routes.app"): "",
         (("POST",), "/login", "routes.api"): "login",
         (("GET",), "/me", "routes.secure"): "me",
         (("DELETE",), "/cache", "routes.group@14:4"): "clearCache",
-        (("GET",), "/", "boot.todos"): "TodoController.index",
+        (("GET",), "", "boot.todos"): "TodoController.index",
         (("PATCH",), "/:todoID", "boot.todos"): "TodoController.update",
     }
     mounts = {

@@ -37,6 +37,7 @@ from typing import ClassVar
 from tree_sitter import Node
 
 from clawql_git.codegraph.model import FileFacts, RepoView, SymbolKind
+from clawql_git.codegraph.rails_routes import rails_routes
 from clawql_git.codegraph.ts_util import (
     Parsers,
     Walker,
@@ -335,9 +336,10 @@ class RubyExtractor:
 
     def extract(self, path: str, source: bytes, language: str) -> FileFacts:
         """Facts of one Ruby file; syntax errors are counted and the rest still extracted."""
-        _, facts, _ = walk_file(self._parsers, path, source, language, RubyWalker)
+        root, facts, _ = walk_file(self._parsers, path, source, language, RubyWalker)
         first = min(facts.symbols, key=lambda s: s.line, default=None)
         facts.module_doc = first.docstring if first is not None else ""
+        rails_routes(root, facts)
         return facts
 
     def resolve_module(self, importer: str, module: str, repo: RepoView) -> list[str]:

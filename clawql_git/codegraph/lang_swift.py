@@ -43,6 +43,7 @@ from clawql_git.codegraph.ts_util import (
     text,
     walk_file,
 )
+from clawql_git.codegraph.vapor_routes import vapor_routes
 
 _KINDS: dict[str, SymbolKind] = {
     "class": "class",
@@ -304,9 +305,10 @@ class SwiftExtractor:
 
     def extract(self, path: str, source: bytes, language: str) -> FileFacts:
         """Facts of one Swift file; syntax errors are counted and the rest still extracted."""
-        _, facts, _ = walk_file(self._parsers, path, source, language, SwiftWalker)
+        root, facts, _ = walk_file(self._parsers, path, source, language, SwiftWalker)
         first = min(facts.symbols, key=lambda s: s.line, default=None)
         facts.module_doc = first.docstring if first is not None else ""
+        vapor_routes(root, facts)
         return facts
 
     def resolve_module(self, importer: str, module: str, repo: RepoView) -> list[str]:

@@ -76,7 +76,7 @@ class _Pass:
             scope[text(pattern)] = name
 
     def group(self, parent: str, name: str, args: list[Node], node: Node) -> None:
-        path = _path(args) if any(_is_string(a) for a in args) else ""
+        path = _path(args)
         mids = tuple(collapse(text(a)) for a in args if not _is_string(a))
         self.facts.routers.append(RouterDef(name, "grouped", "", line(node), "vapor"))
         self.facts.mounts.append(Mount(parent, name, path, line(node), "vapor", mids))
@@ -160,7 +160,7 @@ def _is_string(node: Node) -> bool:
 
 def _path(args: list[Node]) -> str:
     parts = [text(a)[1:-1].strip("/") for a in args if _is_string(a)]
-    return "/" + "/".join(p for p in parts if p)
+    return "/" + "/".join(p for p in parts if p) if any(parts) else ""
 
 
 def _closure_params(closure: Node) -> list[str]:
