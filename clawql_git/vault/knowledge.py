@@ -135,7 +135,8 @@ def index_into_onyx(
     """Send the vault's current entries (of ``types``, when given) to Onyx as documents of
     source ``ingestion_api``; entries with any PII classification stay in the vault.
     ``entries`` come through the reader (door ``onyx-index``); recorded as ONYX_SOURCE_INDEXED
-    with the document ids; when Onyx fails midway, what was sent is recorded and the error raised."""
+    with the document ids; when Onyx fails midway, what was sent is recorded, then the error
+    raised."""
     client = onyx_client(settings)
     chosen = [e for e in entries if e.status == "current" and (not types or e.type in types)]
     sent: list[str] = []
@@ -144,8 +145,8 @@ def index_into_onyx(
         for entry in (e for e in chosen if not pii_of(e)):
             sent.append(client.ingest(_document(vault_id, entry), cc_pair_id))
     finally:
-        sent_any = sent or not chosen
-        ref = _record_indexed(store, settings, identity, sent, skipped) if sent_any else ""
+        done = bool(sent) or not chosen
+        ref = _record_indexed(store, settings, identity, sent, skipped) if done else ""
     return IndexedSource(sent, skipped, ref)
 
 
