@@ -1,0 +1,165 @@
+"""Onyx beside the vault (issue 16 item 4), against a local server implementing the part of
+Onyx's documented API clawql calls (tests/onyx_server.py): the client, ``clawql knowledge
+search|index``, the merge into recall's one list, the audit events, and failing open when
+Onyx is stopped."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from clawql_git import Vault
+from clawql_git.cli import cli
+from clawql_git.errors import InvalidInput
+from clawql_git.onyx import OnyxClient, OnyxQuery, OnyxUnavailable
+
+from .conftest import AGENT
+from .onyx_server import ADMIN_KEY, USER_KEY, OnyxServer, onyx  # noqa: F401
+
+ROTATION = "https://wiki.example.com/ops/key-rotation"
+
+
+@pytest.fixture
+def configured(onyx: OnyxServer, monkeypatch: pytest.MonkeyPatch) -> OnyxServer:  # noqa: F811
+    monkeypatch.setenv("CLAWQL_EMBEDDING_MODEL", "hash")
+    monkeypatch.setenv("CLAWQL_ONYX_URL", onyx.url)
+    monkeypatch.setenv("CLAWQL_ONYX_API_KEY", USER_KEY)
+    return onyx
+
+
+def new_vault(tmp_path: Path) -> Vault:
+    vault = Vault.init(tmp_path / "vault", identity=AGENT)
+    vault.ingest(
+        type="decision",
+        title="Rotate signing keys every 90 days",
+        body="We rotate the JWT signing keys every 90 days.",
+    )
+    return vault
+
+
+def test_client_searches_with_the_key_and_keeps_citations(onyx: OnyxServer) -> None:  # noqa: F811
+    client = OnyxClient(onyx.url, USER_KEY)
+    found = client.search(OnyxQuery("signing key rotation", max_results=5))
+    assert found.endpoint == "/query/document-search"
+    assert found.documents[0].document_id == ROTATION
+    assert "drive:board-minutes" not in {d.document_id for d in found.documents}  # not public
+    top = found.documents[0]
+    assert top.citation["link"] == ROTATION and top.citation["primary_owners"] == [
+        "sre@example.com"
+    ]
+    assert top.source_type == "confluence" and top.updated_at == "2026-06-01T10:00:00Z"
+    request = onyx.requests[-1]
+    assert request["auth"] == f"Bearer {USER_KEY}"
+    assert request["body"]["message"] == "signing key rotation"
+    assert request["body"]["retrieval_options"]["limit"] == 5
+
+
+def test_filters_and_permission_are_passed_through(onyx: OnyxServer) -> None:  # noqa: F811
+    since = datetime(2026, 3, 1, tzinfo=UTC)
+    q = OnyxQuery("signing keys webhook retries", ("confluence", "slack"), since, 10)
+    found = OnyxClient(onyx.url, USER_KEY).search(q)
+    assert [d.document_id for d in found.documents] == [ROTATION]  # slack's is older
+    filters = onyx.requests[-1]["body"]["retrieval_options"]["filters"]
+    assert filters["source_type"] == ["confluence", "slack"]
+    assert filters["time_cutoff"] == "2026-03-01T00:00:00Z"
+    admin = OnyxClient(onyx.url, ADMIN_KEY).search(OnyxQuery("signing", permission="admin"))
+    assert admin.endpoint == "/admin/search"
+    assert "drive:board-minutes" in {d.document_id for d in admin.documents}
+    with pytest.raises(OnyxUnavailable, match="HTTP 403"):
+        OnyxClient(onyx.url, USER_KEY).search(OnyxQuery("signing", permission="admin"))
+    with pytest.raises(OnyxUnavailable, match="HTTP 401"):
+        OnyxClient(onyx.url, "wrong").search(OnyxQuery("signing"))
+    with pytest.raises(InvalidInput, match="permission"):
+        OnyxQuery("signing", permission="root")
+
+
+def test_knowledge_search_cli_json_and_audit(configured: OnyxServer, tmp_path: Path) -> None:
+    vault = new_vault(tmp_path)
+    args = ["knowledge", "--vault", str(vault.root), "search", "signing key rotation", "--json"]
+    r = CliRunner().invoke(
+        cli, [*args, "--sources", "confluence", "--date-from", "2026-01-01", "--max-results", "3"]
+    )
+    assert r.exit_code == 0, r.output
+    data = json.loads(r.stdout)
+    assert [d["document_id"] for d in data["documents"]] == [ROTATION]
+    assert data["entries"][0]["source_layer"] == "onyx"
+    assert data["entries"][0]["citation"]["link"] == ROTATION
+    assert data["permission"] == "user" and data["skipped_layers"] == []
+    event = vault.audit_events()[0]
+    assert event.event == "MEMORY_RECALL" and event.query == "signing key rotation"
+    assert [h.path for h in event.hits] == [f"onyx:{ROTATION}"]
+    assert f"git:{event.sha}" == data["audit_ref"]
+
+
+def test_recall_merges_onyx_into_one_list(configured: OnyxServer, tmp_path: Path) -> None:
+    vault = new_vault(tmp_path)
+    result = Vault.open(vault.root).recall("signing key rotation")
+    assert [h.source_layer for h in result.hits] == ["vault", "onyx"]
+    onyx_hit = result.hits[1]
+    assert onyx_hit.path == f"onyx:{ROTATION}" and onyx_hit.citation is not None
+    assert onyx_hit.citation["source_type"] == "confluence"
+    assert "onyx" in result.layers and not result.skipped_layers
+    event = vault.audit_events()[0]
+    assert {h.path for h in event.hits} == {result.hits[0].path, f"onyx:{ROTATION}"}
+    assert configured.requests[-1]["auth"] == f"Bearer {USER_KEY}"
+
+
+def test_recall_and_search_fail_open_when_onyx_is_stopped(
+    configured: OnyxServer, tmp_path: Path
+) -> None:
+    vault = new_vault(tmp_path)
+    configured.stop()
+    base = ["--vault", str(vault.root)]
+    r = CliRunner().invoke(cli, ["memory", *base, "recall", "signing key rotation", "--json"])
+    assert r.exit_code == 0, r.output
+    data = json.loads(r.stdout)
+    assert [e["source_layer"] for e in data["entries"]] == ["vault"]
+    assert [s["layer"] for s in data["skipped_layers"]] == ["onyx"]
+    assert "did not answer" in data["skipped_layers"][0]["reason"]
+    assert any(w.startswith("onyx skipped") for w in data["warnings"])
+    r = CliRunner().invoke(cli, ["knowledge", *base, "search", "signing", "--json"])
+    assert r.exit_code == 0, r.output
+    data = json.loads(r.stdout)
+    assert data["documents"] == [] and data["skipped_layers"][0]["layer"] == "onyx"
+    r = CliRunner().invoke(cli, ["knowledge", *base, "search", "signing"])
+    assert r.exit_code == 0 and "warning: onyx skipped" in r.output
+
+
+def test_knowledge_index_sends_entries_and_records_the_source(
+    configured: OnyxServer, tmp_path: Path
+) -> None:
+    vault = new_vault(tmp_path)
+    classified = [  # PHI: the reader withholds it; PII: not sent either
+        vault.ingest(
+            type="context",
+            title=f"Intake notes {pii}",
+            body="Classified.",
+            meta={"pii_classification": pii},
+        ).path
+        for pii in ("PHI", "PII")
+    ]
+    r = CliRunner().invoke(cli, ["knowledge", "--vault", str(vault.root), "index", "--json"])
+    assert r.exit_code == 0, r.output
+    data = json.loads(r.stdout)
+    assert data["indexed"] == 1 and data["skipped"] == classified[1:]
+    doc_id = data["documents"][0]
+    assert doc_id.startswith(f"clawql:{vault.vault_id}:decisions/")
+    sent = configured.requests[-1]
+    assert sent["path"] == "/api/onyx-api/ingestion" and sent["auth"] == f"Bearer {USER_KEY}"
+    assert sent["body"]["document"]["source"] == "ingestion_api"
+    events = [e for e in vault.audit_events() if e.event == "ONYX_SOURCE_INDEXED"]
+    assert len(events) == 1 and f"git:{events[0].sha}" == data["audit_ref"]
+    found = vault.knowledge_search(OnyxQuery("rotate signing keys"))
+    assert doc_id in {d.document_id for d in found.result.documents}
+
+
+def test_not_configured_names_the_settings(tmp_path: Path) -> None:
+    vault = new_vault(tmp_path)
+    r = CliRunner().invoke(cli, ["knowledge", "--vault", str(vault.root), "search", "x"])
+    assert r.exit_code == 2
+    assert "CLAWQL_ONYX_URL" in r.output
+    assert vault.audit_events() == [] or vault.audit_events()[0].query != "x"
