@@ -6,6 +6,7 @@ Onyx is stopped."""
 from __future__ import annotations
 
 import json
+import os
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -163,3 +164,36 @@ def test_not_configured_names_the_settings(tmp_path: Path) -> None:
     assert r.exit_code == 2
     assert "CLAWQL_ONYX_URL" in r.output
     assert vault.audit_events() == [] or vault.audit_events()[0].query != "x"
+
+
+def test_mcp_knowledge_search_and_recall_over_the_real_client(
+    onyx: OnyxServer,  # noqa: F811
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from mcp.client.session import ClientSession
+
+    from .test_mcp import ok, over_stdio
+
+    monkeypatch.setenv("CLAWQL_EMBEDDING_MODEL", "hash")
+    vault = new_vault(tmp_path)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env.update(CLAWQL_ONYX_URL=onyx.url, CLAWQL_ONYX_API_KEY=USER_KEY)
+    errlog = tmp_path / "stderr.txt"
+
+    async def body(session: ClientSession) -> None:
+        found = await ok(session, "knowledge_search", query="signing key rotation", max_results=3)
+        assert found["entries"][0]["citation"]["link"] == ROTATION
+        assert found["entries"][0]["source_layer"] == "onyx" and "documents" not in found
+        recalled = await ok(session, "memory_recall", query="signing key rotation")
+        assert [e["source_layer"] for e in recalled["entries"]] == ["vault", "onyx"]
+        assert [h["path"] for h in recalled["hits"]] == [e["path"] for e in recalled["entries"]]
+        assert recalled["token_cost"] == sum(e["tokens"] for e in recalled["entries"])
+        assert recalled["index_summary"]["entries"] == 1
+        onyx.stop()
+        down = await ok(session, "memory_recall", query="signing key rotation", max_tokens=3000)
+        assert [s["layer"] for s in down["skipped_layers"]] == ["onyx"]
+        assert [e["source_layer"] for e in down["entries"]] == ["vault"]
+
+    over_stdio(vault.root, env, errlog, body)
+    assert "Traceback" not in errlog.read_text()

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from mcp_types import CallToolResult
+from mcp_types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
-from clawql_git.mcp.common import READ_ONLY, fit, make_tools
+from clawql_git.mcp.common import fit, make_tools
 from clawql_git.mcp.memory_tools import AgentId, MaxTokens, SessionId
 from clawql_git.model.times import parse_when
 
@@ -17,6 +17,12 @@ if TYPE_CHECKING:
 
     from clawql_git.mcp.memory_tools import MemoryTools
     from clawql_git.vault.facade import Vault
+
+
+# Read-only like recall, but it reaches a system outside the vault (Onyx): open world.
+SEARCHES_ONYX = ToolAnnotations(
+    read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=True
+)
 
 
 class KnowledgeTools:
@@ -67,4 +73,4 @@ class KnowledgeTools:
 
 def make(memory: MemoryTools) -> list[Tool]:
     """The knowledge_* tools, over the memory tools' vault."""
-    return make_tools(KnowledgeTools(memory), {"knowledge_search": READ_ONLY})
+    return make_tools(KnowledgeTools(memory), {"knowledge_search": SEARCHES_ONYX})
