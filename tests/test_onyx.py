@@ -7,6 +7,9 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
+import subprocess
+import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -18,7 +21,7 @@ from clawql_git.cli import cli
 from clawql_git.errors import InvalidInput
 from clawql_git.onyx import OnyxClient, OnyxQuery, OnyxUnavailable
 
-from .conftest import AGENT
+from .conftest import AGENT, ROOT, SAMPLE
 from .onyx_server import ADMIN_KEY, USER_KEY, OnyxServer, onyx  # noqa: F401
 
 ROTATION = "https://wiki.example.com/ops/key-rotation"
@@ -197,3 +200,47 @@ def test_mcp_knowledge_search_and_recall_over_the_real_client(
 
     over_stdio(vault.root, env, errlog, body)
     assert "Traceback" not in errlog.read_text()
+
+
+def readme_layer_lines() -> list[str]:
+    readme = (ROOT / "README.md").read_text()
+    block = readme.split("<!-- layers:start -->\n", 1)[1].split("<!-- layers:end -->", 1)[0]
+    body = block.split("```sh\n", 1)[1].split("```", 1)[0]
+    return [line for line in body.splitlines() if line.strip()]
+
+
+def test_readme_layers_block_runs_on_the_demo_vault(
+    onyx: OnyxServer,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    """Every line as written, in a fresh demo vault, with the README's Onyx URL and key
+    pointed at the local Onyx (the only two values replaced)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CLAWQL_")}
+    env["CLAWQL_EMBEDDING_MODEL"] = "hash"
+    made = subprocess.run(
+        [sys.executable, "-m", "clawql_git", "memory", "init", "demo-vault", "--from", str(SAMPLE)],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert made.returncode == 0, made.stderr
+    local = {"CLAWQL_ONYX_URL": onyx.url, "CLAWQL_ONYX_API_KEY": USER_KEY}
+    outputs = []
+    for line in readme_layer_lines():
+        words = shlex.split(line, comments=True)
+        if words[0] == "export":
+            key, _, value = words[1].partition("=")
+            env[key] = local.get(key, value)
+            continue
+        assert words[0] == "clawql", line
+        argv = [sys.executable, "-m", "clawql_git", *words[1:]]
+        done = subprocess.run(argv, cwd=tmp_path, env=env, capture_output=True, text=True)
+        assert done.returncode == 0, f"{line}\n{done.stdout}\n{done.stderr}"
+        assert done.stdout.strip(), f"{line} printed nothing"
+        outputs.append(done.stdout)
+    assert len(outputs) >= 6
+    recalled = json.loads(outputs[2])
+    assert {e["source_layer"] for e in recalled["entries"]} == {"vault", "onyx"}
+    assert "ONYX_SOURCE_INDEXED" in outputs[4]
+    assert all(r["auth"] == f"Bearer {USER_KEY}" for r in onyx.requests)
