@@ -35,20 +35,23 @@ def standing(row: dict[str, Any]) -> float:
     return factor
 
 
-def factors(loaded: Resident) -> dict[str, float]:
-    """path -> standing factor, for the entries whose factor is not 1 (built once per rows)."""
-    found = {path: standing(row) for path, row in loaded.entries.items()}
-    return {path: f for path, f in found.items() if f != 1.0}
-
-
 def weigh_standing(
     ranked: list[tuple[str, T, float]], loaded: Resident
 ) -> list[tuple[str, T, float]]:
     """``ranked`` (path, candidate, score) with each score times its entry's standing, re-sorted
-    (ties by path, as the pipeline sorts)."""
-    table: dict[str, float] = loaded.memo("standing", lambda: factors(loaded))
-    if not table:
-        return ranked
-    out = [(path, cand, score * table.get(path, 1.0)) for path, cand, score in ranked]
-    out.sort(key=lambda r: (-r[2], r[0]))
+    (ties by path, as the pipeline sorts). Factors are worked out for the candidates only and
+    kept with the resident rows, so a write (new rows) costs no pass over every entry."""
+    known: dict[str, float] = loaded.memo("standing", dict)
+    entries = loaded.entries
+    out = []
+    changed = False
+    for path, cand, score in ranked:
+        factor = known.get(path)
+        if factor is None:
+            row = entries.get(path)
+            factor = known[path] = standing(row) if row is not None else 1.0
+        changed = changed or factor != 1.0
+        out.append((path, cand, score * factor))
+    if changed:
+        out.sort(key=lambda r: (-r[2], r[0]))
     return out
