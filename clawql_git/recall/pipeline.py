@@ -160,7 +160,7 @@ class RecallResult:
     skipped_layers: list[dict[str, str]] = field(default_factory=list)
     # Derived state that did not match the commit and was dropped or rebuilt, not served.
     warnings: list[str] = field(default_factory=list)
-    # The vault's catalog at a glance for this query (``recall/layers.py``).
+    # The vault's catalog at a glance for this query (``recall/survey.py``).
     index_summary: dict[str, Any] = field(default_factory=dict)
 
     def to_record(self, one_list: bool = True) -> dict[str, Any]:
