@@ -30,6 +30,9 @@ class Settings:
     memory_cache_threshold: float = 0.92
     record_recalls: bool = True  # MEMORY_RECALL events on refs/clawql/audit
     signing_key: str = ""  # SSH private key for signed engine commits (--sign)
+    code_repo: str = ""  # the repository whose code graph recall searches ("" = the attached one)
+    onyx_url: str = ""  # Onyx's API root (http://host:8080/api); "" = no Onyx layer
+    onyx_api_key: str = ""  # Onyx API key: from the environment or user config, never vault.toml
 
     def with_overrides(self, values: Mapping[str, Any]) -> Settings:
         """Return a copy with the known, non-None keys of ``values`` applied (type-checked)."""
@@ -58,6 +61,9 @@ class SettingsOptions(TypedDict, total=False):
     memory_cache_threshold: float
     record_recalls: bool
     signing_key: str
+    code_repo: str
+    onyx_url: str
+    onyx_api_key: str
 
 
 def _coerce(key: str, value: Any, kind: type) -> Any:

@@ -34,6 +34,7 @@ TOOLS = {
     "cg_find_route",
     "cg_find_symbol",
     "cg_type_hierarchy",
+    "knowledge_search",
     "memory_ingest",
     "memory_recall",
     "memory_get",
@@ -170,7 +171,7 @@ def test_lists_the_tools_with_schemas_and_annotations(
             assert tool.annotations is not None
             read_only = tool.name != "memory_ingest"
             assert tool.annotations.read_only_hint is read_only
-            assert tool.annotations.open_world_hint is False
+            assert tool.annotations.open_world_hint is (tool.name == "knowledge_search")
             assert tool.input_schema["type"] == "object"
         ingest = tools["memory_ingest"]
         assert ingest.annotations is not None and ingest.annotations.destructive_hint is False

@@ -33,6 +33,7 @@ def _register() -> None:
     from clawql_git.cli import audit, recall, team
     from clawql_git.cli.code import code
     from clawql_git.cli.hooks import hooks
+    from clawql_git.cli.knowledge import knowledge
     from clawql_git.cli.mcp import mcp
     from clawql_git.cli.memory import memory
     from clawql_git.cli.options import accept_vault_after
@@ -52,6 +53,7 @@ def _register() -> None:
     accept_vault_after(memory, skip=frozenset({"clone"}))
     accept_vault_after(sync, skip=frozenset({"restore"}))
     accept_vault_after(review)
+    accept_vault_after(knowledge)
     cli.add_command(memory)
     cli.add_command(mcp)
     cli.add_command(remote)
@@ -60,6 +62,7 @@ def _register() -> None:
     cli.add_command(review)
     cli.add_command(workspace)
     cli.add_command(code)
+    cli.add_command(knowledge)
 
 
 _register()

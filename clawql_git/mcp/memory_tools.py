@@ -223,10 +223,12 @@ class MemoryTools:
         correlation_id: CorrelationId = None,
     ) -> CallToolResult:
         """Search the memory for entries that answer a question: past decisions and their
-        reasons, errors already met, patterns, context. Hits are ranked, each with path, title,
-        type, score, snippet and worm_ref, within a token budget (`truncated` says when hits
-        were left out). Retracted entries never come back; superseded ones point at their
-        replacement. Every recall is recorded on the vault's audit chain with who asked."""
+        reasons, errors already met, patterns, context. `entries` is one ranked list, each
+        with path, title, type, score, snippet, worm_ref and source_layer ("vault"; "code" for
+        symbols and routes of the attached code graph; "onyx" for organisational documents,
+        with a citation), within a token budget (`truncated` says when some were left out).
+        Retracted entries never come back; superseded ones point at their replacement. Every
+        recall is recorded on the vault's audit chain with who asked."""
         who = self.caller.identity(agent_id, session_id, correlation_id=correlation_id or "")
 
         def run(vault: Vault) -> dict[str, Any]:
@@ -245,7 +247,7 @@ class MemoryTools:
                 allow_pii=allow_pii,
             )
             record = {**result.to_record(), "audit_ref": result.audit_ref or None}
-            return fit(record, "hits", max_tokens)
+            return one_list(fit({**record, "hits": []}, "entries", max_tokens))
 
         return self.call(run)
 
@@ -379,6 +381,17 @@ class MemoryTools:
             return fit(fit(summary, "worked_on", max_tokens // 2), "context", max_tokens)
 
         return self.call(run)
+
+
+HIT_FIELDS = ("path", "title", "type", "score", "worm_ref", "source_layer")
+
+
+def one_list(record: dict[str, Any]) -> dict[str, Any]:
+    """A recall answer for a model: ``entries`` is the one list (across vault, code graph and
+    Onyx) within the budget; ``hits``, kept for older callers, names the same hits in brief
+    (repeating every snippet would double what the model reads)."""
+    hits = [{k: e[k] for k in HIT_FIELDS} for e in record["entries"]]
+    return {**record, "hits": hits, "token_cost": sum(e["tokens"] for e in record["entries"])}
 
 
 TOOLS: dict[str, ToolAnnotations] = {

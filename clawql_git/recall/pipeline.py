@@ -19,6 +19,8 @@ from clawql_git.index.store import Hit, SearchIndex
 from clawql_git.index.topk import top_indices
 from clawql_git.links import NoteInfo
 from clawql_git.model.entry import parse_timestamp
+from clawql_git.recall.standing import weigh_standing
+from clawql_git.recall.survey import index_summary
 
 if TYPE_CHECKING:
     import numpy as np
@@ -118,8 +120,12 @@ class RecallHit:
     tokens: int
     frontmatter: dict[str, Any]
     superseded_by: str = ""
+    # Which layer of the one list it comes from: "vault", "code" (the code graph), "onyx".
+    source_layer: str = "vault"
+    citation: dict[str, Any] | None = None  # where an external hit comes from
 
     def to_record(self) -> dict[str, Any]:
+        extra = {"citation": self.citation} if self.citation is not None else {}
         return {
             "path": self.path,
             "title": self.title,
@@ -131,6 +137,8 @@ class RecallHit:
             "tokens": self.tokens,
             "superseded_by": self.superseded_by or None,
             "frontmatter": self.frontmatter,
+            "source_layer": self.source_layer,
+            **extra,
         }
 
 
@@ -152,9 +160,14 @@ class RecallResult:
     skipped_layers: list[dict[str, str]] = field(default_factory=list)
     # Derived state that did not match the commit and was dropped or rebuilt, not served.
     warnings: list[str] = field(default_factory=list)
+    # The vault's catalog at a glance for this query (``recall/survey.py``).
+    index_summary: dict[str, Any] = field(default_factory=dict)
 
-    def to_record(self) -> dict[str, Any]:
-        return {
+    def to_record(self, one_list: bool = True) -> dict[str, Any]:
+        """The answer as JSON; ``one_list=False`` leaves out the seed-shaped fields (``entries``
+        repeats ``hits``), as the answer cache stores it."""
+        hits = [h.to_record() for h in self.hits]
+        record = {
             "query": self.query,
             "commit": self.commit,
             "worm_ref": f"git:{self.commit}",
@@ -166,8 +179,12 @@ class RecallResult:
             "candidates": self.candidates,
             "skipped_layers": self.skipped_layers,
             "warnings": self.warnings,
-            "hits": [h.to_record() for h in self.hits],
+            "hits": hits,
+            "index_summary": self.index_summary,
         }
+        if one_list:  # the seed's shape: one list across layers, the catalog, the token cost
+            record.update(entries=hits, token_cost=self.total_tokens)
+        return record
 
 
 @dataclass
@@ -238,7 +255,7 @@ class Recaller:
             self._links(scored, cands, q)
             allowed = {p for p in cands if passes(loaded.entries.get(p), q)}
             scored = _fuse({p: cands[p] for p in allowed})
-        return _rerank(scored, cands, loaded.entries), layers
+        return weigh_standing(_rerank(scored, cands, loaded.entries), loaded), layers
 
     def _first_pass(
         self,
@@ -328,6 +345,8 @@ class Recaller:
             q.text, hits, layers, total, truncated, commit, candidates=len(ranked)
         )
         result.skipped_layers = [dict(s) for s in skipped]
+        tree = self.tree() if {"catalog", "page_index"} & set(layers) else None
+        result.index_summary = index_summary(tree, loaded.entries, hits, q.text)
         return result
 
     def _budget(

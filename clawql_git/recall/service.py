@@ -23,6 +23,7 @@ from clawql_git.index.integrity import IndexCheck, Truth, check_index
 from clawql_git.index.store import BuildReport, SearchIndex
 from clawql_git.model.progress import Progress
 from clawql_git.recall.checks import checked, describe
+from clawql_git.recall.layers import ExternalLayers, read_hit, with_layers
 from clawql_git.recall.pipeline import Recaller, RecallQuery, RecallResult, save_derived
 
 if TYPE_CHECKING:
@@ -124,11 +125,14 @@ class RecallService:
         at: str | None = None,
         reader: Asker | None = None,
         progress: Progress | None = None,
+        external: ExternalLayers | None = None,
     ) -> RecallResult:
         """Answer a query (from the cache when HEAD has not moved since the same question) and
         record what was read on the audit chain; ``progress`` hears of an index build (the
-        first recall builds the index)."""
+        first recall builds the index). The answer is one list: the ``external`` layers (code
+        graph, Onyx) are merged in, live, for a recall at HEAD (``recall/layers.py``)."""
         result, index, commit = self._answer(q, at, progress)
+        result = with_layers(result, q, external if at is None else None)
         if reader is not None and reader.record:
             self._record(result, index, commit, q, reader)
         return result
@@ -141,12 +145,18 @@ class RecallService:
         q: RecallQuery,
         reader: Asker,
     ) -> None:
-        hits = [self._read_hit(index, commit, h.path) for h in result.hits]
+        hits = [
+            self._read_hit(index, commit, h.path) if h.source_layer == "vault" else read_hit(h)
+            for h in result.hits
+        ]
         event = "MEMORY_CACHE_HIT" if result.cache_hit else "MEMORY_RECALL"
         extra = [
             ("Cache-Hit", str(result.cache_hit).lower()),
             ("Allow-PII", str(q.allow_pii).lower()),
         ]
+        outside = sorted({h.source_layer for h in result.hits} - {"vault"})
+        if outside:
+            extra.append(("Source-Layers", ",".join(["vault", *outside])))
         sha = AuditChain(self.store).record(
             event,
             commit,
@@ -462,7 +472,7 @@ class _RecallCache:
                 self.db.execute("DELETE FROM answers WHERE commit_sha != ?", (sha,))
                 self.db.execute(
                     "INSERT INTO answers VALUES (?, ?, ?, ?, ?, ?)",
-                    (sha, params, norm, vec, json.dumps(result.to_record()), time.time()),
+                    (sha, params, norm, vec, _stored(result), time.time()),
                 )
         except sqlite3.Error as exc:
             raise _CacheUnreadable(f"the recall cache could not be written ({exc!r})") from exc
@@ -475,6 +485,10 @@ class _RecallCache:
     def close(self) -> None:
         if getattr(self, "db", None) is not None:
             self.db.close()
+
+
+def _stored(result: RecallResult) -> str:
+    return json.dumps(result.to_record(one_list=False))  # ``entries`` would repeat ``hits``
 
 
 def _from_json(data: dict[str, Any], text: str) -> RecallResult:
@@ -504,6 +518,7 @@ def _from_json(data: dict[str, Any], text: str) -> RecallResult:
         data["commit"],
         cache_hit=True,
         candidates=data["candidates"],
+        index_summary=data.get("index_summary") or {},
     )
     return replace(result, index_note="")
 
@@ -514,6 +529,10 @@ def recent_summary(
     """What was worked on recently and the latest context entries, in a few hundred tokens."""
     since = now - timedelta(days=days)
     recent = [r for r in log if r.when >= since]
+    if project is not None:  # the activity too: only events that touched the project's entries
+        mine = {e.path for e in entries if e.meta.get("project") == project}
+        recent = [replace(r, paths=tuple(p for p in r.paths if p in mine)) for r in recent]
+        recent = [r for r in recent if r.paths]
     touched = Counter(p for r in recent for p in r.paths)
     contexts = [
         e

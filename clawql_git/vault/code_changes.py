@@ -59,6 +59,9 @@ def record_index_update(vault: Vault, root: Path, report: IndexReport, agent: st
         ("Codegraph-Symbols", str(report.symbols)),
         *[("Codegraph-Path", p) for p in report.changed[:50]],
     ]
+    from clawql_git.recall.layers import attach_code
+
+    attach_code(vault.store.state_dir, root)  # recall searches this graph from now on
     return AuditChain(vault.store).record(
         "CODEGRAPH_INDEX_UPDATE", read_commit=head, agent=agent or "clawql-codegraph", extra=extra
     )

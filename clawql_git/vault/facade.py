@@ -38,8 +38,11 @@ if TYPE_CHECKING:
     from clawql_git.index.embedders import Embedder
     from clawql_git.index.store import BuildReport
     from clawql_git.links import LinkGraph
+    from clawql_git.onyx import OnyxQuery
+    from clawql_git.recall.layers import ExternalLayers
     from clawql_git.recall.pipeline import RecallOptions, RecallQuery, RecallResult
     from clawql_git.recall.service import RecallService
+    from clawql_git.vault.knowledge import IndexedSource, KnowledgeAnswer
 
 
 class Vault:
@@ -54,6 +57,7 @@ class Vault:
         self.cataloger = self.writer.cataloger
         self.reader = Reader(store, settings, self.cataloger)
         self._recall: RecallService | None = None
+        self._layers: ExternalLayers | None = None
         self._embedder: Embedder | None = None  # an explicit embedder (tests, plugins)
         if settings.signing_key and store.signing_key is None:
             # A configured key signs every engine write: verify holds every engine commit after
@@ -537,7 +541,45 @@ class Vault:
             ident.agent_id, ident.session_id, ident.correlation_id, self.settings.record_recalls
         )
         query = text if isinstance(text, RecallQuery) else RecallQuery(text, **options)
-        return self.recall_service().recall(query, at, asker, progress)
+        return self.recall_service().recall(query, at, asker, progress, self.external_layers())
+
+    def external_layers(self) -> ExternalLayers:
+        """The layers recall merges beside the vault's own (``recall/layers.py``): the code
+        graph attached to the vault and Onyx, when configured (resolved once per Vault)."""
+        if self._layers is None:
+            from clawql_git.recall.layers import external_layers
+
+            s = self.settings
+            self._layers = external_layers(
+                self.store.state_dir, self.root, s.code_repo, s.onyx_url, s.onyx_api_key
+            )
+        return self._layers
+
+    def knowledge_search(
+        self, query: OnyxQuery, *, identity: Identity | None = None
+    ) -> KnowledgeAnswer:
+        """Search Onyx (``clawql knowledge search``); fails open when Onyx is down; recorded
+        on the audit chain like a recall."""
+        from clawql_git.vault.knowledge import knowledge_search
+
+        return knowledge_search(self.store, self.settings, query, self.writer.identity(identity))
+
+    def knowledge_index(
+        self,
+        *,
+        types: Iterable[str] = (),
+        cc_pair_id: int | None = None,
+        identity: Identity | None = None,
+    ) -> IndexedSource:
+        """Send the current entries (without PII) to Onyx's Ingestion API; recorded as
+        ONYX_SOURCE_INDEXED (``clawql knowledge index``)."""
+        from clawql_git.vault.knowledge import index_into_onyx
+
+        ident = self.writer.identity(identity)
+        entries = self.entries(identity=ident, door="onyx-index")
+        return index_into_onyx(
+            self.store, self.settings, self.vault_id, entries, ident, tuple(types), cc_pair_id
+        )
 
     def rebuild_index(self, at: str | None = None, progress: Progress | None = None) -> BuildReport:
         """Rebuild the derived index from the tree of ``at`` (default HEAD)."""
