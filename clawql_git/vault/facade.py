@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from clawql_git.links import LinkGraph
     from clawql_git.recall.pipeline import RecallOptions, RecallQuery, RecallResult
     from clawql_git.recall.service import RecallService
+    from clawql_git.vault.distiller import DistillResult
 
 
 class Vault:
@@ -583,6 +584,26 @@ class Vault:
             kept = {e.path for e in read.entries}
             summary["context"] = [c for c in summary["context"] if c["path"] in kept]
         return summary
+
+    def distill(
+        self,
+        transcript: str | bytes,
+        *,
+        identity: Identity | None = None,
+        project: str | None = None,
+        dry_run: bool = False,
+        offline: bool = False,
+    ) -> DistillResult:
+        """Distil a session transcript (Claude Code JSONL, Markdown, text) into one ``type:
+        context`` entry: decided, tried and rejected, in progress, blocked, next step, files and
+        symbols touched, links to the entries it recalled or wrote. Offline unless
+        ``CLAWQL_LLM_URL`` names an endpoint (and not ``offline``); ``dry_run`` writes nothing."""
+        from clawql_git.llm.chat import endpoint_from_env
+        from clawql_git.vault.distiller import DistillRequest, distill_session
+
+        llm = None if offline else endpoint_from_env(os.environ)
+        request = DistillRequest(transcript, _checked(identity), llm, project, dry_run)
+        return distill_session(self, request)
 
     def enable_signing(self, key: str | None = None) -> Path:
         """Sign every engine commit from now on with an SSH key (``key``, else the
