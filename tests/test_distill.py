@@ -197,3 +197,46 @@ def test_the_mcp_tool_through_the_real_client(tmp_path: Path, vault: Vault) -> N
     over_stdio(vault.root, env, errlog, body)
     assert sys.executable and found["first"] == found["path"]
     assert "Traceback" not in errlog.read_text()
+
+
+def test_the_readme_section_runs_as_written(tmp_path: Path) -> None:
+    import os
+    import shlex
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT, SAMPLE
+
+    readme = (ROOT / "README.md").read_text()
+    block = readme.split("<!-- distill:start -->\n", 1)[1].split("<!-- distill:end -->", 1)[0]
+    lines = [ln for ln in block.split("```sh\n", 1)[1].split("```", 1)[0].splitlines() if ln]
+    (tmp_path / "tests").symlink_to(ROOT / "tests")  # the block runs from the clone
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CLAWQL_")}
+    env["CLAWQL_EMBEDDING_MODEL"] = "hash"
+    cli_argv = [sys.executable, "-m", "clawql_git"]
+    made = subprocess.run(
+        [*cli_argv, "memory", "init", "demo-vault", "--from", str(SAMPLE)],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert made.returncode == 0, made.stderr
+    outputs = []
+    for line in lines:
+        words = shlex.split(line, comments=True)
+        if words[0] == "export":
+            key, _, value = words[1].partition("=")
+            env[key] = value
+            continue
+        assert words[0] == "clawql", line
+        done = subprocess.run(
+            [*cli_argv, *words[1:]], cwd=tmp_path, env=env, capture_output=True, text=True
+        )
+        assert done.returncode == 0, f"{line}\n{done.stderr}"
+        outputs.append(done.stdout)
+    written = outputs[1].split()[1]  # "MEMORY_INGEST context/..."
+    assert written.startswith("context/") and written in outputs[2].split("\n\n")[-1]
+    filed = json.loads(outputs[4])["frontmatter"]["page_index_path"]
+    assert filed.startswith("decision/") and f"  {filed.rpartition('/')[2]} (1)" in outputs[5]
+    assert json.loads(outputs[6])["page_index_class"]

@@ -10,7 +10,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from clawql_git.errors import InvalidInput, StorageError
-from clawql_git.index.categories import POOL, WORD, CategoryTree, page_index_walk
+from clawql_git.index.categories import POOL, WORD, CategoryTree, page_index_walk, query_class
 from clawql_git.index.chunking import estimate_tokens
 from clawql_git.index.graph import GraphState
 from clawql_git.index.lance import quote
@@ -152,6 +152,8 @@ class RecallResult:
     skipped_layers: list[dict[str, str]] = field(default_factory=list)
     # Derived state that did not match the commit and was dropped or rebuilt, not served.
     warnings: list[str] = field(default_factory=list)
+    # The category the page-index walk started from (the query's classification), "" if none.
+    page_index_class: str = ""
 
     def to_record(self) -> dict[str, Any]:
         return {
@@ -166,6 +168,7 @@ class RecallResult:
             "candidates": self.candidates,
             "skipped_layers": self.skipped_layers,
             "warnings": self.warnings,
+            "page_index_class": self.page_index_class or None,
             "hits": [h.to_record() for h in self.hits],
         }
 
@@ -230,7 +233,7 @@ class Recaller:
         self._first_pass(q, layers, where, qvec, cands)
         if "page_index" in layers:
             tree = self.tree()
-            for path, score in page_index_walk(tree, q.text):
+            for path, score in page_index_walk(tree, q.text, entries=loaded.entries):
                 cands[path].add("page_index", score)
         allowed = {p for p in cands if passes(loaded.entries.get(p), q)}
         scored = _fuse({p: cands[p] for p in allowed})
@@ -328,6 +331,8 @@ class Recaller:
             q.text, hits, layers, total, truncated, commit, candidates=len(ranked)
         )
         result.skipped_layers = [dict(s) for s in skipped]
+        if "page_index" in layers:
+            result.page_index_class = query_class(self.tree(), q.text, loaded.entries)
         return result
 
     def _budget(

@@ -505,6 +505,7 @@ def _from_json(data: dict[str, Any], text: str) -> RecallResult:
         data["commit"],
         cache_hit=True,
         candidates=data["candidates"],
+        page_index_class=data.get("page_index_class") or "",
     )
     return replace(result, index_note="")
 

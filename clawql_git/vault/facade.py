@@ -29,6 +29,7 @@ from clawql_git.model.identity import Identity
 from clawql_git.model.paths import INDEX
 from clawql_git.model.progress import Progress
 from clawql_git.vault import importer, placement, setup
+from clawql_git.vault.page_index import PageIndexer
 from clawql_git.vault.reader import EntryView, Reader
 from clawql_git.vault.writer import Plan, Writer, WriteResult, check_confidence
 
@@ -56,6 +57,7 @@ class Vault:
         self.reader = Reader(store, settings, self.cataloger)
         self._recall: RecallService | None = None
         self._embedder: Embedder | None = None  # an explicit embedder (tests, plugins)
+        self.page_index = PageIndexer.from_env(store, os.environ)  # classifies at ingest
         if settings.signing_key and store.signing_key is None:
             # A configured key signs every engine write: verify holds every engine commit after
             # the first signed one to it, so a key that signed only some would fail it.
@@ -120,6 +122,8 @@ class Vault:
         """Bring the git index up to date (deferred during fast in-process writes)."""
         with self.store.lock():
             self.store.sync_checkout(update_index=True)
+        if self.page_index is not None:
+            self.page_index.save()
 
     def __enter__(self) -> Vault:
         return self
@@ -163,7 +167,7 @@ class Vault:
             path,
             allow_new_type=allow_new_type,
         )
-        return self._ingest_draft(draft, ident, append)
+        return self._ingest_draft(draft, ident, append, classify=True)
 
     def ingest_markdown(
         self,
@@ -189,9 +193,13 @@ class Vault:
             body_override=body,
             allow_new_type=allow_new_type,
         )
-        return self._ingest_draft(draft, ident, append)
+        return self._ingest_draft(draft, ident, append, classify=True)
 
-    def _ingest_draft(self, draft: Draft, ident: Identity, append: bool) -> WriteResult:
+    def _ingest_draft(
+        self, draft: Draft, ident: Identity, append: bool, classify: bool = False
+    ) -> WriteResult:
+        """One draft, one commit; ``classify`` files a new entry in the category tree first
+        (an agent's write; seeds and imports keep their files as they are)."""
         ident = self.writer.identity(ident, draft.meta)
 
         def prepare(tree: Tree | None) -> Plan:
@@ -204,6 +212,8 @@ class Vault:
                 )
             path = draft.path or placement.free_path(self.store, tree, draft)
             entry = Entry(path, draft.frontmatter, draft.meta, draft.body)
+            if classify and self.page_index is not None:
+                entry = self.page_index.classify(tree, entry)
             return Plan("MEMORY_INGEST", {path: entry}, f"ingest {path}")
 
         result = self.writer.write(prepare, ident)
