@@ -12,6 +12,7 @@ from click.testing import CliRunner
 
 from clawql_git import Vault
 from clawql_git.cli import cli
+from clawql_git.errors import InvalidInput
 from clawql_git.index.classifier import CategoryProfile
 from clawql_git.vault.page_index import PROFILE_FILE, PageIndexer
 from tests.conftest import git
@@ -127,3 +128,32 @@ def test_the_page_index_backend_walks_from_the_querys_class(vault: Vault) -> Non
     )
     assert out.exit_code == 0, out.output
     assert json.loads(out.output)["page_index_class"] == "decision/auth"
+
+
+def test_a_configured_llm_classifies_and_fails_open(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.chat_server import chat_server
+
+    monkeypatch.setenv("no_proxy", "127.0.0.1,localhost")
+    _seed(Vault.init(tmp_path / "v"))  # filed offline
+    monkeypatch.setenv("CLAWQL_PAGE_INDEX", "llm")
+    reply = json.dumps({"path": "decision/Security", "categories": ["decision/auth"]})
+    with chat_server(reply) as server:
+        monkeypatch.setenv("CLAWQL_LLM_URL", server.url)
+        vault = Vault.open(tmp_path / "v")
+        result = vault.ingest(type="decision", title="Rotate refresh tokens", body="JWT login.")
+        server.status = 500
+        down = vault.ingest(
+            type="decision", title="Postgres replica lag", body="Postgres tables and backups."
+        )
+    meta = vault.get(result.path).entry.meta
+    assert meta["page_index_path"] == "decision/security"
+    assert meta["page_index_categories"] == ["decision/security", "decision/auth"]
+    assert vault.get(down.path).entry.meta["page_index_path"] == "decision/storage"  # offline
+    asked = [r["body"]["messages"][1]["content"] for r in server.requests]
+    assert len(asked) == 2 and "Title: Postgres replica lag" in asked[1]
+    assert "decision/auth" in asked[0]  # the offline candidates are offered
+    monkeypatch.delenv("CLAWQL_LLM_URL")
+    with pytest.raises(InvalidInput, match="CLAWQL_PAGE_INDEX=llm needs CLAWQL_LLM_URL"):
+        Vault.open(tmp_path / "v")

@@ -13,11 +13,15 @@ import math
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
+from clawql_git.errors import StorageError
 from clawql_git.index.builder import default_page_index_path
 from clawql_git.index.categories import terms
 from clawql_git.model.entry import Entry, slugify
+
+if TYPE_CHECKING:
+    from clawql_git.llm.chat import ChatEndpoint
 
 ENTRY_TERMS = 96  # the entry's most frequent distinct terms (title, description, tags count 3x)
 BODY_WORDS = 400  # the head of the body: where an entry says what it is about
@@ -168,3 +172,55 @@ def new_leaf(entry: Entry, found: frozenset[str], profile: CategoryProfile) -> s
         return entry.type
     rarest = min(title, key=lambda t: (sum(profile.postings.get(t, {}).values()), title.index(t)))
     return f"{entry.type}/{slugify(rarest)}"
+
+
+class ChatClassifier:
+    """A configured LLM picks the category among the offline classifier's candidates (or
+    names a new leaf under the entry's type); any failure of the endpoint, or an answer that
+    is no category path, fails open to the offline answer."""
+
+    CANDIDATES = 8
+
+    def __init__(self, endpoint: ChatEndpoint, offline: Classifier | None = None) -> None:
+        self.endpoint = endpoint
+        self.offline = offline or TermClassifier()
+
+    def classify(self, entry: Entry, profile: CategoryProfile) -> Classification:
+        """The LLM's choice, else the offline classifier's."""
+        fallback = self.offline.classify(entry, profile)
+        ranked = [c for c, _ in _ranked(entry, entry_terms(entry), profile)]
+        candidates = list(dict.fromkeys([*ranked[: self.CANDIDATES], *fallback.categories]))
+        try:
+            answer = self.endpoint.complete_json(_chat_prompt(entry, candidates))
+        except StorageError:
+            return fallback
+        path = _category_path(answer.get("path"), entry.type)
+        if path is None:
+            return fallback
+        extra = [c for c in answer.get("categories") or [] if isinstance(c, str)]
+        cats = tuple(dict.fromkeys([path, *(c for c in extra if c in candidates)]))[:3]
+        return Classification(path, cats, 1.0, path not in profile.size)
+
+
+def _chat_prompt(entry: Entry, candidates: list[str]) -> list[dict[str, str]]:
+    system = (
+        "You file notes in a category tree. Answer one JSON object: "
+        '{"path": "<category>", "categories": ["<best>", "<next>"]}. Pick from the '
+        f"candidates, or name a new category '{entry.type}/<one-word-topic>' when none fits."
+    )
+    head = " ".join(entry.body.split()[:200])
+    user = (
+        f"Type: {entry.type}\nTitle: {entry.title}\nDescription: {entry.description}\n"
+        f"Body: {head}\nCandidates: {', '.join(candidates) or '(none yet)'}"
+    )
+    return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+
+
+def _category_path(value: Any, entry_type: str) -> str | None:
+    """``value`` as a category path under ``entry_type`` (slug segments), or None."""
+    if not isinstance(value, str):
+        return None
+    parts = [slugify(p) for p in value.strip().strip("/").split("/")]
+    if len(parts) < 2 or parts[0] != slugify(entry_type) or not all(parts):
+        return None
+    return "/".join([entry_type, *parts[1:4]])

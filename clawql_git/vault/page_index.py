@@ -13,6 +13,7 @@ from clawql_git.gitstore.files import atomic_write
 from clawql_git.index.builder import entry_paths
 from clawql_git.index.classifier import (
     CategoryProfile,
+    ChatClassifier,
     Classification,
     Classifier,
     TermClassifier,
@@ -23,7 +24,7 @@ from clawql_git.model.paths import is_entry_path
 
 PROFILE_FILE = "page_index.json"
 SAVE_AFTER = 25  # entries caught up in memory before the profile is saved again
-ENV_CLASSIFIER = "CLAWQL_PAGE_INDEX"  # "terms" (default) or "off" (type and first tag)
+ENV_CLASSIFIER = "CLAWQL_PAGE_INDEX"  # "terms" (default), "llm", or "off" (type, first tag)
 
 
 class PageIndexer:
@@ -41,9 +42,16 @@ class PageIndexer:
         choice = env.get(ENV_CLASSIFIER, "terms").strip().lower() or "terms"
         if choice == "off":
             return None
-        if choice != "terms":
-            raise InvalidInput(f"{ENV_CLASSIFIER} must be 'terms' or 'off', got {choice!r}")
-        return cls(store)
+        if choice == "terms":
+            return cls(store)
+        if choice == "llm":
+            from clawql_git.llm.chat import ENV_URL, endpoint_from_env
+
+            endpoint = endpoint_from_env(env)
+            if endpoint is None:
+                raise InvalidInput(f"{ENV_CLASSIFIER}=llm needs {ENV_URL} (an endpoint to ask)")
+            return cls(store, ChatClassifier(endpoint))
+        raise InvalidInput(f"{ENV_CLASSIFIER} must be 'terms', 'llm' or 'off', got {choice!r}")
 
     def classify(self, tree: Tree | None, entry: Entry) -> Entry:
         """``entry`` with ``page_index_path`` / ``page_index_categories`` written into its
