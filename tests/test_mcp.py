@@ -42,6 +42,7 @@ TOOLS = {
     "memory_links",
     "memory_history",
     "memory_recent",
+    "memory_distill",
 }
 OUTBOX = "decisions/2026-09/move-webhook-delivery-to-a-postgres-outbox-with-a-dedicated-worker.md"
 OUTBOX_PATTERN = "patterns/2026-09/transactional-outbox.md"
@@ -169,7 +170,7 @@ def test_lists_the_tools_with_schemas_and_annotations(
             assert tool.description and len(tool.description) > 80
             assert "\n    " not in tool.description  # docstrings arrive dedented
             assert tool.annotations is not None
-            read_only = tool.name != "memory_ingest"
+            read_only = tool.name not in ("memory_ingest", "memory_distill")
             assert tool.annotations.read_only_hint is read_only
             assert tool.annotations.open_world_hint is (tool.name == "knowledge_search")
             assert tool.input_schema["type"] == "object"

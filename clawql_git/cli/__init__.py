@@ -30,7 +30,7 @@ def cli() -> None:
 
 def _register() -> None:
     """Attach every command to its group, explicitly (no module registers on import)."""
-    from clawql_git.cli import audit, recall, team
+    from clawql_git.cli import audit, distill, recall, team
     from clawql_git.cli.code import code
     from clawql_git.cli.hooks import hooks
     from clawql_git.cli.knowledge import knowledge
@@ -43,7 +43,7 @@ def _register() -> None:
     from clawql_git.cli.sync import sync
     from clawql_git.cli.workspace import workspace
 
-    for command in (recall.recall, recall.recent, recall.tree, recall.index):
+    for command in (recall.recall, recall.recent, recall.tree, recall.index, distill.distill):
         memory.add_command(command)
     for command in (audit.audit, audit.verify, audit.export):
         memory.add_command(command)

@@ -192,6 +192,32 @@ class MemoryTools:
 
         return self.call(run)
 
+    def memory_distill(
+        self,
+        transcript: Annotated[
+            str,
+            Field(
+                description="The session transcript: Claude Code JSONL (one JSON object a "
+                "line), Markdown or plain text."
+            ),
+        ],
+        project: Annotated[str | None, Field(description="Project the entry belongs to.")] = None,
+        dry_run: Annotated[bool, Field(description="Answer the entry; write nothing.")] = False,
+        agent_id: AgentId = None,
+        session_id: SessionId = None,
+    ) -> CallToolResult:
+        """Call this at the end of a session: distil its transcript into one context entry
+        (decided, tried and rejected, in progress, blocked, next step, files and symbols
+        touched, links to the entries it recalled or wrote) that the next session's
+        memory_recent shows first. Offline unless the server has an LLM endpoint configured."""
+        who = self.caller.identity(agent_id, session_id)
+
+        def run(vault: Vault) -> dict[str, Any]:
+            result = vault.distill(transcript, identity=who, project=project, dry_run=dry_run)
+            return result.to_record()
+
+        return self.call(run)
+
     # ------------------------------------------------------------ recall
 
     def memory_recall(
@@ -396,6 +422,7 @@ def one_list(record: dict[str, Any]) -> dict[str, Any]:
 
 TOOLS: dict[str, ToolAnnotations] = {
     "memory_ingest": WRITES,
+    "memory_distill": WRITES,
     "memory_recall": READ_ONLY,
     "memory_get": READ_ONLY,
     "memory_log": READ_ONLY,

@@ -10,7 +10,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from clawql_git.errors import InvalidInput, StorageError
-from clawql_git.index.categories import POOL, WORD, CategoryTree, page_index_walk
+from clawql_git.index.categories import POOL, WORD, CategoryTree, page_index_walk, query_class
 from clawql_git.index.chunking import estimate_tokens
 from clawql_git.index.graph import GraphState
 from clawql_git.index.lance import quote
@@ -162,6 +162,8 @@ class RecallResult:
     warnings: list[str] = field(default_factory=list)
     # The vault's catalog at a glance for this query (``recall/survey.py``).
     index_summary: dict[str, Any] = field(default_factory=dict)
+    # The category the page-index walk started from (the query's classification), "" if none.
+    page_index_class: str = ""
 
     def to_record(self, one_list: bool = True) -> dict[str, Any]:
         """The answer as JSON; ``one_list=False`` leaves out the seed-shaped fields (``entries``
@@ -181,6 +183,7 @@ class RecallResult:
             "warnings": self.warnings,
             "hits": hits,
             "index_summary": self.index_summary,
+            "page_index_class": self.page_index_class or None,
         }
         if one_list:  # the seed's shape: one list across layers, the catalog, the token cost
             record.update(entries=hits, token_cost=self.total_tokens)
@@ -247,7 +250,7 @@ class Recaller:
         self._first_pass(q, layers, where, qvec, cands)
         if "page_index" in layers:
             tree = self.tree()
-            for path, score in page_index_walk(tree, q.text):
+            for path, score in page_index_walk(tree, q.text, entries=loaded.entries):
                 cands[path].add("page_index", score)
         allowed = {p for p in cands if passes(loaded.entries.get(p), q)}
         scored = _fuse({p: cands[p] for p in allowed})
@@ -347,6 +350,8 @@ class Recaller:
         result.skipped_layers = [dict(s) for s in skipped]
         tree = self.tree() if {"catalog", "page_index"} & set(layers) else None
         result.index_summary = index_summary(tree, loaded.entries, hits, q.text)
+        if "page_index" in layers:
+            result.page_index_class = query_class(self.tree(), q.text, loaded.entries)
         return result
 
     def _budget(

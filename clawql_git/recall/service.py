@@ -21,6 +21,7 @@ from clawql_git.index.categories import category_tree
 from clawql_git.index.embedders import is_ready
 from clawql_git.index.integrity import IndexCheck, Truth, check_index
 from clawql_git.index.store import BuildReport, SearchIndex
+from clawql_git.model.entry import parse_timestamp
 from clawql_git.model.progress import Progress
 from clawql_git.recall.checks import checked, describe
 from clawql_git.recall.layers import ExternalLayers, read_hit, with_layers
@@ -519,6 +520,7 @@ def _from_json(data: dict[str, Any], text: str) -> RecallResult:
         cache_hit=True,
         candidates=data["candidates"],
         index_summary=data.get("index_summary") or {},
+        page_index_class=data.get("page_index_class") or "",
     )
     return replace(result, index_note="")
 
@@ -541,7 +543,7 @@ def recent_summary(
         and e.status == "current"
         and (project is None or e.meta.get("project") == project)
     ]
-    contexts.sort(key=lambda e: e.timestamp, reverse=True)
+    contexts.sort(key=_newest_first(recent), reverse=True)
     return {
         "since": since.strftime("%Y-%m-%dT%H:%M:%SZ"),
         "events": len(recent),
@@ -556,3 +558,22 @@ def recent_summary(
             for e in contexts[:5]
         ],
     }
+
+
+def _newest_first(log: list[Any]) -> Any:
+    """Sort key of context entries, newest first with ``reverse``: the instant of their
+    timestamp (offsets and date-only stamps compared as times, not as strings), then, for
+    two in the same second, the later commit (the log lists newest first)."""
+    rank: dict[str, int] = {}
+    for position, record in enumerate(log):
+        for path in record.paths:
+            rank.setdefault(path, position)
+
+    def key(entry: Any) -> tuple[float, int]:
+        try:
+            when = parse_timestamp(entry.timestamp).timestamp() if entry.timestamp else 0.0
+        except ValueError:
+            when = 0.0
+        return when, -rank.get(entry.path, len(log))
+
+    return key

@@ -29,6 +29,7 @@ from clawql_git.model.identity import Identity
 from clawql_git.model.paths import INDEX
 from clawql_git.model.progress import Progress
 from clawql_git.vault import importer, placement, setup
+from clawql_git.vault.page_index import PageIndexer
 from clawql_git.vault.reader import EntryView, Reader
 from clawql_git.vault.writer import Plan, Writer, WriteResult, check_confidence
 
@@ -43,6 +44,7 @@ if TYPE_CHECKING:
     from clawql_git.recall.pipeline import RecallOptions, RecallQuery, RecallResult
     from clawql_git.recall.service import RecallService
     from clawql_git.vault.knowledge import IndexedSource, KnowledgeAnswer
+    from clawql_git.vault.distiller import DistillResult
 
 
 class Vault:
@@ -59,6 +61,7 @@ class Vault:
         self._recall: RecallService | None = None
         self._layers: ExternalLayers | None = None
         self._embedder: Embedder | None = None  # an explicit embedder (tests, plugins)
+        self.page_index = PageIndexer.from_env(store, os.environ)  # classifies at ingest
         if settings.signing_key and store.signing_key is None:
             # A configured key signs every engine write: verify holds every engine commit after
             # the first signed one to it, so a key that signed only some would fail it.
@@ -123,6 +126,8 @@ class Vault:
         """Bring the git index up to date (deferred during fast in-process writes)."""
         with self.store.lock():
             self.store.sync_checkout(update_index=True)
+        if self.page_index is not None:
+            self.page_index.save()
 
     def __enter__(self) -> Vault:
         return self
@@ -166,7 +171,7 @@ class Vault:
             path,
             allow_new_type=allow_new_type,
         )
-        return self._ingest_draft(draft, ident, append)
+        return self._ingest_draft(draft, ident, append, classify=True)
 
     def ingest_markdown(
         self,
@@ -192,9 +197,13 @@ class Vault:
             body_override=body,
             allow_new_type=allow_new_type,
         )
-        return self._ingest_draft(draft, ident, append)
+        return self._ingest_draft(draft, ident, append, classify=True)
 
-    def _ingest_draft(self, draft: Draft, ident: Identity, append: bool) -> WriteResult:
+    def _ingest_draft(
+        self, draft: Draft, ident: Identity, append: bool, classify: bool = False
+    ) -> WriteResult:
+        """One draft, one commit; ``classify`` files a new entry in the category tree first
+        (an agent's write; seeds and imports keep their files as they are)."""
         ident = self.writer.identity(ident, draft.meta)
 
         def prepare(tree: Tree | None) -> Plan:
@@ -207,6 +216,8 @@ class Vault:
                 )
             path = draft.path or placement.free_path(self.store, tree, draft)
             entry = Entry(path, draft.frontmatter, draft.meta, draft.body)
+            if classify and self.page_index is not None:
+                entry = self.page_index.classify(tree, entry)
             return Plan("MEMORY_INGEST", {path: entry}, f"ingest {path}")
 
         result = self.writer.write(prepare, ident)
@@ -625,6 +636,26 @@ class Vault:
             kept = {e.path for e in read.entries}
             summary["context"] = [c for c in summary["context"] if c["path"] in kept]
         return summary
+
+    def distill(
+        self,
+        transcript: str | bytes,
+        *,
+        identity: Identity | None = None,
+        project: str | None = None,
+        dry_run: bool = False,
+        offline: bool = False,
+    ) -> DistillResult:
+        """Distil a session transcript (Claude Code JSONL, Markdown, text) into one ``type:
+        context`` entry: decided, tried and rejected, in progress, blocked, next step, files and
+        symbols touched, links to the entries it recalled or wrote. Offline unless
+        ``CLAWQL_LLM_URL`` names an endpoint (and not ``offline``); ``dry_run`` writes nothing."""
+        from clawql_git.llm.chat import endpoint_from_env
+        from clawql_git.vault.distiller import DistillRequest, distill_session
+
+        llm = None if offline else endpoint_from_env(os.environ)
+        request = DistillRequest(transcript, _checked(identity), llm, project, dry_run)
+        return distill_session(self, request)
 
     def enable_signing(self, key: str | None = None) -> Path:
         """Sign every engine commit from now on with an SSH key (``key``, else the
