@@ -43,8 +43,8 @@ if TYPE_CHECKING:
     from clawql_git.recall.layers import ExternalLayers
     from clawql_git.recall.pipeline import RecallOptions, RecallQuery, RecallResult
     from clawql_git.recall.service import RecallService
-    from clawql_git.vault.knowledge import IndexedSource, KnowledgeAnswer
     from clawql_git.vault.distiller import DistillResult
+    from clawql_git.vault.knowledge import IndexedSource, KnowledgeAnswer
 
 
 class Vault:
