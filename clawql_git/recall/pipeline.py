@@ -118,6 +118,7 @@ class RecallHit:
     tokens: int
     frontmatter: dict[str, Any]
     superseded_by: str = ""
+    code_stale: tuple[dict[str, Any], ...] = ()  # anchored code changed (recall/code_labels.py)
 
     def to_record(self) -> dict[str, Any]:
         return {
@@ -130,6 +131,7 @@ class RecallHit:
             "snippet": self.snippet,
             "tokens": self.tokens,
             "superseded_by": self.superseded_by or None,
+            "code_stale": list(self.code_stale),
             "frontmatter": self.frontmatter,
         }
 

@@ -22,6 +22,7 @@ from clawql_git.index.embedders import is_ready
 from clawql_git.index.integrity import IndexCheck, Truth, check_index
 from clawql_git.index.store import BuildReport, SearchIndex
 from clawql_git.model.progress import Progress
+from clawql_git.recall import code_labels
 from clawql_git.recall.checks import checked, describe
 from clawql_git.recall.pipeline import Recaller, RecallQuery, RecallResult, save_derived
 
@@ -129,6 +130,7 @@ class RecallService:
         record what was read on the audit chain; ``progress`` hears of an index build (the
         first recall builds the index)."""
         result, index, commit = self._answer(q, at, progress)
+        result.hits = code_labels.labelled(self.store.state_dir, result.hits)
         if reader is not None and reader.record:
             self._record(result, index, commit, q, reader)
         return result
