@@ -141,7 +141,10 @@ class CodeAt:
         definitions) may be shared across commits, since a blob's definitions never change."""
         if not rev or rev.startswith("-"):
             raise InvalidInput(f"not a revision: {rev!r}")
-        sha = git(root, "rev-parse", "--verify", "--quiet", rev + "^{commit}").decode().strip()
+        try:
+            sha = git(root, "rev-parse", "--verify", "--quiet", rev + "^{commit}").decode().strip()
+        except NotFound:
+            raise NotFound(f"unknown revision {rev!r} in {root} (no such commit)") from None
         listing = git(root, "ls-tree", "-r", "-z", sha).decode("utf-8", "replace")
         blobs = {}
         for item in listing.split("\0"):

@@ -163,8 +163,9 @@ def _backtick(token: str, resolve: Resolver, files: dict[str, str]) -> list[tupl
 # ------------------------------------------------------------ anchoring
 
 
-def anchor_commit(entry: Entry, root: Path) -> str:
-    """The commit ``entry`` was written against ('' when the repository has none before it)."""
+def anchor_commit(entry: Entry, root: Path, tip: str = "HEAD") -> str:
+    """The commit ``entry`` was written against ('' when the repository has none before it):
+    a code_change entry's ``to_rev``, else the last commit of ``tip`` before its timestamp."""
     to_rev = entry.meta.get("to_rev")
     if entry.type == "code_change" and isinstance(to_rev, str) and to_rev:
         try:
@@ -174,7 +175,7 @@ def anchor_commit(entry: Entry, root: Path) -> str:
         except NotFound:
             return ""
     when = entry.timestamp or ""
-    args = ["rev-list", "-1", *([f"--before={when}"] if when else []), "HEAD"]
+    args = ["rev-list", "-1", *([f"--before={when}"] if when else []), tip]
     try:
         return git(root, *args).decode().strip()
     except NotFound:  # a repository without commits
@@ -198,13 +199,14 @@ class _Anchoring:
 
     root: Path
     resolve: Resolver
+    tip: str
     codes: dict[str, CodeAt]
     cache: dict[str, dict[str, Definition]]
 
     def anchors(self, entry: Entry) -> list[Anchor]:
         if not _for_repo(entry, self.root):
             return []
-        commit = anchor_commit(entry, self.root)
+        commit = anchor_commit(entry, self.root, self.tip)
         if not commit:
             return []
         if commit not in self.codes:
@@ -217,9 +219,11 @@ class _Anchoring:
         return [a for a in made if a is not None]
 
 
-def sync_anchors(vault: Vault, root: Path, resolve: Resolver) -> AnchorStore:
+def sync_anchors(vault: Vault, root: Path, resolve: Resolver, tip: str = "HEAD") -> AnchorStore:
     """The vault's anchor store with the anchors of HEAD's entries into ``root`` (only entries
-    whose blob changed since the last sync are read again)."""
+    whose blob changed since the last sync are read again). ``tip`` is the newest commit an
+    entry may have been written against: the post-commit hook passes the new commit's parent,
+    since every entry already in the vault was written before that commit."""
     store = AnchorStore(store_path(vault))
     head = vault.store.head_commit()
     repo = str(root)
@@ -229,7 +233,7 @@ def sync_anchors(vault: Vault, root: Path, resolve: Resolver) -> AnchorStore:
     paths = vault.cataloger.entry_paths(tree)
     blobs = {p: vault.store.blob_id_at(tree, p) for p in paths}
     known = store.entry_blobs(repo)
-    pass_ = _Anchoring(root, resolve, {}, {})
+    pass_ = _Anchoring(root, resolve, tip, {}, {})
     made: dict[str, tuple[str, str, list[Anchor]]] = {}
     for path in paths:
         if known.get(path) != blobs[path]:
@@ -248,9 +252,9 @@ def check_code(
 ) -> CodeStaleness:
     """Anchor the vault's entries into ``root`` and check every anchor against ``rev``; the
     outcome is kept in the anchor store (recall labels its hits from it)."""
+    now = CodeAt.read(root, rev, cache)  # a bad revision is refused before anything is made
     store = sync_anchors(vault, root, resolve)
     try:
-        now = CodeAt.read(root, rev, cache)
         anchors = store.anchors(str(root))
         checks = check_all(anchors, now)
         store.save_checks(str(root), checks)

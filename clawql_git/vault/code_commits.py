@@ -72,7 +72,7 @@ def record_commit(
     """Write the ``code_change`` entry of commit ``rev`` (against its first parent) and
     re-check the vault's anchors into ``root``; None for a root commit (nothing before it)."""
     from clawql_git.codegraph.changes import rev as full_sha
-    from clawql_git.vault.anchoring import check_code, graph_resolver
+    from clawql_git.vault.anchoring import check_code, graph_resolver, sync_anchors
     from clawql_git.vault.code_changes import record_change
 
     sha = full_sha(root, rev)
@@ -82,10 +82,10 @@ def record_commit(
     body = git(root, "log", "-1", "--format=%b", sha).decode("utf-8", "replace")
     session = identity.session_id if identity else ""
     reasoning = session_reasoning(vault, session or "", body)
+    resolve = graph_resolver(open_graph(root))
+    sync_anchors(vault, root, resolve, parents[0]).close()  # what the vault held was before
     change, result = record_change(vault, root, parents[0], sha, identity, reasoning)
-    return RecordedCommit(
-        change, result, check_code(vault, root, graph_resolver(open_graph(root)), sha)
-    )
+    return RecordedCommit(change, result, check_code(vault, root, resolve, sha))
 
 
 def open_graph(root: Path) -> CodeGraph | None:
