@@ -157,6 +157,10 @@ class CodeAt:
             root, sha, blobs, cache if cache is not None else {}, extractors, suffix_map(extractors)
         )
 
+    def shared_cache(self) -> dict[str, dict[str, Definition]]:
+        """The blob -> definitions cache, to share with another commit's ``CodeAt``."""
+        return self._defs
+
     def language(self, path: str) -> str:
         """The language the graph reads ``path`` as ('' when it reads none)."""
         if any(d in EXCLUDED_DIRS for d in path.split("/")[:-1]):

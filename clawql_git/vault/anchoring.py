@@ -219,11 +219,14 @@ class _Anchoring:
         return [a for a in made if a is not None]
 
 
-def sync_anchors(vault: Vault, root: Path, resolve: Resolver, tip: str = "HEAD") -> AnchorStore:
+def sync_anchors(
+    vault: Vault, root: Path, resolve: Resolver, tip: str = "HEAD", seen: CodeAt | None = None
+) -> AnchorStore:
     """The vault's anchor store with the anchors of HEAD's entries into ``root`` (only entries
     whose blob changed since the last sync are read again). ``tip`` is the newest commit an
     entry may have been written against: the post-commit hook passes the new commit's parent,
-    since every entry already in the vault was written before that commit."""
+    since every entry already in the vault was written before that commit. ``seen`` is a
+    commit already read (its definitions are not parsed again)."""
     store = AnchorStore(store_path(vault))
     head = vault.store.head_commit()
     repo = str(root)
@@ -233,7 +236,8 @@ def sync_anchors(vault: Vault, root: Path, resolve: Resolver, tip: str = "HEAD")
     paths = vault.cataloger.entry_paths(tree)
     blobs = {p: vault.store.blob_id_at(tree, p) for p in paths}
     known = store.entry_blobs(repo)
-    pass_ = _Anchoring(root, resolve, tip, {}, {})
+    codes = {seen.commit: seen} if seen else {}
+    pass_ = _Anchoring(root, resolve, tip, codes, seen.shared_cache() if seen else {})
     made: dict[str, tuple[str, str, list[Anchor]]] = {}
     for path in paths:
         if known.get(path) != blobs[path]:
@@ -253,7 +257,7 @@ def check_code(
     """Anchor the vault's entries into ``root`` and check every anchor against ``rev``; the
     outcome is kept in the anchor store (recall labels its hits from it)."""
     now = CodeAt.read(root, rev, cache)  # a bad revision is refused before anything is made
-    store = sync_anchors(vault, root, resolve)
+    store = sync_anchors(vault, root, resolve, seen=now)
     try:
         anchors = store.anchors(str(root))
         checks = check_all(anchors, now)
