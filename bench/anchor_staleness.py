@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from clawql_git import Identity, Vault
-from clawql_git.codegraph.anchors import AnchorCheck, Definition
+from clawql_git.codegraph.anchors import AnchorCheck, CodeCache
 from clawql_git.codegraph.changes import diff_symbols
 from clawql_git.vault.anchoring import check_code
 from clawql_git.vault.code_changes import record_change
@@ -57,11 +57,12 @@ def ast_definition(source: str | None, qualname: str) -> tuple[str, str] | None:
         return None
     try:
         tree = ast.parse(source)
-    except SyntaxError:
-        return None
+    except SyntaxError as exc:  # Python 2 code early in a history: ast cannot judge it
+        raise Unparsable from exc
     node: Any = tree
-    for part in qualname.split("."):
-        found = [n for n in ast.iter_child_nodes(node) if _named(n, part)]
+    parts = qualname.split(".")
+    for i, part in enumerate(parts):
+        found = [n for n in ast.iter_child_nodes(node) if _named(n, part, i < len(parts) - 1)]
         if not found:
             return None
         node = found[-1]  # the binding Python keeps (an @overload stub comes before it)
@@ -70,9 +71,16 @@ def ast_definition(source: str | None, qualname: str) -> tuple[str, str] | None:
     return "\n".join(lines[start - 1 : node.end_lineno]), ast.dump(node)
 
 
-def _named(node: ast.AST, name: str) -> bool:
+class Unparsable(Exception):
+    """A version of a file Python's ast cannot read."""
+
+
+def _named(node: ast.AST, name: str, scope: bool) -> bool:
+    """Whether ``node`` defines ``name`` (only a class or function when it must hold more)."""
     if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
         return node.name == name
+    if scope:
+        return False
     if isinstance(node, ast.Assign):
         return any(isinstance(t, ast.Name) and t.id == name for t in node.targets)
     if isinstance(node, ast.AnnAssign):
@@ -102,10 +110,13 @@ class Tally:
 def judge(root: Path, c: AnchorCheck) -> tuple[bool | None, bool | None]:
     """(right by source lines, right by ast.dump) for one flag; None when ast cannot tell."""
     a = c.anchor
-    before = ast_definition(source_at(root, a.commit, a.file), a.qualname)
+    try:
+        before = ast_definition(source_at(root, a.commit, a.file), a.qualname)
+        after = ast_definition(source_at(root, c.checked_at, a.file), a.qualname)
+    except Unparsable:
+        return None, None
     if before is None:
         return None, None
-    after = ast_definition(source_at(root, c.checked_at, a.file), a.qualname)
     if c.state in ("moved", "vanished"):
         return after is None, after is None
     if after is None:
@@ -115,7 +126,7 @@ def judge(root: Path, c: AnchorCheck) -> tuple[bool | None, bool | None]:
 
 def replay(root: Path, vault: Vault, commits: list[str], tally: Tally) -> None:
     previous: dict[tuple[str, str, str], str] = {}
-    cache: dict[str, dict[str, Definition]] = {}
+    cache = CodeCache()  # what the replay read stays read, as in a long-running watcher
     for old, new in itertools.pairwise(commits):
         tally.commits += 1
         if not diff_symbols(root, old, new).symbols:
@@ -168,8 +179,13 @@ def missed_at_end(root: Path, vault: Vault, head: str, tally: Tally) -> None:
     store.close()
     fresh = [c for c in checks if not c.stale]
     for c in fresh:
-        before = ast_definition(source_at(root, c.anchor.commit, c.anchor.file), c.anchor.qualname)
-        after = ast_definition(source_at(root, head, c.anchor.file), c.anchor.qualname)
+        try:
+            before = ast_definition(
+                source_at(root, c.anchor.commit, c.anchor.file), c.anchor.qualname
+            )
+            after = ast_definition(source_at(root, head, c.anchor.file), c.anchor.qualname)
+        except Unparsable:
+            continue
         if before is not None and (after is None or after[0] != before[0]):
             tally.missed += 1
             tally.missed_examples.append(c.to_record())

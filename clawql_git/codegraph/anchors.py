@@ -100,13 +100,15 @@ def git(root: Path, *args: str) -> bytes:
 def definitions_of(
     source: bytes, path: str, language: str, extractor: Extractor
 ) -> list[Definition]:
-    """The definitions of one file's content with their hashes."""
+    """The definitions of one file's content with their hashes (a definition's decorators
+    count as its source: the extractor's line range starts at the ``def``)."""
     facts = extractor.extract(path, source, language)
     lines = source.split(b"\n")
     out = []
     for sym in facts.symbols:
         chunk = lines[sym.line - 1 : sym.end_line]
-        body = b"\n".join(chunk)
+        start = _decorated_from(lines, sym.line, len(sym.decorators))
+        body = b"\n".join(lines[start - 1 : sym.end_line])
         rest = b"\n".join(chunk[1:])
         shape = ""
         if len(chunk) > MIN_SHAPE_LINES:
@@ -116,8 +118,58 @@ def definitions_of(
     return out
 
 
+def _decorated_from(lines: list[bytes], line: int, decorators: int) -> int:
+    """The first line of the ``decorators`` decorators written above ``line`` (1-based; a
+    decorator may span lines, e.g. a long ``@pytest.mark.parametrize``)."""
+    if not decorators:
+        return line
+    head = lines[line - 1]
+    indent = head[: len(head) - len(head.lstrip())]
+    start, seen, i = line, 0, line - 1
+    while i >= 1 and seen < decorators:
+        text = lines[i - 1]
+        stripped = text.strip()
+        if text.startswith(indent + b"@"):
+            seen, start = seen + 1, i
+        elif (
+            stripped
+            and len(text) - len(text.lstrip()) <= len(indent)
+            and stripped[:1]
+            not in (
+                b")",
+                b"]",
+                b"}",
+            )
+        ):
+            break  # not part of a decorator: the decorators end here
+        i -= 1
+    return start
+
+
 def _hash(data: bytes) -> str:
     return hashlib.blake2b(data, digest_size=8).hexdigest()
+
+
+@dataclass
+class CodeCache:
+    """What never changes once read: a commit's files (path -> blob) and a blob's definitions.
+    A caller that checks often (a replay, a watcher) keeps one across checks."""
+
+    trees: dict[str, dict[str, str]] = field(default_factory=dict)
+    definitions: dict[str, dict[str, Definition]] = field(default_factory=dict)
+
+    def tree(self, root: Path, sha: str) -> dict[str, str]:
+        """Path -> blob of every file of commit ``sha`` (read once)."""
+        if sha not in self.trees:
+            listing = git(root, "ls-tree", "-r", "-z", sha).decode("utf-8", "replace")
+            blobs = {}
+            for item in listing.split("\0"):
+                head, _, path = item.partition("\t")
+                parts = head.split()
+                if len(parts) == 3 and parts[1] == "blob":
+                    blobs[path] = parts[2]
+            self.trees[sha] = blobs
+        return self.trees[sha]
 
 
 @dataclass
@@ -128,38 +180,24 @@ class CodeAt:
     root: Path
     commit: str
     blobs: dict[str, str] = field(default_factory=dict)
-    _defs: dict[str, dict[str, Definition]] = field(default_factory=dict)
+    cache: CodeCache = field(default_factory=CodeCache)
     _extractors: dict[str, Extractor] = field(default_factory=dict)
     _suffixes: dict[str, str] = field(default_factory=dict)
     _changed: dict[str, list[str]] = field(default_factory=dict)
 
     @classmethod
-    def read(
-        cls, root: Path, rev: str, cache: dict[str, dict[str, Definition]] | None = None
-    ) -> CodeAt:
-        """The repository at ``rev`` (a full sha, a branch, HEAD); ``cache`` (blob -> its
-        definitions) may be shared across commits, since a blob's definitions never change."""
+    def read(cls, root: Path, rev: str, cache: CodeCache | None = None) -> CodeAt:
+        """The repository at ``rev`` (a full sha, a branch, HEAD); ``cache`` may be shared
+        across commits and checks."""
         if not rev or rev.startswith("-"):
             raise InvalidInput(f"not a revision: {rev!r}")
         try:
             sha = git(root, "rev-parse", "--verify", "--quiet", rev + "^{commit}").decode().strip()
         except NotFound:
             raise NotFound(f"unknown revision {rev!r} in {root} (no such commit)") from None
-        listing = git(root, "ls-tree", "-r", "-z", sha).decode("utf-8", "replace")
-        blobs = {}
-        for item in listing.split("\0"):
-            head, _, path = item.partition("\t")
-            parts = head.split()
-            if len(parts) == 3 and parts[1] == "blob":
-                blobs[path] = parts[2]
+        kept = cache if cache is not None else CodeCache()
         extractors = load_extractors()
-        return cls(
-            root, sha, blobs, cache if cache is not None else {}, extractors, suffix_map(extractors)
-        )
-
-    def shared_cache(self) -> dict[str, dict[str, Definition]]:
-        """The blob -> definitions cache, to share with another commit's ``CodeAt``."""
-        return self._defs
+        return cls(root, sha, kept.tree(root, sha), kept, extractors, suffix_map(extractors))
 
     def language(self, path: str) -> str:
         """The language the graph reads ``path`` as ('' when it reads none)."""
@@ -173,17 +211,19 @@ class CodeAt:
         language = self.language(path)
         if blob is None or not language:
             return {}
-        if blob not in self._defs:
+        defs = self.cache.definitions
+        if blob not in defs:
             source = git(self.root, "cat-file", "blob", blob)
             found = definitions_of(source, path, language, self._extractors[language])
-            self._defs[blob] = {d.qualname: d for d in found}
-        return self._defs[blob]
+            defs[blob] = {d.qualname: d for d in found}
+        return defs[blob]
 
     def changed_since(self, commit: str) -> list[str]:
         """The files that differ between ``commit`` and this one (both sides of a rename)."""
         if commit not in self._changed:
-            out = git(self.root, "diff", "--name-only", "--no-renames", "-z", commit, self.commit)
-            self._changed[commit] = [p for p in out.decode("utf-8", "replace").split("\0") if p]
+            then = self.cache.tree(self.root, commit)
+            paths = set(then) | set(self.blobs)
+            self._changed[commit] = sorted(p for p in paths if then.get(p) != self.blobs.get(p))
         return self._changed[commit]
 
 

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlparse
 
 from clawql_git.codegraph.anchor_store import FILE_NAME, AnchorStore
-from clawql_git.codegraph.anchors import Anchor, AnchorCheck, CodeAt, Definition, check_all, git
+from clawql_git.codegraph.anchors import Anchor, AnchorCheck, CodeAt, CodeCache, check_all, git
 from clawql_git.codegraph.anchors import make_anchor as anchor_to
 from clawql_git.errors import NotFound
 
@@ -201,7 +201,7 @@ class _Anchoring:
     resolve: Resolver
     tip: str
     codes: dict[str, CodeAt]
-    cache: dict[str, dict[str, Definition]]
+    cache: CodeCache
 
     def anchors(self, entry: Entry) -> list[Anchor]:
         if not _for_repo(entry, self.root):
@@ -237,7 +237,7 @@ def sync_anchors(
     blobs = {p: vault.store.blob_id_at(tree, p) for p in paths}
     known = store.entry_blobs(repo)
     codes = {seen.commit: seen} if seen else {}
-    pass_ = _Anchoring(root, resolve, tip, codes, seen.shared_cache() if seen else {})
+    pass_ = _Anchoring(root, resolve, tip, codes, seen.cache if seen else CodeCache())
     made: dict[str, tuple[str, str, list[Anchor]]] = {}
     for path in paths:
         if known.get(path) != blobs[path]:
@@ -252,7 +252,7 @@ def check_code(
     root: Path,
     resolve: Resolver,
     rev: str = "HEAD",
-    cache: dict[str, dict[str, Definition]] | None = None,
+    cache: CodeCache | None = None,
 ) -> CodeStaleness:
     """Anchor the vault's entries into ``root`` and check every anchor against ``rev``; the
     outcome is kept in the anchor store (recall labels its hits from it)."""
