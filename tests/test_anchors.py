@@ -291,3 +291,16 @@ def test_cli_stale_memory_json(code: Path, vault: Vault) -> None:
     assert record["checked_at"] == sha and record["stale_entries"] == 1
     assert record["stale"][0]["path"] == about
     assert record["stale"][0]["stale"][0]["state"] == "changed"
+
+
+def test_a_decorator_change_flags_the_entry(code: Path, vault: Vault) -> None:
+    (code / "cached.py").write_text(
+        "import functools\n\n\n@functools.lru_cache(\n    maxsize=8,\n)\n"
+        'def lookup(key):\n    """Find a key."""\n    return key\n'
+    )
+    commit(code, "lookup")
+    about = remember(vault, "Lookups are cached", "`lookup` keeps eight keys.")
+    assert check(vault, code).entries == 1
+    edit(code, "cached.py", "maxsize=8", "maxsize=64")
+    commit(code, "a bigger cache")
+    assert states(check(vault, code)) == {(about, "cached.py:lookup"): ("changed", "")}
