@@ -18,6 +18,7 @@ import argparse
 import ast
 import itertools
 import json
+import resource
 import shutil
 import statistics
 import subprocess
@@ -36,6 +37,16 @@ from clawql_git.vault.code_changes import record_change
 
 DEFAULT_SOURCE = Path("/work/.mirror/pallets+itsdangerous/repo")
 WHO = Identity(agent_id="bench-replay", session_id="replay")
+
+
+def cpu_seconds() -> float:
+    """CPU seconds of this process and its waited-for children (git): steadier than wall time
+    on a shared machine."""
+    me, kids = (
+        resource.getrusage(resource.RUSAGE_SELF),
+        resource.getrusage(resource.RUSAGE_CHILDREN),
+    )
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
 
 
 def git(root: Path, *args: str) -> str:
@@ -96,6 +107,7 @@ class Tally:
     recorded: int = 0
     record_s: list[float] = field(default_factory=list)
     check_s: list[float] = field(default_factory=list)
+    check_cpu_s: list[float] = field(default_factory=list)  # this process and its git children
     anchors_at_check: list[int] = field(default_factory=list)
     flags: dict[str, int] = field(default_factory=dict)  # state -> flags raised
     right: int = 0
@@ -135,9 +147,10 @@ def replay(root: Path, vault: Vault, commits: list[str], tally: Tally) -> None:
         record_change(vault, root, old, new, WHO)
         tally.record_s.append(time.perf_counter() - start)
         tally.recorded += 1
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), cpu_seconds()
         found = check_code(vault, root, lambda name: [], new, cache)
         tally.check_s.append(time.perf_counter() - start)
+        tally.check_cpu_s.append(cpu_seconds() - cpu)
         tally.anchors_at_check.append(found.anchors)
         _judge_new_flags(root, found.stale, previous, tally)
         print(
@@ -219,6 +232,9 @@ def report(tally: Tally, source: str) -> dict[str, Any]:
         "check_ms_median": round(1000 * statistics.median(tally.check_s), 1)
         if tally.check_s
         else None,
+        "check_cpu_ms_median": _ms(tally.check_cpu_s),
+        "check_cpu_ms_first_quarter": _ms(tally.check_cpu_s[:quarter]),
+        "check_cpu_ms_last_quarter": _ms(tally.check_cpu_s[-quarter:]),
         "check_ms_first_quarter": round(1000 * early, 1),
         "check_ms_last_quarter": round(1000 * late, 1),
         "anchors_first_quarter": tally.anchors_at_check[quarter - 1]
@@ -233,6 +249,10 @@ def report(tally: Tally, source: str) -> dict[str, Any]:
         "wrong_examples": tally.wrong[:5],
         "missed_examples": tally.missed_examples[:5],
     }
+
+
+def _ms(values: list[float]) -> float | None:
+    return round(1000 * statistics.median(values), 1) if values else None
 
 
 def main() -> None:

@@ -304,3 +304,12 @@ def test_a_decorator_change_flags_the_entry(code: Path, vault: Vault) -> None:
     edit(code, "cached.py", "maxsize=8", "maxsize=64")
     commit(code, "a bigger cache")
     assert states(check(vault, code)) == {(about, "cached.py:lookup"): ("changed", "")}
+
+
+def test_recall_fails_open_on_a_broken_anchor_store(code: Path, vault: Vault) -> None:
+    about = remember(vault, "Config parsing returns a dict", "`parse_config` returns a dict.")
+    check(vault, code)
+    store_path(vault).write_bytes(b"not a database" * 100)
+    hits = vault.recall("config parsing dict", backend="fts").hits
+    assert [h.path for h in hits][:1] == [about] and hits[0].code_stale == ()
+    assert check(vault, code).entries == 1  # the next check rebuilds it from the entries

@@ -21,7 +21,7 @@ from urllib.parse import unquote, urlparse
 from clawql_git.codegraph.anchor_store import FILE_NAME, AnchorStore
 from clawql_git.codegraph.anchors import Anchor, AnchorCheck, CodeAt, CodeCache, check_all, git
 from clawql_git.codegraph.anchors import make_anchor as anchor_to
-from clawql_git.errors import NotFound
+from clawql_git.errors import NotFound, StorageError
 
 if TYPE_CHECKING:
     from clawql_git.codegraph.graph import Answer, CodeGraph
@@ -219,6 +219,15 @@ class _Anchoring:
         return [a for a in made if a is not None]
 
 
+def _rebuilt_if_broken(path: Path) -> AnchorStore:
+    """The anchor store at ``path``; one that cannot be read is derived state: start afresh."""
+    try:
+        return AnchorStore(path)
+    except StorageError:
+        path.unlink(missing_ok=True)
+        return AnchorStore(path)
+
+
 def sync_anchors(
     vault: Vault, root: Path, resolve: Resolver, tip: str = "HEAD", seen: CodeAt | None = None
 ) -> AnchorStore:
@@ -227,7 +236,7 @@ def sync_anchors(
     entry may have been written against: the post-commit hook passes the new commit's parent,
     since every entry already in the vault was written before that commit. ``seen`` is a
     commit already read (its definitions are not parsed again)."""
-    store = AnchorStore(store_path(vault))
+    store = _rebuilt_if_broken(store_path(vault))
     head = vault.store.head_commit()
     repo = str(root)
     if head is None or store.stamp(repo) == str(head.id):
