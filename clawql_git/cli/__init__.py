@@ -30,7 +30,7 @@ def cli() -> None:
 
 def _register() -> None:
     """Attach every command to its group, explicitly (no module registers on import)."""
-    from clawql_git.cli import audit, distill, recall, team
+    from clawql_git.cli import anchors, audit, distill, recall, team
     from clawql_git.cli.code import code
     from clawql_git.cli.hooks import hooks
     from clawql_git.cli.knowledge import knowledge
@@ -61,6 +61,8 @@ def _register() -> None:
     cli.add_command(sync)
     cli.add_command(review)
     cli.add_command(workspace)
+    code.add_command(anchors.stale_memory)
+    code.add_command(anchors.hook)
     cli.add_command(code)
     cli.add_command(knowledge)
 

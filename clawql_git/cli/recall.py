@@ -119,6 +119,10 @@ def _print_result(result: RecallResult) -> None:
         click.echo(f"   {hit.path}  (via {', '.join(hit.layers)})")
         if hit.superseded_by:
             click.echo(f"   superseded by {hit.superseded_by}")
+        if hit.code_stale:
+            from clawql_git.recall.code_labels import describe as code_note
+
+            click.echo(f"   {code_note(hit)}")
         click.echo("   " + " ".join(hit.snippet.split())[:240])
     for skip in result.skipped_layers:
         click.echo(f"skipped {skip['layer']}: {skip['reason']}")

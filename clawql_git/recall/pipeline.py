@@ -123,6 +123,7 @@ class RecallHit:
     # Which layer of the one list it comes from: "vault", "code" (the code graph), "onyx".
     source_layer: str = "vault"
     citation: dict[str, Any] | None = None  # where an external hit comes from
+    code_stale: tuple[dict[str, Any], ...] = ()  # anchored code changed (recall/code_labels.py)
 
     def to_record(self) -> dict[str, Any]:
         extra = {"citation": self.citation} if self.citation is not None else {}
@@ -136,6 +137,7 @@ class RecallHit:
             "snippet": self.snippet,
             "tokens": self.tokens,
             "superseded_by": self.superseded_by or None,
+            "code_stale": list(self.code_stale),
             "frontmatter": self.frontmatter,
             "source_layer": self.source_layer,
             **extra,

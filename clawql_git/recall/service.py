@@ -23,6 +23,7 @@ from clawql_git.index.integrity import IndexCheck, Truth, check_index
 from clawql_git.index.store import BuildReport, SearchIndex
 from clawql_git.model.entry import parse_timestamp
 from clawql_git.model.progress import Progress
+from clawql_git.recall import code_labels
 from clawql_git.recall.checks import checked, describe
 from clawql_git.recall.layers import ExternalLayers, read_hit, with_layers
 from clawql_git.recall.pipeline import Recaller, RecallQuery, RecallResult, save_derived
@@ -133,6 +134,7 @@ class RecallService:
         first recall builds the index). The answer is one list: the ``external`` layers (code
         graph, Onyx) are merged in, live, for a recall at HEAD (``recall/layers.py``)."""
         result, index, commit = self._answer(q, at, progress)
+        result.hits = code_labels.labelled(self.store.state_dir, result.hits)
         result = with_layers(result, q, external if at is None else None)
         if reader is not None and reader.record:
             self._record(result, index, commit, q, reader)
