@@ -81,22 +81,23 @@ def _line(match: EntityMatch) -> str:
 
 
 @click.command()
-@click.argument("file")
+@click.argument("files", nargs=-1, required=True)
 @identity_options
 @json_option
 @click.pass_context
-def schema(ctx: click.Context, /, file: str, as_json: bool, **kw: Any) -> None:
-    """Add or change an entity schema from a .cqe FILE ('-' for stdin): one MEMORY_ONTOLOGY
-    commit, routed by the review policy; refused (exit 2), naming them, when it would leave
-    existing instances invalid."""
-    result = open_vault(ctx).write_schema(read_document(file), identity(kw))
+def schema(ctx: click.Context, /, files: tuple[str, ...], as_json: bool, **kw: Any) -> None:
+    """Add or change entity schemas from .cqe FILES ('-' for stdin), together in one
+    MEMORY_ONTOLOGY commit routed by the review policy; refused (exit 2), naming them, when it
+    would leave existing instances invalid."""
+    texts = [read_document(f) for f in files]
+    result = open_vault(ctx).write_schema(*texts, identity=identity(kw))
     if as_json:
         emit_json(result.to_record())
         return
     if result.noop:
         click.echo(f"unchanged: {result.path} already holds that schema")
     else:
-        click.echo(f"{result.event} {result.path}")
+        click.echo(f"{result.event} {' '.join(result.paths)}")
     click.echo(f"worm_ref: {result.worm_ref}")
     if result.branch:
         click.echo(f"proposed on {result.branch}: awaiting review, main is unchanged")

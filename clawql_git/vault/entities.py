@@ -4,14 +4,16 @@ by the review policy like any write, refused when they would leave instances inv
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from clawql_git.errors import InvalidInput
 from clawql_git.gitstore import Tree
 from clawql_git.model.identity import Identity
 from clawql_git.ontology import EntityMatch, EntityQuery, GitView, parse_schema, run_query
 from clawql_git.ontology.query import relation_names
-from clawql_git.ontology.schema import schema_path
+from clawql_git.ontology.schema import kind_of_schema_path, schema_path
 from clawql_git.ontology.validate import Ontology
 from clawql_git.vault.writer import Plan, WriteResult
 
@@ -62,16 +64,21 @@ def query_entities(
     return EntityAnswer(query, shown, len(hidden), names, read.audit_ref)
 
 
-def write_schema(vault: Vault, text: str | bytes, ident: Identity) -> WriteResult:
-    """Add or change the schema its ``kind`` names, in one MEMORY_ONTOLOGY commit routed like
-    any write (a proposal when review is required); the writer refuses it, naming them, when
-    it would leave instances invalid."""
-    data = text.encode("utf-8") if isinstance(text, str) else text
-    schema = parse_schema("the schema", data)
-    path = schema_path(schema.kind)
+def write_schemas(vault: Vault, texts: Sequence[str | bytes], ident: Identity) -> WriteResult:
+    """Add or change the schemas the documents' ``kind`` names, together in one
+    MEMORY_ONTOLOGY commit (kinds that reference each other land at once), routed like any
+    write (a proposal when review is required); the writer refuses it, naming them, when it
+    would leave instances invalid."""
+    files: dict[str, bytes | None] = {}
+    for text in texts:
+        data = text.encode("utf-8") if isinstance(text, str) else text
+        files[schema_path(parse_schema("the schema", data).kind)] = data
+    if not files:
+        raise InvalidInput("no schema given")
+    kinds = ", ".join(kind_of_schema_path(p) for p in files)
 
     def prepare(tree: Tree | None) -> Plan:
-        return Plan(SCHEMA_EVENT, {}, f"schema {schema.kind}", raw_files={path: data})
+        return Plan(SCHEMA_EVENT, {}, f"schema {kinds}", raw_files=dict(files))
 
     result = vault.writer.write(prepare, vault.writer.identity(ident))
-    return replace(result, path=path, paths=(path,))
+    return replace(result, path=next(iter(files)), paths=tuple(files))

@@ -677,12 +677,12 @@ class Vault:
         query = EntityQuery(kind, tuple(where), related)
         return query_entities(self, query, self.writer.identity(identity), allow_pii)
 
-    def write_schema(self, text: str | bytes, identity: Identity | None = None) -> WriteResult:
-        """Add or change an entity schema (``.cqe`` YAML) as a reviewed write; refused, naming
-        them, when it would leave instances invalid."""
-        from clawql_git.vault.entities import write_schema
+    def write_schema(self, *texts: str | bytes, identity: Identity | None = None) -> WriteResult:
+        """Add or change entity schemas (``.cqe`` YAML documents) in one commit, as a reviewed
+        write; refused, naming them, when it would leave instances invalid."""
+        from clawql_git.vault.entities import write_schemas
 
-        return write_schema(self, text, _checked(identity))
+        return write_schemas(self, texts, _checked(identity))
 
     def write_vault_toml(self, data: Mapping[str, Any]) -> bytes:
         """Render vault settings (used by init)."""
