@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from clawql_git.errors import InvalidInput
 from clawql_git.gitstore import Tree
@@ -15,10 +15,8 @@ from clawql_git.ontology import EntityMatch, EntityQuery, GitView, parse_schema,
 from clawql_git.ontology.query import relation_names
 from clawql_git.ontology.schema import kind_of_schema_path, schema_path
 from clawql_git.ontology.validate import Ontology
-from clawql_git.vault.writer import Plan, WriteResult
-
-if TYPE_CHECKING:
-    from clawql_git.vault.facade import Vault
+from clawql_git.vault.reader import Reader
+from clawql_git.vault.writer import Plan, Writer, WriteResult
 
 DOOR = "entities"
 SCHEMA_EVENT = "MEMORY_ONTOLOGY"
@@ -49,22 +47,22 @@ class EntityAnswer:
 
 
 def query_entities(
-    vault: Vault, query: EntityQuery, ident: Identity, allow_pii: bool
+    reader: Reader, query: EntityQuery, ident: Identity, allow_pii: bool
 ) -> EntityAnswer:
     """Run ``query`` at HEAD; every instance returned is read through the reader."""
-    commit = vault.reader.commit_at(None)
-    onto = Ontology(GitView(vault.store, commit.tree))
+    commit = reader.commit_at(None)
+    onto = Ontology(GitView(reader.store, commit.tree))
     matches = run_query(onto, query)
     paths = list(dict.fromkeys(p for m in matches for p in m.paths()))
-    loaded = [vault.reader.load(commit.tree, p) for p in paths]
-    read = vault.reader.read_many(DOOR, commit, loaded, ident, allow_pii)
+    loaded = [reader.load(commit.tree, p) for p in paths]
+    read = reader.read_many(DOOR, commit, loaded, ident, allow_pii)
     hidden = {e.path for e in read.refused}
     shown = [m.without(hidden) for m in matches if m.path not in hidden]
     names = relation_names(onto, onto.schemas[query.kind])
     return EntityAnswer(query, shown, len(hidden), names, read.audit_ref)
 
 
-def write_schemas(vault: Vault, texts: Sequence[str | bytes], ident: Identity) -> WriteResult:
+def write_schemas(writer: Writer, texts: Sequence[str | bytes], ident: Identity) -> WriteResult:
     """Add or change the schemas the documents' ``kind`` names, together in one
     MEMORY_ONTOLOGY commit (kinds that reference each other land at once), routed like any
     write (a proposal when review is required); the writer refuses it, naming them, when it
@@ -80,5 +78,5 @@ def write_schemas(vault: Vault, texts: Sequence[str | bytes], ident: Identity) -
     def prepare(tree: Tree | None) -> Plan:
         return Plan(SCHEMA_EVENT, {}, f"schema {kinds}", raw_files=dict(files))
 
-    result = vault.writer.write(prepare, vault.writer.identity(ident))
+    result = writer.write(prepare, writer.identity(ident))
     return replace(result, path=next(iter(files)), paths=tuple(files))

@@ -675,14 +675,14 @@ class Vault:
         from clawql_git.vault.entities import query_entities
 
         query = EntityQuery(kind, tuple(where), related)
-        return query_entities(self, query, self.writer.identity(identity), allow_pii)
+        return query_entities(self.reader, query, self.writer.identity(identity), allow_pii)
 
     def write_schema(self, *texts: str | bytes, identity: Identity | None = None) -> WriteResult:
         """Add or change entity schemas (``.cqe`` YAML documents) in one commit, as a reviewed
         write; refused, naming them, when it would leave instances invalid."""
         from clawql_git.vault.entities import write_schemas
 
-        return write_schemas(self, texts, _checked(identity))
+        return write_schemas(self.writer, texts, _checked(identity))
 
     def write_vault_toml(self, data: Mapping[str, Any]) -> bytes:
         """Render vault settings (used by init)."""
