@@ -75,6 +75,7 @@ class Ontology:
             if is_schema_path(path) and path.count("/") == 2:
                 self._load(path)
         self._instances: dict[str, list[Instance]] = {}
+        self._ids: dict[str, set[str]] = {}
 
     def _load(self, path: str) -> None:
         try:
@@ -92,8 +93,15 @@ class Ontology:
         return self._instances[kind]
 
     def ids(self, kind: str) -> set[str]:
-        """The ids a reference to ``kind`` may name."""
-        return {i.id for i in self.instances(kind)}
+        """The ids a reference to ``kind`` may name: the stems of the entry files under its
+        folder (listed, not read: a file there that is no instance is the contract's to
+        report)."""
+        if kind in self._instances:
+            return {i.id for i in self._instances[kind]}
+        if kind not in self._ids:
+            paths = self.view.files_under(_folder(kind))
+            self._ids[kind] = {PurePosixPath(p).stem for p in paths if is_entry_path(p)}
+        return self._ids[kind]
 
 
 def _folder(kind: str) -> str:
