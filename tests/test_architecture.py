@@ -30,6 +30,7 @@ RANK: dict[str, int] = {
     "links": 3,
     "gitstore": 3,
     "catalog": 4,
+    "ontology": 4,
     "audit": 5,
     "index": 5,
     "recall": 6,

@@ -43,6 +43,7 @@ TOOLS = {
     "memory_history",
     "memory_recent",
     "memory_distill",
+    "memory_entities",
 }
 OUTBOX = "decisions/2026-09/move-webhook-delivery-to-a-postgres-outbox-with-a-dedicated-worker.md"
 OUTBOX_PATTERN = "patterns/2026-09/transactional-outbox.md"

@@ -32,6 +32,7 @@ def _register() -> None:
     """Attach every command to its group, explicitly (no module registers on import)."""
     from clawql_git.cli import anchors, audit, distill, recall, team
     from clawql_git.cli.code import code
+    from clawql_git.cli.entities import entities, schema
     from clawql_git.cli.hooks import hooks
     from clawql_git.cli.knowledge import knowledge
     from clawql_git.cli.mcp import mcp
@@ -47,7 +48,7 @@ def _register() -> None:
         memory.add_command(command)
     for command in (audit.audit, audit.verify, audit.export):
         memory.add_command(command)
-    for command in (team.clone, team.push, team.pull, team.check):
+    for command in (team.clone, team.push, team.pull, team.check, entities, schema):
         memory.add_command(command)
     recall.index.add_command(publish)
     accept_vault_after(memory, skip=frozenset({"clone"}))

@@ -408,6 +408,40 @@ class MemoryTools:
 
         return self.call(run)
 
+    def memory_entities(
+        self,
+        kind: Annotated[str, Field(description="The entity kind, e.g. service, person.")],
+        where: Annotated[
+            dict[str, str] | None,
+            Field(
+                description='Field values every instance must hold, e.g. {"owner": "priya-raman"}.'
+            ),
+        ] = None,
+        related: Annotated[
+            str | None,
+            Field(
+                description="A relation to follow from each instance: a reference field (owner), "
+                "a relation its schema names (owns), or KIND.FIELD of a kind that references it."
+            ),
+        ] = None,
+        max_tokens: MaxTokens = 2000,
+        allow_pii: AllowPii = False,
+        agent_id: AgentId = None,
+        session_id: SessionId = None,
+    ) -> CallToolResult:
+        """Typed entities checked against their schema (ontology/entities/<kind>.cqe): the
+        instances of a kind whose fields match `where`, each with the instances `related`
+        reaches, forwards (a service's owner) or backwards (the services a person owns).
+        Recorded as a read; instances classified PHI are left out unless allow_pii."""
+        who = self.caller.identity(agent_id, session_id)
+
+        def run(vault: Vault) -> dict[str, Any]:
+            pairs = sorted((where or {}).items())
+            found = vault.entities(kind, pairs, related or "", identity=who, allow_pii=allow_pii)
+            return fit(found.to_record(), "instances", max_tokens)
+
+        return self.call(run)
+
 
 HIT_FIELDS = ("path", "title", "type", "score", "worm_ref", "source_layer")
 
@@ -429,6 +463,7 @@ TOOLS: dict[str, ToolAnnotations] = {
     "memory_links": READ_ONLY,
     "memory_history": READ_ONLY,
     "memory_recent": READ_ONLY,
+    "memory_entities": READ_ONLY,
 }
 
 

@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from clawql_git.recall.service import RecallService
     from clawql_git.vault.distiller import DistillResult
     from clawql_git.vault.knowledge import IndexedSource, KnowledgeAnswer
+    from clawql_git.vault.entities import EntityAnswer
 
 
 class Vault:
@@ -728,6 +729,33 @@ class Vault:
             return None
         self.close()
         return replace(result, path=INDEX, paths=tuple(regenerated))
+
+    # ------------------------------------------------------------ the ontology
+
+    def entities(
+        self,
+        kind: str,
+        where: Iterable[tuple[str, str]] = (),
+        related: str = "",
+        *,
+        identity: Identity | None = None,
+        allow_pii: bool = False,
+    ) -> EntityAnswer:
+        """The instances of an entity kind whose fields match ``where``, each with the
+        instances ``related`` reaches (a reference field, or a relation that follows one
+        backwards); recorded as a read (``door="entities"``), PHI withheld unless allowed."""
+        from clawql_git.ontology import EntityQuery
+        from clawql_git.vault.entities import query_entities
+
+        query = EntityQuery(kind, tuple(where), related)
+        return query_entities(self.reader, query, self.writer.identity(identity), allow_pii)
+
+    def write_schema(self, *texts: str | bytes, identity: Identity | None = None) -> WriteResult:
+        """Add or change entity schemas (``.cqe`` YAML documents) in one commit, as a reviewed
+        write; refused, naming them, when it would leave instances invalid."""
+        from clawql_git.vault.entities import write_schemas
+
+        return write_schemas(self.writer, texts, _checked(identity))
 
     def write_vault_toml(self, data: Mapping[str, Any]) -> bytes:
         """Render vault settings (used by init)."""
