@@ -513,7 +513,7 @@ class Vault:
             embedder = self._embedder or resolve_embedder(
                 self.settings.embedding_model or None, os.environ
             )
-            self._recall = RecallService(self.store, embedder, self.settings.memory_cache_threshold)
+            self._recall = RecallService(self.store, embedder)
         return self._recall
 
     def recall(
