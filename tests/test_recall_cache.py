@@ -13,6 +13,7 @@ from clawql_git.index.embedders import HashEmbedder
 from clawql_git.recall.pipeline import RecallResult
 
 from .conftest import AGENT
+from .embedders import CountingEmbedder
 
 # Two questions one word apart: their hashed embeddings are far above the 0.92 similarity at
 # which the old cache answered one with the other's answer, and the word changes the ranking.
@@ -129,3 +130,18 @@ def test_a_cache_file_of_the_old_layout_is_started_again(demo: Path) -> None:
     assert first.hits and not first.cache_hit and not first.warnings
     assert vault.recall("webhook", limit=3).cache_hit
     assert cache_rows(demo) == 1
+
+
+def test_a_question_asked_again_with_other_options_is_embedded_once(demo: Path) -> None:
+    embedder = CountingEmbedder(HashEmbedder())
+    vault = Vault.open(demo, embedder=embedder)
+    vault.update_index()
+    before = embedder.seen[:]
+    first = vault.recall("idempotency keys for payment retries", limit=5)
+    again = vault.recall("idempotency keys for payment retries", limit=2, types=("decision",))
+    assert not again.cache_hit
+    assert embedder.seen[len(before) :] == ["idempotency keys for payment retries"]
+    fresh = Vault.open(demo, embedder=HashEmbedder()).recall(
+        "idempotency keys for payment retries", limit=2, types=("decision",), use_cache=False
+    )
+    assert answer(again) == answer(fresh) and first.hits

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
@@ -14,7 +13,6 @@ from clawql_git.audit.chain import AuditChain, ReadHit
 from clawql_git.errors import NotFound, StorageError
 from clawql_git.gitstore import Commit, GitStore
 from clawql_git.index.categories import category_tree
-from clawql_git.index.embedders import is_ready
 from clawql_git.index.integrity import IndexCheck, Truth, check_index
 from clawql_git.index.store import BuildReport, SearchIndex
 from clawql_git.model.progress import Progress
@@ -27,6 +25,7 @@ from clawql_git.recall.cache import (
 )
 from clawql_git.recall.checks import checked, describe
 from clawql_git.recall.pipeline import Recaller, RecallQuery, RecallResult, save_derived
+from clawql_git.recall.query_vectors import QueryVectors
 
 if TYPE_CHECKING:
     from clawql_git.index.embedders import Embedder
@@ -73,6 +72,7 @@ class RecallService:
     def __post_init__(self) -> None:
         self.index = SearchIndex(self.store, self.embedder)
         self._at: dict[str, SearchIndex] = {}
+        self.query_vectors = QueryVectors()
         self._head: Commit | None = None
         self._cache: RecallCache | None = None
         self.truth = Truth(self.store)
@@ -182,7 +182,8 @@ class RecallService:
                 cached.index_note = _note(report)
                 return cached, index, commit
         wants_vector = q.backend in ("auto", "hybrid", "vector")
-        query_vector, on_thread = _embed_query(self.embedder if wants_vector else None, q.text)
+        embedder = self.embedder if wants_vector else None
+        query_vector, on_thread = self.query_vectors.vector(embedder, q.text)
         if on_thread:
             index.loaded()  # the model loads meanwhile: read the rows (any answer needs them)
         missing = index.missing_vectors() if wants_vector and self.embedder is not None else ""
@@ -305,25 +306,6 @@ class RecallService:
         """category path -> number of entries under it."""
         self.ensure()
         return {k: len(v) for k, v in category_tree(self.index.loaded().entries).items() if k}
-
-
-def _no_vector() -> None:
-    return None
-
-
-def _embed_query(embedder: Embedder | None, text: str) -> tuple[Callable[[], Any], bool]:
-    """The query's vector, as a call that returns it, and whether it is being computed on a
-    thread. When the model still has to load (the first recall of a process) it loads and
-    embeds on a thread while the caller reads the index: in a cold `clawql memory recall` the
-    model's start-up and LanceDB's import then overlap instead of adding up."""
-    if embedder is None:
-        return _no_vector, False
-    if is_ready(embedder):
-        return (lambda: embedder.embed_query(text)), False
-    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="clawql-embed")
-    future = pool.submit(embedder.embed_query, text)
-    pool.shutdown(wait=False)
-    return future.result, True
 
 
 def _vector_or_skip(
