@@ -174,7 +174,9 @@ def answer_record(result: RecallResult) -> dict[str, Any]:
     """What the cache stores of an answer: its record, with every hit's fields as they are
     (full-precision scores, fields added to RecallHit later included)."""
     record = result.to_record()
-    record["hits"] = [dataclasses.asdict(h) for h in result.hits]
+    names = [f.name for f in dataclasses.fields(RecallHit)]
+    # shallow (dataclasses.asdict deep-copies every frontmatter: 30% of a put's time)
+    record["hits"] = [{name: getattr(h, name) for name in names} for h in result.hits]
     return record
 
 
