@@ -145,3 +145,19 @@ def test_a_question_asked_again_with_other_options_is_embedded_once(demo: Path) 
         "idempotency keys for payment retries", limit=2, types=("decision",), use_cache=False
     )
     assert answer(again) == answer(fresh) and first.hits
+
+
+def test_answers_served_from_the_cache_do_not_shrink_it(demo: Path) -> None:
+    vault = hash_vault(demo)
+    vault.recall_service().cache_capacity = 4
+    questions = [f"webhook question number {n}" for n in range(4)]
+    for text in questions:
+        vault.recall(text, limit=3)
+    for _ in range(3):  # many hits, each moving its answer to the newest place
+        for text in questions[:3]:
+            assert vault.recall(text, limit=3).cache_hit
+    vault.recall("one more question about webhooks", limit=3)
+    assert cache_rows(demo) == 4  # the capacity, not fewer: only the LRU answer went
+    assert not vault.recall(questions[3], limit=3).cache_hit
+    # asking it again evicted the next least recently used (questions[0]), no more
+    assert all(vault.recall(text, limit=3).cache_hit for text in questions[1:3])

@@ -71,8 +71,8 @@ def remove_cache(path: Path) -> None:
 
 class RecallCache:
     """Answers by key (``cache_key``), at most ``capacity`` of them. ``seq`` orders them by
-    last use: a hit moves its answer to the newest place, an insert evicts what falls more
-    than ``capacity`` places behind the newest (one range delete on the rowid)."""
+    last use: a hit moves its answer to the newest place, an insert evicts every answer older
+    than the ``capacity`` newest (one range delete on the rowid)."""
 
     def __init__(self, path: Path, capacity: int = CACHE_CAPACITY) -> None:
         self.capacity = max(1, capacity)
@@ -149,11 +149,19 @@ class RecallCache:
                     "INSERT INTO answers (key, commit_sha, result) VALUES (?, ?, ?)",
                     (key, sha, record),
                 )
-                self.db.execute(
-                    "DELETE FROM answers WHERE seq <= ?", (self._newest() - self.capacity,)
-                )
+                self._evict()
         except sqlite3.Error as exc:
             raise CacheUnreadable(f"the recall cache could not be written ({exc!r})") from exc
+
+    def _evict(self) -> None:
+        """Drop what is older than the ``capacity`` most recently used answers: a walk of at
+        most ``capacity`` rowids, whatever the cache has seen (a hit leaves a gap in ``seq``,
+        so the newest seq minus the capacity would drop more than it should)."""
+        row = self.db.execute(
+            "SELECT seq FROM answers ORDER BY seq DESC LIMIT 1 OFFSET ?", (self.capacity,)
+        ).fetchone()
+        if row is not None:
+            self.db.execute("DELETE FROM answers WHERE seq <= ?", (int(row[0]),))
 
     def count(self) -> int:
         """How many answers the cache holds."""
