@@ -27,7 +27,6 @@ class Settings:
     agent_id: str = "unknown-agent"
     session_id: str = ""
     embedding_model: str = ""  # "" = the packaged MiniLM when installed; "none" turns vectors off
-    memory_cache_threshold: float = 0.92
     record_recalls: bool = True  # MEMORY_RECALL events on refs/clawql/audit
     signing_key: str = ""  # SSH private key for signed engine commits (--sign)
     code_repo: str = ""  # the repository whose code graph recall searches ("" = the attached one)
@@ -58,7 +57,6 @@ class SettingsOptions(TypedDict, total=False):
     agent_id: str
     session_id: str
     embedding_model: str
-    memory_cache_threshold: float
     record_recalls: bool
     signing_key: str
     code_repo: str

@@ -44,8 +44,8 @@ if TYPE_CHECKING:
     from clawql_git.recall.pipeline import RecallOptions, RecallQuery, RecallResult
     from clawql_git.recall.service import RecallService
     from clawql_git.vault.distiller import DistillResult
-    from clawql_git.vault.knowledge import IndexedSource, KnowledgeAnswer
     from clawql_git.vault.entities import EntityAnswer
+    from clawql_git.vault.knowledge import IndexedSource, KnowledgeAnswer
 
 
 class Vault:
@@ -529,7 +529,7 @@ class Vault:
             embedder = self._embedder or resolve_embedder(
                 self.settings.embedding_model or None, os.environ
             )
-            self._recall = RecallService(self.store, embedder, self.settings.memory_cache_threshold)
+            self._recall = RecallService(self.store, embedder)
         return self._recall
 
     def recall(
