@@ -27,11 +27,13 @@ class Settings:
     agent_id: str = "unknown-agent"
     session_id: str = ""
     embedding_model: str = ""  # "" = the packaged MiniLM when installed; "none" turns vectors off
-    memory_cache_threshold: float = 0.92
     record_recalls: bool = True  # MEMORY_RECALL events on refs/clawql/audit
     signing_key: str = ""  # SSH private key for signed engine commits (--sign)
     duplicate_check: bool = True  # an ingest names the entries it repeats or contradicts
     duplicate_threshold: float = 0.61  # = model/claims.py DUPLICATE_THRESHOLD (a test checks)
+    code_repo: str = ""  # the repository whose code graph recall searches ("" = the attached one)
+    onyx_url: str = ""  # Onyx's API root (http://host:8080/api); "" = no Onyx layer
+    onyx_api_key: str = ""  # Onyx API key: from the environment or user config, never vault.toml
 
     def with_overrides(self, values: Mapping[str, Any]) -> Settings:
         """Return a copy with the known, non-None keys of ``values`` applied (type-checked)."""
@@ -57,11 +59,13 @@ class SettingsOptions(TypedDict, total=False):
     agent_id: str
     session_id: str
     embedding_model: str
-    memory_cache_threshold: float
     record_recalls: bool
     signing_key: str
     duplicate_check: bool
     duplicate_threshold: float
+    code_repo: str
+    onyx_url: str
+    onyx_api_key: str
 
 
 def _coerce(key: str, value: Any, kind: type) -> Any:

@@ -7,6 +7,7 @@ ClawqlError                      exit 1
 │   ├── EntryTooLarge            body over the configured limit
 │   ├── UnsafePath               a title or path escaping the vault or naming a reserved file
 │   ├── SecretDetected           a credential found in the content
+│   ├── EntityInvalid            an entity instance or schema that breaks the ontology
 │   └── PiiRefused               a read of PII-classified entries without allow_pii
 ├── NotFound                     exit 3   an entry, revision or vault that is not there
 │   └── NotAVault
@@ -97,6 +98,20 @@ class SecretDetected(InvalidInput):
             f"{first.line}, column {first.column}: {first.excerpt}{more}"
         )
         self.findings = findings
+
+
+class EntityInvalid(InvalidInput):
+    """An ``entity_instance`` that does not fit its kind's schema (a required field missing, a
+    wrong type, an unknown field, a reference to no instance), or a schema change that would
+    leave instances so; each problem names its file and field. Nothing was written."""
+
+    def __init__(self, lead: str, problems: list[str]) -> None:
+        shown = "\n  ".join(problems[:10])
+        more = f"\n  ... and {len(problems) - 10} more" if len(problems) > 10 else ""
+        super().__init__(
+            f"{lead}{len(problems)} ontology problem(s), nothing was written:\n  {shown}{more}"
+        )
+        self.entity_problems = problems  # not ``problems``: the message already lists them
 
 
 class PiiRefused(InvalidInput):

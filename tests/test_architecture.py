@@ -24,13 +24,17 @@ RANK: dict[str, int] = {
     "errors": 0,
     "config": 1,
     "codegraph": 1,
+    "onyx": 1,
     "model": 2,
+    "llm": 2,
     "links": 3,
     "gitstore": 3,
     "catalog": 4,
+    "ontology": 4,
     "audit": 5,
     "index": 5,
     "recall": 6,
+    "distill": 6,
     "vault": 7,
     "review": 8,
     "team": 8,
@@ -56,7 +60,10 @@ adapter may import it. A package missing from this table is a violation, so the 
 the whole statement of the layers.
 """
 
-ONLY: dict[str, frozenset[str]] = {"codegraph": frozenset({"errors"})}
+ONLY: dict[str, frozenset[str]] = {
+    "codegraph": frozenset({"errors"}),
+    "onyx": frozenset({"errors"}),  # the Onyx HTTP client: beside the stack, like codegraph
+}
 """Layers that may import only the listed layers (and themselves), whatever their rank."""
 
 ADAPTERS = frozenset({"cli", "mcp"})

@@ -68,7 +68,12 @@ def test_negative_proof_and_pii(demo: Path) -> None:
         type="entity_instance",
         title="Patient intake record",
         body="Patient Jane Roe, allergy to penicillin.",
-        meta={"pii_classification": "PHI", "entity_kind": "person"},
+        meta={
+            "pii_classification": "PHI",
+            "entity_kind": "person",
+            "name": "Jane Roe",
+            "role": "Patient",
+        },
         identity=AGENT,
     )
     plain = vault.recall("patient penicillin allergy", identity=READER)

@@ -66,7 +66,7 @@ def test_record_change_writes_a_code_change_entry(repo: Path, vault: Vault) -> N
     change, result = record_change(vault, repo, "HEAD~2", "HEAD~1")
     entry = vault.get(result.path)
     front = entry.to_record()["frontmatter"]
-    assert front["type"] == "code_change" and front["breaking"] is True
+    assert front["type"] == "code_change" and front["breaking_change"] is True
     assert front["affected_files"] == ["app/db.py", "app/util.py"]
     assert "app/db.py:connect" in front["affected_symbols"]
     assert result.path.startswith("code_changes/")
@@ -76,7 +76,7 @@ def test_record_change_writes_a_code_change_entry(repo: Path, vault: Vault) -> N
     assert change.summary() in body
     fsck_ok(vault.root)
     _, compatible = record_change(vault, repo, "HEAD~1", "HEAD")
-    assert vault.get(compatible.path).to_record()["frontmatter"]["breaking"] is False
+    assert vault.get(compatible.path).to_record()["frontmatter"]["breaking_change"] is False
 
 
 def test_a_bad_revision_writes_nothing(repo: Path, vault: Vault) -> None:
@@ -105,7 +105,7 @@ def test_cli_record_change(repo: Path, vault: Vault) -> None:
     )
     assert done.exit_code == 0, done.output
     record = json.loads(done.output)
-    assert record["breaking"] is True and record["worm_ref"].startswith("git:")
+    assert record["breaking_change"] is True and record["worm_ref"].startswith("git:")
     assert record["affected_files"] == ["app/db.py", "app/util.py"]
     done = CliRunner().invoke(
         cli,

@@ -220,14 +220,15 @@ def test_four_cli_loops_ingest_at_once(tmp_path: Path) -> None:
 # that races another for it. Each opener must wait its turn, not fail its recall. (Forked openers
 # released by one barrier: the old opener failed 3 of 240 opens this way.)
 CACHE_OPENERS = r"""
-import multiprocessing, sys
+import multiprocessing, os, sys
 from pathlib import Path
-from clawql_git.recall.service import _RecallCache
+from clawql_git.recall.cache import RecallCache
 
 def open_cache(path, barrier):
     barrier.wait()
-    cache = _RecallCache(Path(path))
-    cache.db.execute("INSERT INTO answers VALUES ('c', 'p', 'q', NULL, '{}', 0)")
+    cache = RecallCache(Path(path))
+    row = (str(os.getpid()), "c", "{}")
+    cache.db.execute("INSERT INTO answers (key, commit_sha, result) VALUES (?, ?, ?)", row)
     cache.db.commit()
 
 if __name__ == "__main__":
@@ -240,7 +241,7 @@ if __name__ == "__main__":
         for proc in procs:
             proc.join()
         codes = [proc.exitcode for proc in procs]
-        rows = _RecallCache(Path(path)).db.execute("SELECT count(*) FROM answers").fetchone()[0]
+        rows = RecallCache(Path(path)).db.execute("SELECT count(*) FROM answers").fetchone()[0]
         print(trial, codes, rows, flush=True)
 """
 

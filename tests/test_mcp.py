@@ -34,6 +34,7 @@ TOOLS = {
     "cg_find_route",
     "cg_find_symbol",
     "cg_type_hierarchy",
+    "knowledge_search",
     "memory_ingest",
     "memory_recall",
     "memory_get",
@@ -41,6 +42,8 @@ TOOLS = {
     "memory_links",
     "memory_history",
     "memory_recent",
+    "memory_distill",
+    "memory_entities",
 }
 OUTBOX = "decisions/2026-09/move-webhook-delivery-to-a-postgres-outbox-with-a-dedicated-worker.md"
 OUTBOX_PATTERN = "patterns/2026-09/transactional-outbox.md"
@@ -168,9 +171,9 @@ def test_lists_the_tools_with_schemas_and_annotations(
             assert tool.description and len(tool.description) > 80
             assert "\n    " not in tool.description  # docstrings arrive dedented
             assert tool.annotations is not None
-            read_only = tool.name != "memory_ingest"
+            read_only = tool.name not in ("memory_ingest", "memory_distill")
             assert tool.annotations.read_only_hint is read_only
-            assert tool.annotations.open_world_hint is False
+            assert tool.annotations.open_world_hint is (tool.name == "knowledge_search")
             assert tool.input_schema["type"] == "object"
         ingest = tools["memory_ingest"]
         assert ingest.annotations is not None and ingest.annotations.destructive_hint is False

@@ -145,8 +145,10 @@ def test_cache_hits_until_a_new_commit(demo: Path) -> None:
     vault, _ = counting_vault(demo)
     first = vault.recall("reconciliation job migration", limit=3)
     assert not first.cache_hit
-    again = vault.recall("Reconciliation   job migration", limit=3)
+    again = vault.recall(" reconciliation   job migration", limit=3)
     assert again.cache_hit and paths(again) == paths(first)
+    # case is the question's own: a layer (an embedder, a name in it) may tell them apart
+    assert not vault.recall("Reconciliation job migration", limit=3).cache_hit
     vault.ingest(type="context", title="Unrelated note", body="x", identity=AGENT)
     assert not vault.recall("reconciliation job migration", limit=3).cache_hit
 
@@ -326,15 +328,6 @@ def test_index_has_its_tables_and_a_failed_update_marks_it_stale(
     result = vault2.recall("will fail to index", limit=3)
     assert "the last update failed" in result.index_note
     assert "will-fail-to-index" in result.hits[0].path
-
-
-def test_near_identical_questions_hit_the_cache_by_similarity(demo: Path) -> None:
-    loose = Vault.open(demo, embedder=HashEmbedder(), memory_cache_threshold=0.6)
-    first = loose.recall("reconciliation job migration progress", limit=3)
-    near = loose.recall("reconciliation job migration progress today", limit=3)
-    assert not first.cache_hit and near.cache_hit
-    strict = Vault.open(demo, embedder=HashEmbedder(), memory_cache_threshold=0.9999)
-    assert not strict.recall("reconciliation job migration progress now", limit=3).cache_hit
 
 
 def test_post_rewrite_hook_catches_the_index_up(demo: Path) -> None:

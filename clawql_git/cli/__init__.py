@@ -30,9 +30,11 @@ def cli() -> None:
 
 def _register() -> None:
     """Attach every command to its group, explicitly (no module registers on import)."""
-    from clawql_git.cli import audit, recall, team, truth
+    from clawql_git.cli import anchors, audit, distill, recall, team, truth
     from clawql_git.cli.code import code
+    from clawql_git.cli.entities import entities, schema
     from clawql_git.cli.hooks import hooks
+    from clawql_git.cli.knowledge import knowledge
     from clawql_git.cli.mcp import mcp
     from clawql_git.cli.memory import memory
     from clawql_git.cli.options import accept_vault_after
@@ -42,11 +44,11 @@ def _register() -> None:
     from clawql_git.cli.sync import sync
     from clawql_git.cli.workspace import workspace
 
-    for command in (recall.recall, recall.recent, recall.tree, recall.index):
+    for command in (recall.recall, recall.recent, recall.tree, recall.index, distill.distill):
         memory.add_command(command)
     for command in (audit.audit, audit.verify, audit.export):
         memory.add_command(command)
-    for command in (team.clone, team.push, team.pull, team.check):
+    for command in (team.clone, team.push, team.pull, team.check, entities, schema):
         memory.add_command(command)
     for command in (truth.duplicates, truth.stale):
         memory.add_command(command)
@@ -54,6 +56,7 @@ def _register() -> None:
     accept_vault_after(memory, skip=frozenset({"clone"}))
     accept_vault_after(sync, skip=frozenset({"restore"}))
     accept_vault_after(review)
+    accept_vault_after(knowledge)
     cli.add_command(memory)
     cli.add_command(mcp)
     cli.add_command(remote)
@@ -61,7 +64,10 @@ def _register() -> None:
     cli.add_command(sync)
     cli.add_command(review)
     cli.add_command(workspace)
+    code.add_command(anchors.stale_memory)
+    code.add_command(anchors.hook)
     cli.add_command(code)
+    cli.add_command(knowledge)
 
 
 _register()

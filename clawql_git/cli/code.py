@@ -157,21 +157,53 @@ def _call_line(c: dict[str, Any]) -> str:
     )
 
 
+memory_vault_option = click.option(
+    "--vault",
+    envvar="CLAWQL_VAULT",
+    type=click.Path(file_okay=False),
+    help="List the entries of this vault anchored to each definition ($CLAWQL_VAULT).",
+)
+
+
+def _with_memory(answer: Answer, graph: CodeGraph, vault: str | None) -> Answer:
+    from clawql_git.vault.anchoring import with_memory
+
+    opened = _vault_or_none(vault)
+    return with_memory(answer, opened, graph) if opened else answer
+
+
+def _memory_lines(entries: list[dict[str, Any]], indent: str = "    ") -> list[str]:
+    return [f"{indent}memory: {m['entry']} ({m['state']}) {m['title']}" for m in entries]
+
+
 @code.command("find-symbol")
 @click.argument("name")
 @click.option("--kind", help="Only this kind (function, class, method, ...).")
 @repo_option
+@memory_vault_option
 @bounds
 @json_flag
 def find_symbol(
-    name: str, kind: str | None, repo: str, limit: int, max_chars: int, as_json: bool
+    name: str,
+    kind: str | None,
+    repo: str,
+    vault: str | None,
+    limit: int,
+    max_chars: int,
+    as_json: bool,
 ) -> None:
     """Definitions named NAME (or Class.method, or file.py:qualname); fuzzy when none is exact
-    (labelled so in text, ``"match": "fuzzy"`` in JSON)."""
-    answer = _open(repo).find_symbol(name, limit, max_chars, kind)
+    (labelled so in text, ``"match": "fuzzy"`` in JSON). With a vault, each lists the memory
+    entries anchored to it (``memory``: path, title, fresh/changed/moved/vanished)."""
+    graph = _open(repo)
+    answer = _with_memory(graph.find_symbol(name, limit, max_chars, kind), graph, vault)
     if answer.extra.get("match") == "fuzzy" and not as_json:
         click.echo(f"no definition named {name!r}; fuzzy matches (similar names):")
-    _render(answer, as_json, _symbol_line)
+    _render(
+        answer,
+        as_json,
+        lambda s: "\n".join([_symbol_line(s), *_memory_lines(s.get("memory", []))]),
+    )
 
 
 def _definition_query(fn: F) -> F:
@@ -206,13 +238,18 @@ def callees(
 @code.command("explain-module")
 @click.argument("module")
 @repo_option
+@memory_vault_option
 @bounds
 @json_flag
-def explain_module(module: str, repo: str, limit: int, max_chars: int, as_json: bool) -> None:
+def explain_module(
+    module: str, repo: str, vault: str | None, limit: int, max_chars: int, as_json: bool
+) -> None:
     """MODULE (a path or dotted name) at a glance: summary, exports, dependencies, dependants,
     recent changes. A folder (a package directory) answers for every module beneath it, with
-    the dependencies and dependants outside it."""
-    answer = _open(repo).explain_module(module, limit, max_chars)
+    the dependencies and dependants outside it. With a vault, the memory entries anchored to
+    the module and to each export."""
+    graph = _open(repo)
+    answer = _with_memory(graph.explain_module(module, limit, max_chars), graph, vault)
     if as_json:
         emit_json(answer.to_record())
         return
@@ -228,6 +265,10 @@ def explain_module(module: str, repo: str, limit: int, max_chars: int, as_json: 
     click.echo(f"exports ({answer.total}):")
     for s in answer.items:
         click.echo("  " + _symbol_line(s))
+        for line in _memory_lines(s.get("memory", [])):
+            click.echo(line)
+    for line in _memory_lines(x.get("memory", []), "  "):
+        click.echo(line)
     click.echo("imports: " + ", ".join(x["dependencies"] + x["external_dependencies"]))
     click.echo(f"imported by ({x['dependants_total']}): " + ", ".join(x["dependants"]))
     for c in x["recent_changes"]:
@@ -440,7 +481,7 @@ def record_change(
         emit_json(
             {
                 **result.to_record(),
-                "breaking": change.breaking,
+                "breaking_change": change.breaking,
                 "summary": change.summary(),
                 "affected_files": list(change.files),
                 "affected_symbols": [f"{s.file}:{s.qualname}" for s in change.symbols],

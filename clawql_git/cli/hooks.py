@@ -11,7 +11,8 @@ import click
 def hooks(event: str, args: tuple[str, ...]) -> None:
     """Follow a git EVENT: post-commit records the new baseline (the next recall catches the
     index up); post-checkout, post-merge and post-rewrite catch it up now; on a protected
-    remote, pre-receive refuses invalid pushes."""
+    remote, pre-receive refuses invalid pushes; in a code repository, code-commit records HEAD
+    as a code_change entry in the vault of `git config clawql.vault`."""
     import sys
     from pathlib import Path
 
@@ -25,6 +26,21 @@ def hooks(event: str, args: tuple[str, ...]) -> None:
         for problem in problems:
             click.echo(f"clawql-git: refused: {problem}", err=True)
         sys.exit(1 if problems else 0)
+
+    if event == "code-commit":  # the post-commit hook of a code repository
+        import os
+
+        from clawql_git.cli.anchors import record_head
+
+        try:
+            record_head(
+                Path.cwd(),
+                os.environ.get("CLAWQL_AGENT_ID", ""),
+                os.environ.get("CLAWQL_SESSION_ID", ""),
+            )
+        except ClawqlError as exc:
+            click.echo(f"clawql hooks {event}: {exc.message}", err=True)
+        return
 
     try:
         Vault.open().after_git_event(event)

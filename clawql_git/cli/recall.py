@@ -80,7 +80,7 @@ def recall(
     if shared:
         from clawql_git.cli.shared_index import recall_shared
 
-        return recall_shared(shared, query, limit, as_json)
+        return recall_shared(shared, query, limit, as_json, backend)
 
     vault = open_vault(ctx)
     who = Identity(
@@ -119,6 +119,10 @@ def _print_result(result: RecallResult) -> None:
         click.echo(f"   {hit.path}  (via {', '.join(hit.layers)})")
         if hit.superseded_by:
             click.echo(f"   superseded by {hit.superseded_by}")
+        if hit.code_stale:
+            from clawql_git.recall.code_labels import describe as code_note
+
+            click.echo(f"   {code_note(hit)}")
         click.echo("   " + " ".join(hit.snippet.split())[:240])
     for skip in result.skipped_layers:
         click.echo(f"skipped {skip['layer']}: {skip['reason']}")

@@ -26,23 +26,25 @@ def publish(ctx: click.Context, uri: str, endpoint: str | None, as_json: bool) -
         click.echo(f"  {done.files} files, {done.bytes} bytes; readers: --index {uri}")
 
 
-def recall_shared(uri: str, query: str, limit: int, as_json: bool) -> None:
-    """``clawql memory recall --index URI``: query a published index, read-only."""
+def recall_shared(uri: str, query: str, limit: int, as_json: bool, backend: str = "auto") -> None:
+    """``clawql memory recall --index URI``: query a published index, read-only, with the
+    vector layers when this machine's embedding model is the one that built it."""
+    import os
+
+    from clawql_git.index.embedders import resolve_embedder
     from clawql_git.sync.shared_index import SharedIndex
 
-    index = SharedIndex(uri)
-    hits = index.search(query, limit)
+    embedder = None if backend == "fts" else resolve_embedder(None, os.environ)
+    index = SharedIndex(uri, embedder=embedder)
+    answer = index.recall(query, limit)
     if as_json:
-        emit_json(
-            {
-                "index": index.published.to_record(),
-                "hits": [h.to_record() for h in hits],
-            }
-        )
+        emit_json({"index": index.published.to_record(), **answer.to_record()})
         return
     click.echo(f"shared index {index.published.uri} (main at git:{index.published.commit})")
-    for n, hit in enumerate(hits, 1):
+    for warning in answer.warnings:
+        click.echo(f"warning: {warning}", err=True)
+    for n, hit in enumerate(answer.hits, 1):
         click.echo(f"{n}. {hit.title}  [{hit.type}]  score {hit.score:.3f}  {hit.worm_ref}")
-        click.echo(f"   {hit.path}")
+        click.echo(f"   {hit.path}  ({', '.join(hit.layers)})")
         click.echo("   " + " ".join(hit.snippet.split())[:240])
-    click.echo(f"{len(hits)} hit(s)")
+    click.echo(f"{len(answer.hits)} hit(s) from {', '.join(answer.layers)}")

@@ -30,11 +30,24 @@ def duplicates(ctx: click.Context, threshold: float | None, as_json: bool) -> No
 
 
 @click.command()
+@click.option(
+    "--code", is_flag=True, help="Entries whose anchored code changed, moved or vanished instead."
+)
+@click.option(
+    "-C", "--repo", default=".", show_default=True, help="The code repository (with --code)."
+)
+@click.option("--rev", default="HEAD", show_default=True, help="Check at REV (with --code).")
 @json_option
 @click.pass_context
-def stale(ctx: click.Context, as_json: bool) -> None:
+def stale(ctx: click.Context, code: bool, repo: str, rev: str, as_json: bool) -> None:
     """Current entries that are due: expired or past review_by (frontmatter, or the per-type
-    defaults in vault.toml [staleness.<type>])."""
+    defaults in vault.toml [staleness.<type>]); with --code, the entries anchored to code that
+    changed since (the same as `clawql code stale-memory`)."""
+    if code:
+        from clawql_git.cli.anchors import show_code_stale
+
+        show_code_stale(open_vault(ctx), repo, rev, as_json)
+        return
     due = open_vault(ctx).stale()
     if as_json:
         emit_json([d.to_record() for d in due])

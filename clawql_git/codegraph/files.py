@@ -30,9 +30,66 @@ EXCLUDED_DIRS = frozenset(
     }
 )
 LANGUAGE_MODULES = tuple(
-    f"lang_{n}" for n in ("python", "js", "go", "rust", "java", "c", "cpp", "csharp", "php")
+    f"lang_{n}"
+    for n in (
+        "python",
+        "js",
+        "go",
+        "rust",
+        "java",
+        "c",
+        "cpp",
+        "csharp",
+        "php",
+        "ruby",
+        "kotlin",
+        "swift",
+        "lua",
+        "dart",
+        "svelte",
+        "scala",
+    )
 )
 MAX_FILE_BYTES = 2_000_000
+SOURCE_SUFFIXES = {  # source files by language: those no loaded extractor reads are skipped
+    **dict.fromkeys((".py", ".pyi"), "python"),
+    **dict.fromkeys((".js", ".mjs", ".cjs", ".jsx"), "javascript"),
+    **dict.fromkeys((".ts", ".mts", ".cts"), "typescript"),
+    ".tsx": "tsx",
+    ".go": "go",
+    ".rs": "rust",
+    ".java": "java",
+    ".c": "c",
+    **dict.fromkeys((".cc", ".cpp", ".cxx", ".c++", ".hpp", ".hh", ".hxx", ".h++"), "cpp"),
+    ".cs": "csharp",
+    ".php": "php",
+    **dict.fromkeys((".rb", ".rake"), "ruby"),
+    **dict.fromkeys((".kt", ".kts"), "kotlin"),
+    ".swift": "swift",
+    ".lua": "lua",
+    ".dart": "dart",
+    ".svelte": "svelte",
+    **dict.fromkeys((".scala", ".sc"), "scala"),
+    **dict.fromkeys((".ex", ".exs"), "elixir"),
+    **dict.fromkeys((".erl", ".hrl"), "erlang"),
+    ".hs": "haskell",
+    **dict.fromkeys((".ml", ".mli"), "ocaml"),
+    **dict.fromkeys((".clj", ".cljs", ".cljc"), "clojure"),
+    **dict.fromkeys((".fs", ".fsx"), "fsharp"),
+    ".vb": "visual-basic",
+    ".groovy": "groovy",
+    ".mm": "objective-c",
+    ".zig": "zig",
+    ".nim": "nim",
+    ".jl": "julia",
+    ".r": "r",
+    ".R": "r",
+    **dict.fromkeys((".pl", ".pm"), "perl"),
+    ".vue": "vue",
+    **dict.fromkeys((".sh", ".bash"), "shell"),
+    ".ps1": "powershell",
+    ".sql": "sql",
+}
 
 
 @dataclass(frozen=True)
@@ -66,6 +123,17 @@ def suffix_map(extractors: dict[str, Extractor]) -> dict[str, str]:
     for extractor in extractors.values():
         out.update(extractor.suffixes)
     return out
+
+
+def skipped_files(root: Path, suffixes: dict[str, str]) -> dict[str, int]:
+    """Source files under ``root`` that no loaded extractor reads, counted by language
+    (a language of the list without its grammar installed counts here too)."""
+    unread = {s: lang for s, lang in SOURCE_SUFFIXES.items() if s not in suffixes}
+    counts: dict[str, int] = {}
+    for found in discover(root, unread):
+        language = language_of(found.path, unread)
+        counts[language] = counts.get(language, 0) + 1
+    return dict(sorted(counts.items(), key=lambda item: (-item[1], item[0])))
 
 
 def is_git_worktree(root: Path) -> bool:

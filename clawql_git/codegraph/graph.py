@@ -163,6 +163,7 @@ class CodeGraph:
             "imports": row["d"],
             "routes": row["rt"],
             "languages": languages,
+            "skipped": json.loads(self.store.get_meta("skipped") or "{}"),  # by language
             "indexed_at": self.store.get_meta("indexed_at"),
             "size_bytes": self.db_path.stat().st_size if self.db_path.exists() else 0,
         }

@@ -4,13 +4,20 @@ imports across files, join routes, and write it all in one transaction."""
 from __future__ import annotations
 
 import hashlib
+import json
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from clawql_git.codegraph.files import SourceFile, discover, language_of, suffix_map
+from clawql_git.codegraph.files import (
+    SourceFile,
+    discover,
+    language_of,
+    skipped_files,
+    suffix_map,
+)
 from clawql_git.codegraph.model import Extractor, FileFacts
 from clawql_git.codegraph.resolve import C_HEADERS, C_SOURCES, Resolver
 from clawql_git.codegraph.routes import join_routes
@@ -119,9 +126,17 @@ class Indexer:
             report = self._write(rows, gone, None, start, changed)
         else:
             report = self._report(0, 0, unchanged, start, ())
+        self._note_skipped()
         if progress is not None:
             progress(len(sources), len(sources), "")
         return report
+
+    def _note_skipped(self) -> None:
+        """Remember which source files no extractor reads, by language (``code status``)."""
+        skipped = json.dumps(skipped_files(self.root, self.suffixes))
+        if self.store.get_meta("skipped") != skipped:
+            with self.store.transaction() as db:
+                db.execute("INSERT OR REPLACE INTO meta VALUES ('skipped', ?)", (skipped,))
 
     def _parse(
         self, src: SourceFile, known: str | None, facts: dict[str, FileFacts]

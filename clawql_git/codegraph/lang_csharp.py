@@ -34,6 +34,7 @@ from typing import ClassVar
 
 from tree_sitter import Node
 
+from clawql_git.codegraph.aspnet_routes import aspnet_routes
 from clawql_git.codegraph.model import FileFacts, RepoView, SymbolKind
 from clawql_git.codegraph.ts_util import (
     Parsers,
@@ -128,6 +129,7 @@ class CSharpWalker(Walker):
         "method_declaration": "on_method",
         "constructor_declaration": "on_method",
         "destructor_declaration": "on_method",
+        "local_function_statement": "on_method",  # top-level statements (Program.cs)
         "operator_declaration": "on_skip_members",
         "property_declaration": "on_property",
         "field_declaration": "on_field",
@@ -402,7 +404,8 @@ class CSharpExtractor:
 
     def extract(self, path: str, source: bytes, language: str) -> FileFacts:
         """Facts of one C# file; syntax errors are counted and the rest still extracted."""
-        _, facts, _ = walk_file(self._parsers, path, source, language, CSharpWalker)
+        root, facts, _ = walk_file(self._parsers, path, source, language, CSharpWalker)
+        aspnet_routes(root, facts)
         return facts
 
     def resolve_module(self, importer: str, module: str, repo: RepoView) -> list[str]:

@@ -25,6 +25,7 @@ from typing import ClassVar
 
 from tree_sitter import Node
 
+from clawql_git.codegraph.go_routes import go_routes
 from clawql_git.codegraph.model import FileFacts, RepoView, SymbolKind
 from clawql_git.codegraph.ts_util import (
     Parsers,
@@ -345,6 +346,7 @@ class GoExtractor:
         package = next((c for c in root.named_children if c.type == "package_clause"), None)
         if package is not None:
             facts.module_doc = walker.doc(package)
+        go_routes(root, facts)
         return facts
 
     def resolve_module(self, importer: str, module: str, repo: RepoView) -> list[str]:

@@ -26,6 +26,7 @@ from typing import ClassVar
 from tree_sitter import Node
 
 from clawql_git.codegraph.model import FileFacts, RepoView, SymbolKind
+from clawql_git.codegraph.spring_routes import spring_routes
 from clawql_git.codegraph.ts_util import (
     Parsers,
     Walker,
@@ -313,6 +314,7 @@ class JavaExtractor:
         package = next((c for c in root.named_children if c.type == "package_declaration"), None)
         if package is not None:
             facts.module_doc = walker.doc(package)
+        spring_routes(root, facts)
         return facts
 
     def resolve_module(self, importer: str, module: str, repo: RepoView) -> list[str]:

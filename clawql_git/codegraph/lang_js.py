@@ -29,6 +29,7 @@ from clawql_git.codegraph import js_resolve, js_routes
 from clawql_git.codegraph.js_modules import JsModuleWalker, require_module
 from clawql_git.codegraph.js_routes import callee_name, decorator_text
 from clawql_git.codegraph.model import FileFacts, RepoView, SymbolKind
+from clawql_git.codegraph.react_routes import react_routes
 from clawql_git.codegraph.ts_util import (
     Parsers,
     clean_block_doc,
@@ -466,6 +467,7 @@ class JsExtractor:
                 for s in facts.symbols
             ]
         facts.module_doc = _module_doc(root)
+        react_routes(root, facts)
         return facts
 
     def resolve_module(self, importer: str, module: str, repo: RepoView) -> list[str]:

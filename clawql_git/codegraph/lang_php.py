@@ -42,6 +42,7 @@ from typing import ClassVar
 
 from tree_sitter import Node
 
+from clawql_git.codegraph.laravel_routes import laravel_routes
 from clawql_git.codegraph.model import FileFacts, RepoView, SymbolKind
 from clawql_git.codegraph.ts_util import (
     Parsers,
@@ -403,9 +404,10 @@ class PhpExtractor:
 
     def extract(self, path: str, source: bytes, language: str) -> FileFacts:
         """Facts of one PHP file; syntax errors are counted and the rest still extracted."""
-        _, facts, _ = walk_file(self._parsers, path, source, language, PhpWalker)
+        root, facts, _ = walk_file(self._parsers, path, source, language, PhpWalker)
         namespace = next((s for s in facts.symbols if s.kind == "module"), None)
         facts.module_doc = namespace.docstring if namespace is not None else ""
+        laravel_routes(root, facts)
         return facts
 
     def resolve_module(self, importer: str, module: str, repo: RepoView) -> list[str]:

@@ -33,6 +33,7 @@ from typing import ClassVar
 from tree_sitter import Node
 
 from clawql_git.codegraph.model import FileFacts, RepoView, SymbolKind
+from clawql_git.codegraph.rust_routes import rust_routes
 from clawql_git.codegraph.ts_util import (
     Parsers,
     Walker,
@@ -399,6 +400,7 @@ class RustExtractor:
                 for s in facts.symbols
             ]
         facts.module_doc = _inner_doc(root)
+        rust_routes(root, facts)
         return facts
 
     def resolve_module(self, importer: str, module: str, repo: RepoView) -> list[str]:

@@ -22,12 +22,16 @@ CALLABLE = frozenset(
     {"function", "method", "class", "struct", "interface", "trait", "enum", "type"}
 )
 CLASSLIKE = frozenset({"class", "struct", "interface", "trait", "enum", "type"})
+TYPELIKE = CLASSLIKE | {"module"}  # a base may be a Ruby module (``include Greets``)
+GLOBAL_CONSTANTS = frozenset({"ruby"})  # a class defined in any file is seen (autoload)
 BUILTINS = frozenset(dir(builtins))
 MAX_DEPTH = 14
-DOTTED = re.compile(r"^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*$")
+DOTTED = re.compile(r"^[A-Za-z_$][\w$]*[?!]?(\.[A-Za-z_$][\w$]*[?!]?)*$")  # Ruby ``valid?``
 CONSTRUCTED = re.compile(r"^([A-Za-z_$][\w$.]*)\(\)\.([A-Za-z_$][\w$]*)$")
-IMPLICIT_THIS = frozenset({"java", "kotlin", "csharp", "cpp"})  # bare names may be members
-NAMESPACED = frozenset({"csharp", "php"})  # a name of the file's own namespace needs no import
+# bare names may be members of the enclosing class
+IMPLICIT_THIS = frozenset({"java", "kotlin", "csharp", "cpp", "ruby", "swift", "dart", "scala"})
+# a name of the file's own namespace (package) needs no import
+NAMESPACED = frozenset({"csharp", "php", "kotlin", "scala"})
 SELF_NAMES = ("self", "cls", "this")
 JAVA_LANG = frozenset(
     [
@@ -209,12 +213,15 @@ class Resolver:
         self._go_dirs: dict[str, list[str]] | None = None  # Go package dir -> its files
         self._visible: dict[str, list[str]] = {}  # C/C++ file -> itself and its includes
         self._includers: dict[str, list[str]] | None = None  # header -> sources including it
+        self._constants: dict[str, list[str]] | None = None  # Ruby qualname -> files
+        self._swift_roots: dict[str, list[str]] | None = None  # Swift module dir -> files
 
     def replace(self, facts: FileFacts) -> None:
         """Take the new facts of a file already known (the set of files is unchanged, so
         module resolution stays valid)."""
         self.index[facts.path] = FileIndex.build(facts)
-        self._visible, self._includers = {}, None
+        self._visible, self._includers, self._constants = {}, None, None
+        self._swift_roots = None
 
     # ------------------------------------------------------------ modules
 
@@ -305,7 +312,7 @@ class Resolver:
         local = f"{scope}.{written}" if scope else written
         if own:
             for qual in (local, written):
-                if qual in defs and defs[qual].kind in CLASSLIKE:
+                if qual in defs and defs[qual].kind in TYPELIKE:
                     return path, qual
         dotted = written.replace("::", ".")
         if not DOTTED.match(dotted):
@@ -314,7 +321,7 @@ class Resolver:
         language = self.index[path].facts.language
         if found[0] == "unk" and language == "java":
             found = self._java_package_type(path, dotted)
-        if found[0] in ("def", "inst") and self.index[found[1]].defs[found[2]].kind in CLASSLIKE:
+        if found[0] in ("def", "inst") and self.index[found[1]].defs[found[2]].kind in TYPELIKE:
             return found[1], found[2]
         head = dotted.split(".")[0]
         if found[0] == "ext" or (found[0] == "unk" and head in EXTERNAL_ROOTS.get(language, ())):
@@ -395,6 +402,9 @@ class Resolver:
             klass = self._enclosing_class(path, scope)
             if klass:
                 return ("def" if name == "cls" else "inst", path, klass)
+            extended = self._extended_type(path, scope)
+            if extended[0] == "def":
+                return ("inst", extended[1], extended[2])
         for cur in self.scopes(path, scope):
             found = self._in_scope(path, cur, name, ctx, depth)
             if found is not None:
@@ -405,6 +415,10 @@ class Resolver:
                 return member
         if idx.facts.language == "go":
             found = self._go_package(path, name, ctx, depth)
+            if found is not None:
+                return found
+        if idx.facts.language == "swift":
+            found = self._swift_module(path, name)
             if found is not None:
                 return found
         if idx.facts.language in NAMESPACED:
@@ -420,7 +434,59 @@ class Resolver:
                 return found
         if python and name in BUILTINS:
             return ("ext", name)
+        if idx.facts.language in GLOBAL_CONSTANTS and name[:1].isupper():
+            return self._global_constant(path, scope, name, ctx)
         return UNK
+
+    def _nested(self, path: str, qual: str, ctx: ResolutionNotes) -> Entity:
+        """A member of a module: defined in the module's file, else (Ruby: modules reopen
+        across files) in the one other file defining ``qual``."""
+        sym = self.index[path].defs.get(qual)
+        if sym is not None:
+            return ("def", path, qual) if sym.kind not in ("variable", "constant") else UNK
+        if self.index[path].facts.language not in GLOBAL_CONSTANTS:
+            return UNK
+        return self._constant_file(path, qual, ctx)
+
+    def _global_constant(self, path: str, scope: str, name: str, ctx: ResolutionNotes) -> Entity:
+        """Ruby: a constant of the enclosing modules (innermost first, class bodies too) or
+        of the top level, defined in another file: required or not, Ruby sees it."""
+        cur = scope
+        while True:
+            qual = f"{cur}.{name}" if cur else name
+            if cur and qual in self.index[path].defs:
+                return ("def", path, qual)
+            found = self._constant_file(path, qual, ctx)
+            if found[0] != "unk" or not cur:
+                return found
+            cur = parent(cur)
+
+    def _constant_file(self, path: str, qual: str, ctx: ResolutionNotes) -> Entity:
+        """The one file of the language of ``path`` defining ``qual``: exact when ``path``
+        requires it, else inferred; several (or none): unknown."""
+        if self._constants is None:
+            self._constants = {}
+            for f in sorted(self.index):
+                if self.index[f].facts.language in GLOBAL_CONSTANTS:
+                    for sym in self.index[f].facts.symbols:
+                        if sym.kind in TYPELIKE or sym.kind in ("function", "method"):
+                            self._constants.setdefault(sym.qualname, []).append(f)
+        files = [f for f in self._constants.get(qual, []) if f != path]
+        if files and all(self.index[f].defs[qual].kind == "module" for f in files):
+            files = files[:1]  # a module reopened in several files: its members are looked up
+
+        required = {
+            f
+            for imp in self.index[path].stars.get("", [])
+            for f in self.module_files(path, imp.module)
+        }
+        if len(files) > 1:
+            files = [f for f in files if f in required] or files
+        if len(files) != 1:
+            return UNK
+        if files[0] not in required:
+            ctx.inferred = True
+        return ("def", files[0], qual)
 
     def _enclosing_class(self, path: str, scope: str) -> str:
         defs = self.index[path].defs
@@ -440,9 +506,26 @@ class Resolver:
         """Java/TS-style: a bare name inside a method may be a member of its class."""
         klass = self._enclosing_class(path, scope)
         if not klass:
-            return None
+            extended = self._extended_type(path, scope)
+            if extended[0] != "def":
+                return None
+            found = self.member(extended[1], extended[2], name, ctx, depth + 1, instance=True)
+            return found if found[0] != "unk" else None
         found = self.member(path, klass, name, ctx, depth + 1, instance=True)
         return found if found[0] != "unk" else None
+
+    def _extended_type(self, path: str, scope: str) -> Entity:
+        """Swift: the type of a method of ``extension T`` where ``T`` is defined in another
+        file of the module (the method's qualname is ``T.m``, ``T`` is no definition here)."""
+        if self.index[path].facts.language != "swift" or scope not in self.index[path].defs:
+            return UNK
+        owner = parent(scope)
+        if not owner or owner in self.index[path].defs:
+            return UNK
+        found = self._swift_module(path, owner)
+        if found is None or self.index[found[1]].defs[found[2]].kind not in CLASSLIKE:
+            return UNK
+        return found
 
     def _go_package(self, path: str, name: str, ctx: ResolutionNotes, depth: int) -> Entity | None:
         """Go: a package is its directory, so a top-level name may be defined in any of its
@@ -464,6 +547,20 @@ class Resolver:
                 return self.infer(other, "", assigns, ctx, depth + 1)
             if sym is not None:
                 return UNK
+        return None
+
+    def _swift_module(self, path: str, qual: str) -> Entity | None:
+        """Swift: a definition of another file of the same module (``Sources/<name>/`` of a
+        package, else the whole repository), which needs no import."""
+        if self._swift_roots is None:
+            self._swift_roots = {}
+            for f in sorted(self.index):
+                if self.index[f].facts.language == "swift":
+                    self._swift_roots.setdefault(swift_module_root(f), []).append(f)
+        for other in self._swift_roots.get(swift_module_root(path), []):
+            sym = self.index[other].defs.get(qual)
+            if other != path and sym is not None and sym.kind not in ("variable", "constant"):
+                return ("def", other, qual)
         return None
 
     def _namespace_mate(self, path: str, name: str) -> Entity | None:
@@ -696,6 +793,8 @@ class Resolver:
             return ("mod", *files) if files else ("ns", f"{entity[1]}.{name}", entity[2])
         if kind in ("def", "inst"):
             sym = self.index[entity[1]].defs[entity[2]]
+            if sym.kind == "module" and entity[1] in self.index:
+                return self._nested(entity[1], f"{entity[2]}.{name}", ctx)
             if sym.kind not in CLASSLIKE:
                 return UNK
             return self.member(entity[1], entity[2], name, ctx, depth + 1, kind == "inst")
@@ -717,6 +816,8 @@ class Resolver:
                 if sub:
                     return ("mod", *sub)
             for imp in idx.stars.get("", []):
+                if idx.facts.language == "dart" and imp.alias not in ("export", "part"):
+                    continue  # a Dart import is not re-exported
                 star = self.module_files(path, imp.module)
                 if star and star != files:
                     found = self._module_attr(star, name, ctx, depth + 1)
@@ -747,7 +848,7 @@ class Resolver:
             if not DOTTED.match(base):
                 continue
             target = self._resolve_in(path, parent(klass), base, ctx, depth + 1)
-            if target[0] == "def" and self.index[target[1]].defs[target[2]].kind in CLASSLIKE:
+            if target[0] == "def" and self.index[target[1]].defs[target[2]].kind in TYPELIKE:
                 found = self.member(target[1], target[2], name, ctx, depth + 1, instance)
                 if found[0] != "unk":
                     return found
@@ -755,6 +856,10 @@ class Resolver:
                 external = True
         if idx.facts.language == "go":
             return self._go_method(path, klass, name)
+        if idx.facts.language == "swift":  # an extension in another file of the module
+            return self._swift_module(path, f"{klass}.{name}") or (
+                ("ext", name) if external else UNK
+            )
         return ("ext", name) if external else UNK
 
     def infer_attr(
@@ -775,6 +880,16 @@ class Resolver:
             ):
                 return ("def", other, f"{klass}.{name}")
         return UNK
+
+
+def swift_module_root(path: str) -> str:
+    """The directory of the Swift module ``path`` belongs to: ``Sources/<name>/`` (or
+    ``Tests/<name>/``) of a Swift package, else '' (an Xcode project: one module)."""
+    parts = path.split("/")
+    for i, part in enumerate(parts[:-2]):
+        if part in {"Sources", "Tests"}:
+            return "/".join(parts[: i + 2]) + "/"
+    return ""
 
 
 @dataclass

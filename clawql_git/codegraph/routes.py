@@ -9,6 +9,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from clawql_git.codegraph.file_routes import file_routes
 from clawql_git.codegraph.model import Mount, RouterDef
 from clawql_git.codegraph.resolve import DOTTED, ResolutionNotes, Resolver
 
@@ -165,8 +166,9 @@ def join_routes(resolver: Resolver) -> list[RouteRow]:
     """Every route of the repository with its prefixes joined."""
     joiner = _Joiner(resolver)
     out: list[RouteRow] = []
+    by_path = file_routes({path: idx.facts for path, idx in resolver.index.items()})
     for path, idx in sorted(resolver.index.items()):
-        for route in idx.facts.routes:
+        for route in [*idx.facts.routes, *by_path.get(path, ())]:
             node = joiner.locate(path, route.owner) if route.owner else (path, "")
             rd = joiner.defs.get(node)
             framework = rd.framework if route.framework == "python" and rd else route.framework

@@ -239,6 +239,14 @@ class Repo:
         commit = self.commit_of(sha)
         return commit.tree if commit is not None else None
 
+    def tree_by_id(self, sha: str) -> Tree | None:
+        """The tree object with this id, or None when the repository does not hold one."""
+        try:
+            obj = self.repo.get(sha)
+        except (ValueError, KeyError):
+            return None
+        return obj if isinstance(obj, pygit2.Tree) else None
+
     def blob(self, oid: str | Oid) -> bytes | None:
         """The bytes of a blob by id, or None."""
         try:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 import re
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -201,26 +202,72 @@ def _entry_terms(
     return {p: found for p, (_, found) in out.items()}
 
 
-def page_index_walk(tree: CategoryTree, query: str, width: int = 2) -> list[tuple[str, float]]:
-    """Walk the category tree level by level towards the query; score what the walk reaches.
-    Needs no embedding model."""
+def query_class(tree: CategoryTree, query: str, entries: Mapping[str, Any]) -> str:
+    """The query's classification: the category (not the root) whose entries' catalog lines
+    hold the query's terms best, rarer terms weighing more, per square root of its size, and
+    a category named by a query term ahead; "" when no entry shares a term."""
+    want = set(terms(query))
+    total = max(len(tree.entry_terms), 1)
+    weight: dict[str, float] = defaultdict(float)
+    for term in want:
+        posting = tree.postings.get(term, [])
+        for path in posting:
+            weight[path] += math.log(1 + total / len(posting))
+    scores: dict[str, float] = defaultdict(float)
+    for path, w in weight.items():
+        row = entries.get(path)
+        for node in _nodes(row["page_index_path"])[:-1] if row is not None else ():
+            scores[node] += w
+    if not scores:
+        return ""
+    best = max(scores.values())
+
+    def rank(node: str) -> tuple[float, int, str]:
+        named = best * len(want & tree.labels.get(node, frozenset()))
+        size = len(tree.members.get(node, ())) or 1
+        return (scores[node] + named) / math.sqrt(size), node.count("/"), node
+
+    return max(scores, key=rank)
+
+
+def page_index_walk(
+    tree: CategoryTree,
+    query: str,
+    width: int = 2,
+    entries: Mapping[str, Any] | None = None,
+) -> list[tuple[str, float]]:
+    """Walk the category tree level by level towards the query, from the query's own
+    classification when ``entries`` (the rows, for their categories) are given, else from the
+    root; score what the walk reaches. Needs no embedding model."""
     want = set(terms(query))
     if not want:
         return []
-    frontier = [""]
-    reached: set[str] = set()
+    start = query_class(tree, query, entries) if entries is not None else ""
+    scored = _reached_scores(tree, want, _walk(tree, want, start, width))
+    if not scored and start:  # nothing under the class shares a term: walk from the root
+        scored = _reached_scores(tree, want, _walk(tree, want, "", width))
+    return scored[:POOL]
+
+
+def _walk(tree: CategoryTree, want: set[str], start: str, width: int) -> set[str]:
+    """The entries a walk from ``start`` down the ``width`` best children of each level reaches."""
+    frontier = [start]
+    reached: set[str] = set(tree.members.get(start, ())) if start else set()
     while frontier:
         kids = [c for parent in frontier for c in tree.children.get(parent, [])]
         ranked = sorted(((c, tree.score(c, want)) for c in kids), key=lambda kv: -kv[1])
         frontier = [c for c, s in ranked[:width] if s > 0]
         for node in frontier:
             reached.update(tree.members[node])
+    return reached
+
+
+def _reached_scores(
+    tree: CategoryTree, want: set[str], reached: set[str]
+) -> list[tuple[str, float]]:
     overlap: dict[str, int] = defaultdict(int)
     for term in want:
         for path in tree.postings.get(term, ()):
             if path in reached:
                 overlap[path] += 1
-    scored = sorted(
-        ((p, n / len(want)) for p, n in overlap.items()), key=lambda kv: (-kv[1], kv[0])
-    )
-    return scored[:POOL]
+    return sorted(((p, n / len(want)) for p, n in overlap.items()), key=lambda kv: (-kv[1], kv[0]))

@@ -591,14 +591,12 @@ class SearchIndex:
         pairs = set(wanted)
         offsets = self.loaded().chunk_offsets()
         if all(key in offsets for key in pairs):
+            # one task on LanceDB's loop, as the FTS search does (its synchronous take hands
+            # over to that loop several times, which costs more than the read on a busy host)
+            table = self.table("chunks#async")
             with lance_errors("read"):
-                rows = (
-                    self.table("chunks")
-                    .take_offsets(sorted(offsets[key] for key in pairs))
-                    .select(["path", "chunk", "snippet"])
-                    .to_arrow()
-                    .to_pylist()
-                )
+                found = _taken(table, sorted(offsets[key] for key in pairs))
+                rows = _on_loop(found).to_pylist()
             if {(r["path"], r["chunk"]) for r in rows} == pairs:
                 return {r["path"]: r["snippet"] for r in rows}
         return self._snippets_by_path(pairs)
@@ -640,6 +638,10 @@ def _on_loop(coro: Any) -> Any:
 
     loop: Any = LOOP
     return loop.run(coro)
+
+
+async def _taken(table: Any, offsets: list[int]) -> Any:
+    return await table.take_offsets(offsets).select(["path", "chunk", "snippet"]).to_arrow()
 
 
 async def _fts_rows(table: Any, query: str, limit: int, where: str | None) -> Any:

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from mcp.server.mcpserver.tools import Tool
 
     from clawql_git.codegraph.graph import Answer, CodeGraph
+    from clawql_git.vault.facade import Vault
 
 Repo = Annotated[
     str | None,
@@ -37,19 +38,45 @@ class CodeGraphTools:
     built with ``clawql code index``). Graphs stay open across calls (``OpenGraphs``: one
     ``stat`` per call sees a graph rebuilt or removed on disk), so a call costs its query."""
 
-    def __init__(self, default_repo: str | None = None) -> None:
+    def __init__(
+        self, default_repo: str | None = None, memory: bool = False, vault: str | None = None
+    ) -> None:
         from clawql_git.codegraph.graph import OpenGraphs
 
         self.default_repo = default_repo
         self._graphs = OpenGraphs()
         self._lock = threading.Lock()
+        # With ``memory``, find-symbol and explain-module list the entries of the vault at
+        # ``vault`` anchored to each definition (the vault is opened here, on first use).
+        self.memory = memory
+        self.vault_path = vault
+        self._vault: Vault | None = None
 
     def graph(self, repo: str | None) -> CodeGraph:
         return self._graphs.get(repo or self.default_repo or ".")
 
-    def call(self, repo: str | None, fn: Callable[[CodeGraph], Answer]) -> CallToolResult:
+    def call(
+        self, repo: str | None, fn: Callable[[CodeGraph], Answer], memory: bool = False
+    ) -> CallToolResult:
         with self._lock, tool_errors():
-            return answer(fn(self.graph(repo)).to_record())
+            graph = self.graph(repo)
+            found = fn(graph)
+            return answer((self._with_memory(found, graph) if memory else found).to_record())
+
+    def _with_memory(self, found: Answer, graph: CodeGraph) -> Answer:
+        """``found`` with the anchored memory entries, when the server has a vault."""
+        from clawql_git.errors import ClawqlError
+        from clawql_git.vault.anchoring import with_memory
+        from clawql_git.vault.facade import Vault
+
+        if not self.memory:
+            return found
+        try:
+            if self._vault is None:
+                self._vault = Vault.open(self.vault_path)
+        except ClawqlError:  # no vault where the server runs: the code answer stands alone
+            return found
+        return with_memory(found, self._vault, graph)
 
     def cg_find_symbol(
         self,
@@ -63,8 +90,10 @@ class CodeGraphTools:
     ) -> CallToolResult:
         """Find where a function, class, method or module variable is defined: file, line
         range, signature and docstring. Exact names first; `match` is "fuzzy" when nothing is
-        named exactly so (substring and close spellings). Read these instead of grepping."""
-        return self.call(repo, lambda g: g.find_symbol(name, limit, max_chars, kind))
+        named exactly so (substring and close spellings). Read these instead of grepping.
+        Each lists under `memory` the vault entries anchored to it (why it is so), with
+        `state` fresh, or changed/moved/vanished when the code moved on since."""
+        return self.call(repo, lambda g: g.find_symbol(name, limit, max_chars, kind), True)
 
     def cg_find_callers(
         self,
@@ -90,8 +119,9 @@ class CodeGraphTools:
     ) -> CallToolResult:
         """A module at a glance: the summary line of its docstring, its exported symbols with
         signatures, what it imports (repository files and external modules), what imports it,
-        and its recent commits with a recency-weighted change score."""
-        return self.call(repo, lambda g: g.explain_module(module, limit, max_chars))
+        and its recent commits with a recency-weighted change score; `memory` lists the vault
+        entries anchored to the module and to each export."""
+        return self.call(repo, lambda g: g.explain_module(module, limit, max_chars), True)
 
     def cg_type_hierarchy(
         self,

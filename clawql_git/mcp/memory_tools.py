@@ -192,6 +192,32 @@ class MemoryTools:
 
         return self.call(run)
 
+    def memory_distill(
+        self,
+        transcript: Annotated[
+            str,
+            Field(
+                description="The session transcript: Claude Code JSONL (one JSON object a "
+                "line), Markdown or plain text."
+            ),
+        ],
+        project: Annotated[str | None, Field(description="Project the entry belongs to.")] = None,
+        dry_run: Annotated[bool, Field(description="Answer the entry; write nothing.")] = False,
+        agent_id: AgentId = None,
+        session_id: SessionId = None,
+    ) -> CallToolResult:
+        """Call this at the end of a session: distil its transcript into one context entry
+        (decided, tried and rejected, in progress, blocked, next step, files and symbols
+        touched, links to the entries it recalled or wrote) that the next session's
+        memory_recent shows first. Offline unless the server has an LLM endpoint configured."""
+        who = self.caller.identity(agent_id, session_id)
+
+        def run(vault: Vault) -> dict[str, Any]:
+            result = vault.distill(transcript, identity=who, project=project, dry_run=dry_run)
+            return result.to_record()
+
+        return self.call(run)
+
     # ------------------------------------------------------------ recall
 
     def memory_recall(
@@ -223,10 +249,12 @@ class MemoryTools:
         correlation_id: CorrelationId = None,
     ) -> CallToolResult:
         """Search the memory for entries that answer a question: past decisions and their
-        reasons, errors already met, patterns, context. Hits are ranked, each with path, title,
-        type, score, snippet and worm_ref, within a token budget (`truncated` says when hits
-        were left out). Retracted entries never come back; superseded ones point at their
-        replacement. Every recall is recorded on the vault's audit chain with who asked."""
+        reasons, errors already met, patterns, context. `entries` is one ranked list, each
+        with path, title, type, score, snippet, worm_ref and source_layer ("vault"; "code" for
+        symbols and routes of the attached code graph; "onyx" for organisational documents,
+        with a citation), within a token budget (`truncated` says when some were left out).
+        Retracted entries never come back; superseded ones point at their replacement. Every
+        recall is recorded on the vault's audit chain with who asked."""
         who = self.caller.identity(agent_id, session_id, correlation_id=correlation_id or "")
 
         def run(vault: Vault) -> dict[str, Any]:
@@ -245,7 +273,7 @@ class MemoryTools:
                 allow_pii=allow_pii,
             )
             record = {**result.to_record(), "audit_ref": result.audit_ref or None}
-            return fit(record, "hits", max_tokens)
+            return one_list(fit({**record, "hits": []}, "entries", max_tokens))
 
         return self.call(run)
 
@@ -380,15 +408,62 @@ class MemoryTools:
 
         return self.call(run)
 
+    def memory_entities(
+        self,
+        kind: Annotated[str, Field(description="The entity kind, e.g. service, person.")],
+        where: Annotated[
+            dict[str, str] | None,
+            Field(
+                description='Field values every instance must hold, e.g. {"owner": "priya-raman"}.'
+            ),
+        ] = None,
+        related: Annotated[
+            str | None,
+            Field(
+                description="A relation to follow from each instance: a reference field (owner), "
+                "a relation its schema names (owns), or KIND.FIELD of a kind that references it."
+            ),
+        ] = None,
+        max_tokens: MaxTokens = 2000,
+        allow_pii: AllowPii = False,
+        agent_id: AgentId = None,
+        session_id: SessionId = None,
+    ) -> CallToolResult:
+        """Typed entities checked against their schema (ontology/entities/<kind>.cqe): the
+        instances of a kind whose fields match `where`, each with the instances `related`
+        reaches, forwards (a service's owner) or backwards (the services a person owns).
+        Recorded as a read; instances classified PHI are left out unless allow_pii."""
+        who = self.caller.identity(agent_id, session_id)
+
+        def run(vault: Vault) -> dict[str, Any]:
+            pairs = sorted((where or {}).items())
+            found = vault.entities(kind, pairs, related or "", identity=who, allow_pii=allow_pii)
+            return fit(found.to_record(), "instances", max_tokens)
+
+        return self.call(run)
+
+
+HIT_FIELDS = ("path", "title", "type", "score", "worm_ref", "source_layer")
+
+
+def one_list(record: dict[str, Any]) -> dict[str, Any]:
+    """A recall answer for a model: ``entries`` is the one list (across vault, code graph and
+    Onyx) within the budget; ``hits``, kept for older callers, names the same hits in brief
+    (repeating every snippet would double what the model reads)."""
+    hits = [{k: e[k] for k in HIT_FIELDS} for e in record["entries"]]
+    return {**record, "hits": hits, "token_cost": sum(e["tokens"] for e in record["entries"])}
+
 
 TOOLS: dict[str, ToolAnnotations] = {
     "memory_ingest": WRITES,
+    "memory_distill": WRITES,
     "memory_recall": READ_ONLY,
     "memory_get": READ_ONLY,
     "memory_log": READ_ONLY,
     "memory_links": READ_ONLY,
     "memory_history": READ_ONLY,
     "memory_recent": READ_ONLY,
+    "memory_entities": READ_ONLY,
 }
 
 

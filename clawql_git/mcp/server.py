@@ -9,7 +9,7 @@ from typing import Any
 from mcp.server.context import CallNext, ServerMiddleware, ServerRequestContext
 from mcp.server.mcpserver import MCPServer
 
-from clawql_git.mcp import code_tools, memory_tools
+from clawql_git.mcp import code_tools, knowledge_tools, memory_tools
 from clawql_git.mcp.access import HttpAccess, http_access
 from clawql_git.mcp.common import Caller
 from clawql_git.mcp.memory_tools import MemoryTools
@@ -46,7 +46,11 @@ def build_server(tools: MemoryTools, access: HttpAccess | None = None) -> MCPSer
         log_level="WARNING",
         middleware=[warm_after_handshake(tools)],
         # the cg_* code graph tools work over the server's working directory
-        tools=[*memory_tools.make(tools), *code_tools.make()],
+        tools=[
+            *memory_tools.make(tools),
+            *knowledge_tools.make(tools),
+            *code_tools.make(code_tools.CodeGraphTools(memory=True, vault=tools.vault_path)),
+        ],
         auth=access.auth_settings() if access else None,
         token_verifier=access.token_verifier() if access else None,
     )

@@ -10,7 +10,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from clawql_git.errors import InvalidInput, StorageError
-from clawql_git.index.categories import POOL, WORD, CategoryTree, page_index_walk
+from clawql_git.index.categories import POOL, WORD, CategoryTree, page_index_walk, query_class
 from clawql_git.index.chunking import estimate_tokens
 from clawql_git.index.graph import GraphState
 from clawql_git.index.lance import quote
@@ -20,6 +20,8 @@ from clawql_git.index.topk import top_indices
 from clawql_git.links import NoteInfo
 from clawql_git.model.entry import parse_timestamp
 from clawql_git.recall import freshness
+from clawql_git.recall.standing import weigh_standing
+from clawql_git.recall.survey import index_summary
 
 if TYPE_CHECKING:
     import numpy as np
@@ -119,9 +121,14 @@ class RecallHit:
     tokens: int
     frontmatter: dict[str, Any]
     superseded_by: str = ""
+    # Which layer of the one list it comes from: "vault", "code" (the code graph), "onyx".
+    source_layer: str = "vault"
+    citation: dict[str, Any] | None = None  # where an external hit comes from
+    code_stale: tuple[dict[str, Any], ...] = ()  # anchored code changed (recall/code_labels.py)
     labels: tuple[str, ...] = ()  # "superseded", "expired", "review due" (recall/freshness.py)
 
     def to_record(self) -> dict[str, Any]:
+        extra = {"citation": self.citation} if self.citation is not None else {}
         return {
             "path": self.path,
             "title": self.title,
@@ -133,7 +140,10 @@ class RecallHit:
             "tokens": self.tokens,
             "superseded_by": self.superseded_by or None,
             "labels": list(self.labels),
+            "code_stale": list(self.code_stale),
             "frontmatter": self.frontmatter,
+            "source_layer": self.source_layer,
+            **extra,
         }
 
 
@@ -155,9 +165,16 @@ class RecallResult:
     skipped_layers: list[dict[str, str]] = field(default_factory=list)
     # Derived state that did not match the commit and was dropped or rebuilt, not served.
     warnings: list[str] = field(default_factory=list)
+    # The vault's catalog at a glance for this query (``recall/survey.py``).
+    index_summary: dict[str, Any] = field(default_factory=dict)
+    # The category the page-index walk started from (the query's classification), "" if none.
+    page_index_class: str = ""
 
-    def to_record(self) -> dict[str, Any]:
-        return {
+    def to_record(self, one_list: bool = True) -> dict[str, Any]:
+        """The answer as JSON; ``one_list=False`` leaves out the seed-shaped fields (``entries``
+        repeats ``hits``), as the answer cache stores it."""
+        hits = [h.to_record() for h in self.hits]
+        record = {
             "query": self.query,
             "commit": self.commit,
             "worm_ref": f"git:{self.commit}",
@@ -169,8 +186,13 @@ class RecallResult:
             "candidates": self.candidates,
             "skipped_layers": self.skipped_layers,
             "warnings": self.warnings,
-            "hits": [h.to_record() for h in self.hits],
+            "hits": hits,
+            "index_summary": self.index_summary,
+            "page_index_class": self.page_index_class or None,
         }
+        if one_list:  # the seed's shape: one list across layers, the catalog, the token cost
+            record.update(entries=hits, token_cost=self.total_tokens)
+        return record
 
 
 @dataclass
@@ -233,7 +255,7 @@ class Recaller:
         self._first_pass(q, layers, where, qvec, cands)
         if "page_index" in layers:
             tree = self.tree()
-            for path, score in page_index_walk(tree, q.text):
+            for path, score in page_index_walk(tree, q.text, entries=loaded.entries):
                 cands[path].add("page_index", score)
         allowed = {p for p in cands if passes(loaded.entries.get(p), q)}
         scored = _fuse({p: cands[p] for p in allowed})
@@ -241,7 +263,7 @@ class Recaller:
             self._links(scored, cands, q)
             allowed = {p for p in cands if passes(loaded.entries.get(p), q)}
             scored = _fuse({p: cands[p] for p in allowed})
-        ranked = _rerank(scored, cands, loaded.entries)
+        ranked = weigh_standing(_rerank(scored, cands, loaded.entries), loaded)
         policy = freshness.policy_of(self.index.store)
         return freshness.reweigh(ranked, loaded.entries, policy), layers
 
@@ -334,6 +356,10 @@ class Recaller:
             q.text, hits, layers, total, truncated, commit, candidates=len(ranked)
         )
         result.skipped_layers = [dict(s) for s in skipped]
+        tree = self.tree() if {"catalog", "page_index"} & set(layers) else None
+        result.index_summary = index_summary(tree, loaded.entries, hits, q.text)
+        if "page_index" in layers:
+            result.page_index_class = query_class(self.tree(), q.text, loaded.entries)
         return result
 
     def _budget(

@@ -3,32 +3,36 @@ cache, session-start summaries and the category tree."""
 
 from __future__ import annotations
 
-import json
-import sqlite3
-import time
 from collections import Counter
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from clawql_git.audit.chain import AuditChain, ReadHit
 from clawql_git.errors import NotFound, StorageError
 from clawql_git.gitstore import Commit, GitStore
 from clawql_git.index.categories import category_tree
-from clawql_git.index.embedders import is_ready
 from clawql_git.index.integrity import IndexCheck, Truth, check_index
 from clawql_git.index.store import BuildReport, SearchIndex
+from clawql_git.model.entry import parse_timestamp
 from clawql_git.model.progress import Progress
+from clawql_git.recall import code_labels
+from clawql_git.recall.cache import (
+    CACHE_CAPACITY,
+    CacheUnreadable,
+    RecallCache,
+    cache_key,
+    remove_cache,
+)
 from clawql_git.recall.checks import checked, describe
+from clawql_git.recall.layers import ExternalLayers, read_hit, with_layers
 from clawql_git.recall.pipeline import Recaller, RecallQuery, RecallResult, save_derived
+from clawql_git.recall.query_vectors import QueryVectors
 
 if TYPE_CHECKING:
     from clawql_git.index.embedders import Embedder
 
-CACHE_THRESHOLD = 0.92
 VECTOR_LAYERS = ("vector", "entry_vector")
 
 
@@ -63,7 +67,7 @@ class RecallService:
 
     store: GitStore
     embedder: Embedder | None
-    cache_threshold: float = CACHE_THRESHOLD
+    cache_capacity: int = CACHE_CAPACITY
     # Check every hit against its commit before serving it (``recall/checks.py``). Off only
     # to measure what the check costs (bench/recall_speed.py --unchecked).
     check_hits: bool = True
@@ -71,8 +75,9 @@ class RecallService:
     def __post_init__(self) -> None:
         self.index = SearchIndex(self.store, self.embedder)
         self._at: dict[str, SearchIndex] = {}
+        self.query_vectors = QueryVectors()
         self._head: Commit | None = None
-        self._cache: _RecallCache | None = None
+        self._cache: RecallCache | None = None
         self.truth = Truth(self.store)
 
     def head(self) -> Commit:
@@ -124,11 +129,15 @@ class RecallService:
         at: str | None = None,
         reader: Asker | None = None,
         progress: Progress | None = None,
+        external: ExternalLayers | None = None,
     ) -> RecallResult:
         """Answer a query (from the cache when HEAD has not moved since the same question) and
         record what was read on the audit chain; ``progress`` hears of an index build (the
-        first recall builds the index)."""
+        first recall builds the index). The answer is one list: the ``external`` layers (code
+        graph, Onyx) are merged in, live, for a recall at HEAD (``recall/layers.py``)."""
         result, index, commit = self._answer(q, at, progress)
+        result.hits = code_labels.labelled(self.store.state_dir, result.hits)
+        result = with_layers(result, q, external if at is None else None)
         if reader is not None and reader.record:
             self._record(result, index, commit, q, reader)
         return result
@@ -141,12 +150,18 @@ class RecallService:
         q: RecallQuery,
         reader: Asker,
     ) -> None:
-        hits = [self._read_hit(index, commit, h.path) for h in result.hits]
+        hits = [
+            self._read_hit(index, commit, h.path) if h.source_layer == "vault" else read_hit(h)
+            for h in result.hits
+        ]
         event = "MEMORY_CACHE_HIT" if result.cache_hit else "MEMORY_RECALL"
         extra = [
             ("Cache-Hit", str(result.cache_hit).lower()),
             ("Allow-PII", str(q.allow_pii).lower()),
         ]
+        outside = sorted({h.source_layer for h in result.hits} - {"vault"})
+        if outside:
+            extra.append(("Source-Layers", ",".join(["vault", *outside])))
         sha = AuditChain(self.store).record(
             event,
             commit,
@@ -172,50 +187,42 @@ class RecallService:
         self, q: RecallQuery, at: str | None, progress: Progress | None = None
     ) -> tuple[RecallResult, SearchIndex, Commit]:
         index, commit, report = self.index_for(at, progress)
-        wants_vector = q.backend in ("auto", "hybrid", "vector")
-        query_vector, on_thread = _embed_query(self.embedder if wants_vector else None, q.text)
-        if on_thread:
-            index.loaded()  # the model loads meanwhile: read the rows (any answer needs them)
-        sha = str(commit.id)
-        missing = index.missing_vectors() if wants_vector and self.embedder is not None else ""
-        qvec, skipped = _vector_or_skip(query_vector, missing)
-        params = f"{index.embedder_id}|{q.cache_key()}"
+        key = cache_key(str(commit.id), index.embedder_id, q)
         warnings: list[str] = []
-        if q.use_cache:
-            cached = self._cached(sha, params, q, qvec, commit, warnings)
+        if q.use_cache:  # looked up by key before the query is embedded: a hit needs no vector
+            cached = self._cached(key, q, commit, warnings)
             if cached is not None:
                 cached.index_note = _note(report)
                 return cached, index, commit
+        wants_vector = q.backend in ("auto", "hybrid", "vector")
+        embedder = self.embedder if wants_vector else None
+        query_vector, on_thread = self.query_vectors.vector(embedder, q.text)
+        if on_thread:
+            index.loaded()  # the model loads meanwhile: read the rows (any answer needs them)
+        missing = index.missing_vectors() if wants_vector and self.embedder is not None else ""
+        qvec, skipped = _vector_or_skip(query_vector, missing)
         result = self._fresh(index, commit, q, qvec, skipped, warnings)
         result.index_note = _note(report)
         if q.use_cache and not result.skipped_layers:
-            self._remember(sha, params, q, qvec, result)
+            self._remember(key, str(commit.id), result)
         return result, index, commit
 
-    def _remember(
-        self, sha: str, params: str, q: RecallQuery, qvec: Any, result: RecallResult
-    ) -> None:
+    def _remember(self, key: str, sha: str, result: RecallResult) -> None:
         """Cache a full answer (one with skipped layers is not: it would outlive the outage)."""
         try:
-            self.cache().put(sha, params, q, qvec, result)
-        except _CacheUnreadable as exc:
+            self.cache().put(key, sha, result)
+        except CacheUnreadable as exc:
             self.reset_cache()
             result.warnings.append(f"{exc.message}: the cache was reset")
 
     def _cached(
-        self,
-        sha: str,
-        params: str,
-        q: RecallQuery,
-        qvec: Any,
-        commit: Commit,
-        warnings: list[str],
+        self, key: str, q: RecallQuery, commit: Commit, warnings: list[str]
     ) -> RecallResult | None:
         """The cached answer when every hit in it is what the commit holds; a cached answer
         that is not is dropped (with the rest of the cache) and the question answered again."""
         try:
-            cached = self.cache().get(sha, params, q, qvec, self.cache_threshold)
-        except _CacheUnreadable as exc:
+            cached = self.cache().get(key, q.text)
+        except CacheUnreadable as exc:
             self.reset_cache()
             warnings.append(f"{exc.message}: the cache was reset")
             return None
@@ -226,7 +233,7 @@ class RecallService:
             return good
         self.cache().clear()
         warnings.append(
-            f"the recall cache's answer did not match git:{sha} ({describe(bad)}): "
+            f"the recall cache's answer did not match git:{commit.id} ({describe(bad)}): "
             "the cache was cleared and the question answered from the index"
         )
         return None
@@ -267,16 +274,17 @@ class RecallService:
         """Whether HEAD's index matches the commit it is stamped with (``verify --index``)."""
         return check_index(self.store, self.index)
 
-    def cache(self) -> _RecallCache:
+    def cache(self) -> RecallCache:
         """The recall cache, opened once (opening it costs more than a lookup)."""
         if self._cache is None:
-            self._cache = _RecallCache(self.store.state_dir / "recall-cache.sqlite")
+            path = self.store.state_dir / "recall-cache.sqlite"
+            self._cache = RecallCache(path, self.cache_capacity)
         return self._cache
 
     def reset_cache(self) -> None:
         """Delete the recall cache file (it is derived: the next answer starts a new one)."""
         self.close()
-        _remove_cache(self.store.state_dir / "recall-cache.sqlite")
+        remove_cache(self.store.state_dir / "recall-cache.sqlite")
 
     def status(self) -> dict[str, Any]:
         """The stamp, and how far it is behind HEAD."""
@@ -313,25 +321,6 @@ class RecallService:
         return {k: len(v) for k, v in category_tree(self.index.loaded().entries).items() if k}
 
 
-def _no_vector() -> None:
-    return None
-
-
-def _embed_query(embedder: Embedder | None, text: str) -> tuple[Callable[[], Any], bool]:
-    """The query's vector, as a call that returns it, and whether it is being computed on a
-    thread. When the model still has to load (the first recall of a process) it loads and
-    embeds on a thread while the caller reads the index: in a cold `clawql memory recall` the
-    model's start-up and LanceDB's import then overlap instead of adding up."""
-    if embedder is None:
-        return _no_vector, False
-    if is_ready(embedder):
-        return (lambda: embedder.embed_query(text)), False
-    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="clawql-embed")
-    future = pool.submit(embedder.embed_query, text)
-    pool.shutdown(wait=False)
-    return future.result, True
-
-
 def _vector_or_skip(
     query_vector: Callable[[], Any], missing: str
 ) -> tuple[Any, list[dict[str, str]]]:
@@ -364,157 +353,16 @@ def _note(report: BuildReport) -> str:
     return ""
 
 
-_BUSY_SECONDS = 30.0
-
-
-def _use_wal(db: sqlite3.Connection) -> None:
-    """Switch the cache file to WAL (a persistent mode: once set, every later opener finds it).
-
-    The switch needs the file to itself, and SQLite answers "database is locked" at once, without
-    its busy handler, when other processes are reading; so it is retried until they let go."""
-    deadline = time.monotonic() + _BUSY_SECONDS
-    delay = 0.005
-    while True:
-        try:
-            if str(db.execute("PRAGMA journal_mode").fetchone()[0]).lower() != "wal":
-                db.execute("PRAGMA journal_mode=WAL")
-            return
-        except sqlite3.OperationalError as exc:
-            if "locked" not in str(exc) or time.monotonic() > deadline:
-                raise
-        time.sleep(delay)
-        delay = min(delay * 2, 0.2)
-
-
-class _CacheUnreadable(StorageError):
-    """A cached answer that is not an answer (never leaves this module: the cache is reset)."""
-
-
-def _remove_cache(path: Path) -> None:
-    for name in (path.name, f"{path.name}-wal", f"{path.name}-shm"):
-        path.with_name(name).unlink(missing_ok=True)
-
-
-class _RecallCache:
-    """Answers keyed by (commit, parameters, query); near-identical queries match by embedding.
-    Nothing in it is trusted: the service checks every answer against its commit."""
-
-    def __init__(self, path: Path) -> None:
-        try:
-            self._open(path)
-        except sqlite3.OperationalError as exc:  # locked, unwritable: not ours to delete
-            raise StorageError(f"cannot open the recall cache {path}: {exc}") from exc
-        except sqlite3.DatabaseError:  # not a database (garbage written over it): derived,
-            self.close()  # so it is started again
-            _remove_cache(path)
-            try:
-                self._open(path)
-            except sqlite3.Error as exc:
-                raise StorageError(f"cannot open the recall cache {path}: {exc}") from exc
-
-    def _open(self, path: Path) -> None:
-        # Used by one thread at a time (the MCP server serialises calls), not always the same.
-        self.db = sqlite3.connect(path, timeout=_BUSY_SECONDS, check_same_thread=False)
-        _use_wal(self.db)
-        # A cache may lose its last answers in a crash; it must not cost a disk flush.
-        self.db.execute("PRAGMA synchronous=OFF")
-        self.db.execute(
-            "CREATE TABLE IF NOT EXISTS answers (commit_sha TEXT, params TEXT, query TEXT, "
-            "vec BLOB, result TEXT, created REAL)"
-        )
-
-    def get(
-        self, sha: str, params: str, q: RecallQuery, qvec: Any, threshold: float
-    ) -> RecallResult | None:
-        """The cached answer to ``q`` at ``sha``; _CacheUnreadable when a row is not one."""
-        try:
-            return self._get(sha, params, q, qvec, threshold)
-        except (sqlite3.Error, ValueError, KeyError, TypeError, IndexError) as exc:
-            raise _CacheUnreadable(f"the recall cache could not be read ({exc!r})") from exc
-
-    def _get(
-        self, sha: str, params: str, q: RecallQuery, qvec: Any, threshold: float
-    ) -> RecallResult | None:
-        import numpy as np
-
-        rows = self.db.execute(
-            "SELECT query, vec, result FROM answers WHERE commit_sha = ? AND params = ?",
-            (sha, params),
-        ).fetchall()
-        norm = " ".join(q.text.lower().split())
-        for query, vec, result in rows:
-            same = query == norm
-            near = (
-                qvec is not None
-                and vec is not None
-                and len(vec) == 4 * len(qvec)
-                and float(np.frombuffer(vec, dtype=np.float32) @ qvec) >= threshold
-            )
-            if same or near:
-                return _from_json(json.loads(result), q.text)
-        return None
-
-    def put(self, sha: str, params: str, q: RecallQuery, qvec: Any, result: RecallResult) -> None:
-        vec = qvec.astype("float32").tobytes() if qvec is not None else None
-        norm = " ".join(q.text.lower().split())
-        try:
-            with self.db:
-                self.db.execute("DELETE FROM answers WHERE commit_sha != ?", (sha,))
-                self.db.execute(
-                    "INSERT INTO answers VALUES (?, ?, ?, ?, ?, ?)",
-                    (sha, params, norm, vec, json.dumps(result.to_record()), time.time()),
-                )
-        except sqlite3.Error as exc:
-            raise _CacheUnreadable(f"the recall cache could not be written ({exc!r})") from exc
-
-    def clear(self) -> None:
-        """Forget every answer."""
-        with self.db:
-            self.db.execute("DELETE FROM answers")
-
-    def close(self) -> None:
-        if getattr(self, "db", None) is not None:
-            self.db.close()
-
-
-def _from_json(data: dict[str, Any], text: str) -> RecallResult:
-    from clawql_git.recall.pipeline import RecallHit
-
-    hits = [
-        RecallHit(
-            h["path"],
-            h["title"],
-            h["type"],
-            h["score"],
-            tuple(h["layers"]),
-            h["worm_ref"],
-            h["snippet"],
-            h["tokens"],
-            h["frontmatter"],
-            h["superseded_by"] or "",
-            tuple(h.get("labels") or ()),
-        )
-        for h in data["hits"]
-    ]
-    result = RecallResult(
-        text,
-        hits,
-        data["layers"],
-        data["total_tokens"],
-        data["truncated"],
-        data["commit"],
-        cache_hit=True,
-        candidates=data["candidates"],
-    )
-    return replace(result, index_note="")
-
-
 def recent_summary(
     entries: list[Any], log: list[Any], days: int, project: str | None, now: datetime
 ) -> dict[str, Any]:
     """What was worked on recently and the latest context entries, in a few hundred tokens."""
     since = now - timedelta(days=days)
     recent = [r for r in log if r.when >= since]
+    if project is not None:  # the activity too: only events that touched the project's entries
+        mine = {e.path for e in entries if e.meta.get("project") == project}
+        recent = [replace(r, paths=tuple(p for p in r.paths if p in mine)) for r in recent]
+        recent = [r for r in recent if r.paths]
     touched = Counter(p for r in recent for p in r.paths)
     contexts = [
         e
@@ -523,7 +371,7 @@ def recent_summary(
         and e.status == "current"
         and (project is None or e.meta.get("project") == project)
     ]
-    contexts.sort(key=lambda e: e.timestamp, reverse=True)
+    contexts.sort(key=_newest_first(recent), reverse=True)
     return {
         "since": since.strftime("%Y-%m-%dT%H:%M:%SZ"),
         "events": len(recent),
@@ -538,3 +386,22 @@ def recent_summary(
             for e in contexts[:5]
         ],
     }
+
+
+def _newest_first(log: list[Any]) -> Any:
+    """Sort key of context entries, newest first with ``reverse``: the instant of their
+    timestamp (offsets and date-only stamps compared as times, not as strings), then, for
+    two in the same second, the later commit (the log lists newest first)."""
+    rank: dict[str, int] = {}
+    for position, record in enumerate(log):
+        for path in record.paths:
+            rank.setdefault(path, position)
+
+    def key(entry: Any) -> tuple[float, int]:
+        try:
+            when = parse_timestamp(entry.timestamp).timestamp() if entry.timestamp else 0.0
+        except ValueError:
+            when = 0.0
+        return when, -rank.get(entry.path, len(log))
+
+    return key

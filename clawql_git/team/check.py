@@ -15,12 +15,13 @@ from clawql_git.model.drafts import finalize
 from clawql_git.model.entry import Entry, decode_text, split_frontmatter
 from clawql_git.model.paths import is_entry_path
 from clawql_git.model.secrets import scan
+from clawql_git.ontology import change_problems
 
 if TYPE_CHECKING:
     from clawql_git.gitstore import Commit, GitStore, Tree
     from clawql_git.vault.facade import Vault
 
-KINDS = ("entry", "secret", "link", "catalog")
+KINDS = ("entry", "entity", "secret", "link", "catalog")
 GENERATED_NAMES = ("index.md", "log.md")
 FIX_HINT = "catalogs are generated: run `clawql memory catalog --fix` and commit"
 
@@ -113,6 +114,10 @@ def check_branch(vault: Vault, base: str = "main", head: str = "HEAD") -> CheckR
     problems: list[Problem] = []
     for path, blob_id in changed:
         problems += file_problems(vault, path, _blob(store, blob_id))
+    problems += [
+        Problem("entity", p.path, f"field {p.field!r}: {p.message}" if p.field else p.message)
+        for p in change_problems(store, fork_tree, tip.tree)
+    ]
     problems += link_problems(store, fork_tree, tip.tree)
     problems += catalog_problems(vault, tip)
     return CheckReport(

@@ -26,6 +26,8 @@ from clawql_git.model.drafts import finalize
 from clawql_git.model.entry import check_frontmatter_text, decode_text, split_frontmatter
 from clawql_git.model.paths import INDEX, LOG, case_collision, is_entry_path, portable_path_problem
 from clawql_git.model.secrets import redact, scan
+from clawql_git.ontology import change_problems
+from clawql_git.ontology.schema import is_schema_path
 from clawql_git.vault.routing import ReviewPolicy
 
 REMOTE_CONFIG = {
@@ -258,6 +260,7 @@ def commit_problems(repo: Repo, commit: Commit, ref: str, policy: Policy) -> lis
         problem = item_problem(repo, commit.tree, item, policy, folders)
         if problem:
             problems.append(f"{where} {redact(item.path)}: {problem}")
+    problems += [f"{where} {redact(str(p))}" for p in change_problems(repo, parent, commit.tree)]
     return problems
 
 
@@ -427,11 +430,12 @@ def _reviewed(repo: Repo, commit: Commit, ref: str, policy: Policy) -> list[str]
     if writer in policy.review.exempt:
         return []
     changed = repo.diff_paths(first.tree if first else None, commit.tree)
-    entries = [path for path, _, _ in changed if is_entry_path(path)]
+    entries = [path for path, _, _ in changed if is_entry_path(path) or is_schema_path(path)]
     if entries:
         return [
-            f"{where} {path}: changes an entry on {ref} without review (the vault requires "
-            "review: push to proposals/<agent>/<session> and have a person accept it)"
+            f"{where} {path}: changes {'a schema' if is_schema_path(path) else 'an entry'} on "
+            f"{ref} without review (the vault requires review: push to "
+            "proposals/<agent>/<session> and have a person accept it)"
             for path in entries
         ]
     reviewers = policy.review.reviewers

@@ -18,9 +18,16 @@ if TYPE_CHECKING:
 
 
 def record_change(
-    vault: Vault, root: Path, from_rev: str, to_rev: str, identity: Identity | None = None
+    vault: Vault,
+    root: Path,
+    from_rev: str,
+    to_rev: str,
+    identity: Identity | None = None,
+    reasoning: str = "",
 ) -> tuple[CodeChange, WriteResult]:
-    """Write a ``type: code_change`` entry for the range into the vault."""
+    """Write a ``type: code_change`` entry for the range into the vault (``breaking_change``,
+    ``affected_symbols``, ``affected_files``); ``reasoning`` (Markdown: why the change was
+    made, e.g. the session's decisions) becomes its ``## Reasoning`` section."""
     change = diff_symbols(root, from_rev, to_rev)
     title = f"Code change {change.from_rev[:10]}..{change.to_rev[:10]}"
     if change.subjects:
@@ -28,7 +35,7 @@ def record_change(
     meta: dict[str, Any] = {
         "affected_symbols": [f"{s.file}:{s.qualname}" for s in change.symbols][:MAX_LISTED],
         "affected_files": list(change.files)[:MAX_LISTED],
-        "breaking": change.breaking,
+        "breaking_change": change.breaking,
         "from_rev": change.from_rev,
         "to_rev": change.to_rev,
         "resource": root.resolve().as_uri(),
@@ -36,7 +43,8 @@ def record_change(
     result = vault.ingest(
         type="code_change",
         title=title,
-        body=change.body(),
+        body=change.body()
+        + (f"\n## Reasoning\n\n{reasoning.strip()}\n" if reasoning.strip() else ""),
         description=change.summary()[:300],
         tags=["code_change"],
         meta=meta,
@@ -59,6 +67,9 @@ def record_index_update(vault: Vault, root: Path, report: IndexReport, agent: st
         ("Codegraph-Symbols", str(report.symbols)),
         *[("Codegraph-Path", p) for p in report.changed[:50]],
     ]
+    from clawql_git.recall.layers import attach_code
+
+    attach_code(vault.store.state_dir, root)  # recall searches this graph from now on
     return AuditChain(vault.store).record(
         "CODEGRAPH_INDEX_UPDATE", read_commit=head, agent=agent or "clawql-codegraph", extra=extra
     )

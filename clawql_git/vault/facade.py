@@ -29,6 +29,7 @@ from clawql_git.model.identity import Identity
 from clawql_git.model.paths import INDEX
 from clawql_git.model.progress import Progress
 from clawql_git.vault import importer, placement, setup, truth
+from clawql_git.vault.page_index import PageIndexer
 from clawql_git.vault.reader import EntryView, Reader
 from clawql_git.vault.writer import Plan, Writer, WriteResult, check_confidence
 
@@ -39,8 +40,13 @@ if TYPE_CHECKING:
     from clawql_git.index.store import BuildReport
     from clawql_git.links import LinkGraph
     from clawql_git.model.staleness import Due
+    from clawql_git.onyx import OnyxQuery
+    from clawql_git.recall.layers import ExternalLayers
     from clawql_git.recall.pipeline import RecallOptions, RecallQuery, RecallResult
     from clawql_git.recall.service import RecallService
+    from clawql_git.vault.distiller import DistillResult
+    from clawql_git.vault.entities import EntityAnswer
+    from clawql_git.vault.knowledge import IndexedSource, KnowledgeAnswer
     from clawql_git.vault.sameness import Cluster, Findings
 
 
@@ -56,7 +62,9 @@ class Vault:
         self.cataloger = self.writer.cataloger
         self.reader = Reader(store, settings, self.cataloger)
         self._recall: RecallService | None = None
+        self._layers: ExternalLayers | None = None
         self._embedder: Embedder | None = None  # an explicit embedder (tests, plugins)
+        self.page_index = PageIndexer.from_env(store, os.environ)  # classifies at ingest
         if settings.signing_key and store.signing_key is None:
             # A configured key signs every engine write: verify holds every engine commit after
             # the first signed one to it, so a key that signed only some would fail it.
@@ -121,6 +129,8 @@ class Vault:
         """Bring the git index up to date (deferred during fast in-process writes)."""
         with self.store.lock():
             self.store.sync_checkout(update_index=True)
+        if self.page_index is not None:
+            self.page_index.save()
 
     def __enter__(self) -> Vault:
         return self
@@ -169,7 +179,7 @@ class Vault:
             path,
             allow_new_type=allow_new_type,
         )
-        return self._ingest_draft(draft, ident, append, supersede, check=True)
+        return self._ingest_draft(draft, ident, append, supersede, check=True, classify=True)
 
     def ingest_markdown(
         self,
@@ -197,7 +207,7 @@ class Vault:
             body_override=body,
             allow_new_type=allow_new_type,
         )
-        return self._ingest_draft(draft, ident, append, supersede, check=True)
+        return self._ingest_draft(draft, ident, append, supersede, check=True, classify=True)
 
     def _ingest_draft(
         self,
@@ -206,7 +216,11 @@ class Vault:
         append: bool,
         supersede: bool = False,
         check: bool = False,
+        classify: bool = False,
     ) -> WriteResult:
+        """One draft, one commit; ``check`` names what it repeats or contradicts (and
+        ``supersede`` acts on it), ``classify`` files a new entry in the category tree first
+        (an agent's write; seeds and imports keep their files as they are)."""
         ident = self.writer.identity(ident, draft.meta)
         found = self._findings(draft) if check else None
         target = truth.supersede_target(found, supersede)
@@ -223,6 +237,8 @@ class Vault:
                 )
             path = draft.path or placement.free_path(self.store, tree, draft)
             entry = Entry(path, draft.frontmatter, draft.meta, draft.body)
+            if classify and self.page_index is not None:
+                entry = self.page_index.classify(tree, entry)
             plan = Plan("MEMORY_INGEST", {path: entry}, f"ingest {path}")
             if target:
                 truth.add_supersede(plan, self._read_entry(tree, target), path)
@@ -558,7 +574,7 @@ class Vault:
             embedder = self._embedder or resolve_embedder(
                 self.settings.embedding_model or None, os.environ
             )
-            self._recall = RecallService(self.store, embedder, self.settings.memory_cache_threshold)
+            self._recall = RecallService(self.store, embedder)
         return self._recall
 
     def recall(
@@ -582,7 +598,45 @@ class Vault:
             ident.agent_id, ident.session_id, ident.correlation_id, self.settings.record_recalls
         )
         query = text if isinstance(text, RecallQuery) else RecallQuery(text, **options)
-        return self.recall_service().recall(query, at, asker, progress)
+        return self.recall_service().recall(query, at, asker, progress, self.external_layers())
+
+    def external_layers(self) -> ExternalLayers:
+        """The layers recall merges beside the vault's own (``recall/layers.py``): the code
+        graph attached to the vault and Onyx, when configured (resolved once per Vault)."""
+        if self._layers is None:
+            from clawql_git.recall.layers import external_layers
+
+            s = self.settings
+            self._layers = external_layers(
+                self.store.state_dir, self.root, s.code_repo, s.onyx_url, s.onyx_api_key
+            )
+        return self._layers
+
+    def knowledge_search(
+        self, query: OnyxQuery, *, identity: Identity | None = None
+    ) -> KnowledgeAnswer:
+        """Search Onyx (``clawql knowledge search``); fails open when Onyx is down; recorded
+        on the audit chain like a recall."""
+        from clawql_git.vault.knowledge import knowledge_search
+
+        return knowledge_search(self.store, self.settings, query, self.writer.identity(identity))
+
+    def knowledge_index(
+        self,
+        *,
+        types: Iterable[str] = (),
+        cc_pair_id: int | None = None,
+        identity: Identity | None = None,
+    ) -> IndexedSource:
+        """Send the current entries (without PII) to Onyx's Ingestion API; recorded as
+        ONYX_SOURCE_INDEXED (``clawql knowledge index``)."""
+        from clawql_git.vault.knowledge import index_into_onyx
+
+        ident = self.writer.identity(identity)
+        entries = self.entries(identity=ident, door="onyx-index")
+        return index_into_onyx(
+            self.store, self.settings, self.vault_id, entries, ident, tuple(types), cc_pair_id
+        )
 
     def rebuild_index(self, at: str | None = None, progress: Progress | None = None) -> BuildReport:
         """Rebuild the derived index from the tree of ``at`` (default HEAD)."""
@@ -628,6 +682,26 @@ class Vault:
             kept = {e.path for e in read.entries}
             summary["context"] = [c for c in summary["context"] if c["path"] in kept]
         return summary
+
+    def distill(
+        self,
+        transcript: str | bytes,
+        *,
+        identity: Identity | None = None,
+        project: str | None = None,
+        dry_run: bool = False,
+        offline: bool = False,
+    ) -> DistillResult:
+        """Distil a session transcript (Claude Code JSONL, Markdown, text) into one ``type:
+        context`` entry: decided, tried and rejected, in progress, blocked, next step, files and
+        symbols touched, links to the entries it recalled or wrote. Offline unless
+        ``CLAWQL_LLM_URL`` names an endpoint (and not ``offline``); ``dry_run`` writes nothing."""
+        from clawql_git.llm.chat import endpoint_from_env
+        from clawql_git.vault.distiller import DistillRequest, distill_session
+
+        llm = None if offline else endpoint_from_env(os.environ)
+        request = DistillRequest(transcript, _checked(identity), llm, project, dry_run)
+        return distill_session(self, request)
 
     def enable_signing(self, key: str | None = None) -> Path:
         """Sign every engine commit from now on with an SSH key (``key``, else the
@@ -700,6 +774,33 @@ class Vault:
             return None
         self.close()
         return replace(result, path=INDEX, paths=tuple(regenerated))
+
+    # ------------------------------------------------------------ the ontology
+
+    def entities(
+        self,
+        kind: str,
+        where: Iterable[tuple[str, str]] = (),
+        related: str = "",
+        *,
+        identity: Identity | None = None,
+        allow_pii: bool = False,
+    ) -> EntityAnswer:
+        """The instances of an entity kind whose fields match ``where``, each with the
+        instances ``related`` reaches (a reference field, or a relation that follows one
+        backwards); recorded as a read (``door="entities"``), PHI withheld unless allowed."""
+        from clawql_git.ontology import EntityQuery
+        from clawql_git.vault.entities import query_entities
+
+        query = EntityQuery(kind, tuple(where), related)
+        return query_entities(self.reader, query, self.writer.identity(identity), allow_pii)
+
+    def write_schema(self, *texts: str | bytes, identity: Identity | None = None) -> WriteResult:
+        """Add or change entity schemas (``.cqe`` YAML documents) in one commit, as a reviewed
+        write; refused, naming them, when it would leave instances invalid."""
+        from clawql_git.vault.entities import write_schemas
+
+        return write_schemas(self.writer, texts, _checked(identity))
 
     def write_vault_toml(self, data: Mapping[str, Any]) -> bytes:
         """Render vault settings (used by init)."""

@@ -27,6 +27,7 @@ from clawql_git.model.entry import Entry, check_secrets, slugify, validate_entry
 from clawql_git.model.identity import Identity
 from clawql_git.model.paths import is_entry_path, portable_path_problem, tree_collisions
 from clawql_git.model.times import utc
+from clawql_git.ontology import GitView, Overlay, check_tree
 from clawql_git.vault.routing import Route, admit, main_route, record_policy, route_write
 
 Destination = Literal["review", "main", "head"]
@@ -129,6 +130,7 @@ class Writer:
             if plan is None or plan.event == NOOP:
                 return self._noop(plan, parent)
             validate(plan)
+            check_entities(self.store, parent.tree if parent is not None else None, plan)
             admit(self.store, to, plan.person, plan.identity or ident, self.acting())
             sha = self._commit(route, plan, plan.identity or ident)
             if sha is None:  # the plan changes nothing the tree does not already hold
@@ -305,6 +307,22 @@ def validate(plan: Plan) -> None:
         if data is not None and path not in plan.changes:  # entries were scanned as drafts
             # settings, schemas, adopted files of any kind (config.env, id_rsa): text or not
             check_secrets(data.decode("utf-8", errors="replace"), path)
+
+
+def check_entities(store: GitStore, tree: Tree | None, plan: Plan) -> None:
+    """Entity instances the plan writes fit their kind's schema, a schema it changes leaves no
+    instance invalid, an instance it removes leaves no reference dangling (checked in the tree
+    as it will be; :class:`EntityInvalid` names each problem and nothing is written)."""
+    files: dict[str, bytes | None] = {
+        p: None if e is None else e.render().encode("utf-8")
+        for p, e in plan.changes.items()
+        if e is None or e.type == "entity_instance"
+    }
+    files.update(plan.raw_files)
+    written = [p for p, data in files.items() if data is not None]
+    check_tree(
+        Overlay(GitView(store, tree), files), written, [p for p in files if p not in written]
+    )
 
 
 def check_special_entries(

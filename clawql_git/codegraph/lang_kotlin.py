@@ -1,0 +1,360 @@
+"""Kotlin facts: packages, classes, interfaces, objects, functions, properties, imports, calls.
+
+Conventions:
+
+- a ``package a.b`` is a symbol of kind 'module' named ``a.b``; like a Java package it is
+  not part of qualnames (``Cart``, ``Cart.add``); a type of the file's own package declared
+  in another file resolves without an import.
+- kinds: ``class``/``data class``/``object`` -> 'class', ``interface`` -> 'interface',
+  ``enum class`` -> 'enum', ``typealias`` -> 'type'; ``fun`` -> 'method' in a type, else
+  'function' (an extension ``fun String.shout()`` is the function ``shout``); members of a
+  ``companion object`` are members of its class (``Cart.create``); properties (also
+  ``val``/``var`` constructor parameters) -> 'variable', ``const val`` -> 'constant'.
+- docs: the KDoc ``/** */`` right above the declaration (or its annotations); annotations
+  are decorators, calls in their arguments have context 'decorator'.
+- exported: not ``private``/``protected``.
+- imports: ``import a.b.C`` -> module 'a.b', name 'C' (``as D`` -> alias 'D');
+  ``import a.b.*`` -> name '*'.
+- bases: ``class A : B(), I`` -> Supertype ``B`` 'extends' (a constructor call), ``I``
+  'implements'; an interface's bases 'extends'. Type arguments are dropped.
+- calls: ``f()``, ``a.b.c()``, ``this.x()``, ``a?.b()`` with dots; ``Foo()`` (a
+  constructor call looks like any call) -> ``Foo``; ``Foo().bar()`` -> ``Foo().bar``.
+- assignments: property and parameter types (annotation), ``val x = Foo()`` (value the
+  callee).
+- ``resolve_module``: a package -> the files declaring it; ``a.b.C`` -> the files of
+  package ``a.b`` declaring ``C``; ``kotlin.*``, ``java.*``, ``android.*`` and anything
+  not found -> [].
+"""
+
+from __future__ import annotations
+
+import re
+from typing import ClassVar
+
+from tree_sitter import Node
+
+from clawql_git.codegraph.model import FileFacts, RepoView, SymbolKind
+from clawql_git.codegraph.ts_util import (
+    Parsers,
+    Walker,
+    clean_block_doc,
+    collapse,
+    scan_declarations,
+    text,
+    walk_file,
+)
+
+_PACKAGE_LINE = re.compile(rb"(?m)^\s*package\s+([A-Za-z_][\w.]*)")
+_TYPE_LINE = re.compile(
+    rb"(?m)^[ \t]*(?:@\w+(?:\([^)\n]*\))?\s+)*(?:(?:public|private|internal|protected|open|"
+    rb"abstract|sealed|data|enum|inner|value|annotation|fun|expect|actual)\s+)*"
+    rb"(?:class|interface|object|typealias)\s+([A-Za-z_]\w*)"
+)
+_EXTERNAL = ("kotlin.", "kotlinx.", "java.", "javax.", "android.", "androidx.")
+_COMMENTS = frozenset({"block_comment", "line_comment"})
+
+
+def _languages() -> dict[str, object]:
+    import tree_sitter_kotlin
+
+    return {"kotlin": tree_sitter_kotlin.language}
+
+
+def type_name(node: Node | None) -> str:
+    """The class a type names (``Repo``, ``a.Repo``, ``Repo?``, ``List<X>`` -> ``List``)."""
+    if node is None:
+        return ""
+    if node.type == "nullable_type" and node.named_children:
+        return type_name(node.named_children[0])
+    if node.type == "user_type":
+        return ".".join(text(c) for c in node.named_children if c.type == "identifier")
+    return ""
+
+
+def callee_name(node: Node | None) -> str:
+    """A receiver or callee with dots: ``this.repo.find``, ``Foo().bar``; '' otherwise."""
+    if node is None:
+        return ""
+    kind = node.type
+    if kind == "identifier":
+        return text(node)
+    if kind == "this_expression":
+        return "this"
+    if kind == "navigation_expression" and len(node.named_children) == 2:
+        head = callee_name(node.named_children[0])
+        name = node.named_children[1]
+        return f"{head}.{text(name)}" if head and name.type == "identifier" else ""
+    if kind == "call_expression" and node.named_children:
+        inner = callee_name(node.named_children[0])
+        return f"{inner}()" if inner and "(" not in inner else ""
+    if kind == "parenthesized_expression" and node.named_children:
+        return callee_name(node.named_children[0])
+    return ""
+
+
+def modifiers(node: Node) -> tuple[set[str], list[Node]]:
+    """The modifier words of a declaration and its annotation nodes."""
+    words: set[str] = set()
+    annotations: list[Node] = []
+    for child in node.named_children:
+        if child.type != "modifiers":
+            continue
+        for mod in child.named_children:
+            if mod.type == "annotation":
+                annotations.append(mod)
+            else:
+                words.add(text(mod))
+    return words, annotations
+
+
+class KotlinWalker(Walker):
+    """One pass over a Kotlin tree."""
+
+    handlers: ClassVar[dict[str, str]] = {
+        "package_header": "on_package",
+        "import": "on_import",
+        "class_declaration": "on_type",
+        "object_declaration": "on_type",
+        "companion_object": "on_companion",
+        "function_declaration": "on_function",
+        "property_declaration": "on_property",
+        "type_alias": "on_alias",
+        "call_expression": "on_call",
+        "annotation": "on_annotation",
+        "block_comment": "on_above",
+        "line_comment": "on_above",
+    }
+
+    def __init__(self, facts: FileFacts, source: bytes) -> None:
+        super().__init__(facts, source)
+        self.type_scopes: list[str] = []
+
+    def doc(self, node: Node) -> str:
+        comments = [c for c in self.leading(node) if c.type in _COMMENTS]
+        last = text(comments[-1]) if comments else ""
+        return clean_block_doc(last) if last.startswith("/**") else ""
+
+    def head(self, node: Node, body: Node | None) -> str:
+        """The declaration without its annotations, up to its body, on one line."""
+        start = node.start_byte
+        for child in node.named_children:
+            if child.type == "modifiers":
+                kept = [m for m in child.named_children if m.type != "annotation"]
+                start = kept[0].start_byte if kept else child.end_byte
+                break
+        end = body.start_byte if body is not None else node.end_byte
+        raw = self.source[start:end].decode("utf-8", "replace")
+        return collapse(raw.strip().rstrip("={").rstrip())
+
+    def decorators(self, annotations: list[Node]) -> tuple[str, ...]:
+        for annotation in annotations:
+            self.on_annotation(annotation)
+        return tuple(collapse(text(a)).lstrip("@") for a in annotations)
+
+    def on_package(self, node: Node) -> None:
+        name = next((text(c) for c in node.named_children if c.type == "qualified_identifier"), "")
+        if name:
+            self.add_symbol(
+                node, name, "module", signature=f"package {name}", docstring=self.doc(node)
+            )
+
+    def on_import(self, node: Node) -> None:
+        path = next((c for c in node.named_children if c.type == "qualified_identifier"), None)
+        if path is None:
+            return
+        full = text(path)
+        alias = next((text(c) for c in node.named_children if c.type == "identifier"), "")
+        if any(c.type == "*" for c in node.children):
+            self.add_import(full, "*", "", node)
+            return
+        module, _, name = full.rpartition(".")
+        self.add_import(module, name, alias or name, node)
+
+    def on_type(self, node: Node) -> None:
+        name = text(node.child_by_field_name("name"))
+        words, annotations = modifiers(node)
+        keywords = {c.type for c in node.children if not c.is_named}
+        kind: SymbolKind = "class"
+        if "interface" in keywords:
+            kind = "interface"
+        elif "enum" in words:
+            kind = "enum"
+        body = next((c for c in node.named_children if c.type.endswith("class_body")), None)
+        written: list[tuple[Node, str, str]] = []
+        for spec in (c for c in node.named_children if c.type == "delegation_specifiers"):
+            for item in spec.named_children:
+                inner = item.named_children[0] if item.named_children else item
+                call = inner.type == "constructor_invocation"
+                base = type_name(inner.named_children[0] if call else inner)
+                relation = "extends" if call or kind == "interface" else "implements"
+                written.append((inner, base, relation))
+        symbol = self.add_symbol(
+            node,
+            name,
+            kind,
+            signature=self.head(node, body),
+            docstring=self.doc(node),
+            exported=not words & {"private", "protected"},
+            decorators=self.decorators(annotations),
+            bases=tuple(b for _, b, _ in written if b),
+        )
+        for at, base, relation in written:
+            self.add_supertype(symbol.qualname, base, at, relation)
+        with self.enter(name):
+            self.type_scopes.append(self.qualname)
+            for child in node.named_children:
+                if child.type == "primary_constructor":
+                    self.on_constructor(child)
+                elif child.type == "delegation_specifiers":
+                    self.visit_children(child)
+            self.visit(body)
+            self.type_scopes.pop()
+
+    def on_constructor(self, node: Node) -> None:
+        """``class A(private val repo: Repo, n: Int)``: ``val``/``var`` ones are properties."""
+        for params in node.named_children:
+            for param in (p for p in params.named_children if p.type == "class_parameter"):
+                name = next((text(c) for c in param.named_children if c.type == "identifier"), "")
+                declared = next((type_name(c) for c in param.named_children if type_name(c)), "")
+                words, _ = modifiers(param)
+                if {c.type for c in param.children} & {"val", "var"}:
+                    self.add_symbol(
+                        param,
+                        name,
+                        "variable",
+                        signature=collapse(text(param)),
+                        exported=not words & {"private", "protected"},
+                    )
+                    self.assign(name, declared, param, True)
+                self.visit_children(param)
+
+    def on_companion(self, node: Node) -> None:
+        self.visit(next((c for c in node.named_children if c.type == "class_body"), None))
+
+    def on_function(self, node: Node) -> None:
+        name = text(node.child_by_field_name("name"))
+        words, annotations = modifiers(node)
+        body = next((c for c in node.named_children if c.type == "function_body"), None)
+        self.add_symbol(
+            node,
+            name,
+            "method" if self.type_scopes else "function",
+            signature=self.head(node, body),
+            docstring=self.doc(node),
+            exported=not words & {"private", "protected"},
+            decorators=self.decorators(annotations),
+        )
+        with self.enter(name):
+            for params in (c for c in node.named_children if c.type == "function_value_parameters"):
+                for param in (p for p in params.named_children if p.type == "parameter"):
+                    pname = next(
+                        (text(c) for c in param.named_children if c.type == "identifier"), ""
+                    )
+                    declared = next(
+                        (type_name(c) for c in param.named_children if type_name(c)), ""
+                    )
+                    self.assign(pname, declared, param, True)
+                self.visit_children(params)
+            self.visit(body)
+
+    def on_property(self, node: Node) -> None:
+        words, annotations = modifiers(node)
+        declaration = next(
+            (c for c in node.named_children if c.type == "variable_declaration"), None
+        )
+        if declaration is None:
+            self.visit_children(node)
+            return
+        name = next((text(c) for c in declaration.named_children if c.type == "identifier"), "")
+        declared = next((type_name(c) for c in declaration.named_children if type_name(c)), "")
+        value = next(
+            (c for c in node.named_children if c.type not in {"modifiers", "variable_declaration"}),
+            None,
+        )
+        at_type_level = not self.scope or (
+            bool(self.type_scopes) and self.qualname == self.type_scopes[-1]
+        )
+        if at_type_level:
+            self.add_symbol(
+                node,
+                name,
+                "constant" if "const" in words else "variable",
+                signature=self.head(node, value).removesuffix(" ="),
+                docstring=self.doc(node),
+                exported=not words & {"private", "protected"},
+                decorators=self.decorators(annotations),
+            )
+        self.assign(name, declared, node, True)
+        if value is not None and value.type == "call_expression":
+            self.assign(name, callee_name(value).removesuffix("()"), node, False)
+        self.visit(value)
+
+    def on_alias(self, node: Node) -> None:
+        name = text(node.child_by_field_name("type"))
+        if name:
+            self.add_symbol(
+                node, name, "type", signature=collapse(text(node)), docstring=self.doc(node)
+            )
+
+    def on_call(self, node: Node) -> None:
+        fn = node.named_children[0] if node.named_children else None
+        name = callee_name(fn)
+        if name:
+            self.add_call(name, node)
+        if fn is not None and fn.type == "navigation_expression" and fn.named_children:
+            receiver = fn.named_children[0]
+            if receiver.type not in {"identifier", "this_expression"}:
+                self.visit(receiver)
+        elif fn is not None and fn.type not in {"identifier"}:
+            self.visit(fn)
+        for rest in node.named_children[1:]:
+            self.visit(rest)
+
+    def on_annotation(self, node: Node) -> None:
+        with self.in_context("decorator"):
+            self.visit_children(node)
+
+
+class KotlinExtractor:
+    """The Kotlin extractor the code graph loads as ``lang_kotlin.EXTRACTOR``."""
+
+    version = "1"
+
+    def __init__(self) -> None:
+        self.suffixes = {".kt": "kotlin", ".kts": "kotlin"}
+        self._parsers = Parsers(_languages())  # type: ignore[arg-type]
+        self._repo: RepoView | None = None
+        self._packages: dict[str, list[str]] = {}
+        self._types: dict[str, set[str]] = {}
+
+    def extract(self, path: str, source: bytes, language: str) -> FileFacts:
+        """Facts of one Kotlin file; syntax errors are counted and the rest still extracted."""
+        _, facts, _ = walk_file(self._parsers, path, source, language, KotlinWalker)
+        package = next((s for s in facts.symbols if s.kind == "module"), None)
+        facts.module_doc = package.docstring if package is not None else ""
+        return facts
+
+    def resolve_module(self, importer: str, module: str, repo: RepoView) -> list[str]:
+        """The files of package ``module``, or of the package declaring class ``module``."""
+        if not module or module.startswith(_EXTERNAL):
+            return []
+        self._use(repo)
+        if module in self._packages:
+            return list(self._packages[module])
+        package, _, name = module.rpartition(".")
+        return [f for f in self._packages.get(package, []) if name in self._types[f]]
+
+    def _use(self, repo: RepoView) -> None:
+        if repo is self._repo:
+            return
+        self._repo = repo
+        self._packages, self._types = scan_declarations(repo, ".kt", _TYPE_LINE, _packages)
+
+
+def _packages(path: str, raw: bytes) -> list[str]:
+    """The package a Kotlin file declares ('' is the default package)."""
+    found = _PACKAGE_LINE.search(raw)
+    return [found.group(1).decode() if found else ""]
+
+
+EXTRACTOR = KotlinExtractor()

@@ -1,0 +1,339 @@
+"""Lua facts: functions, tables as classes and modules, ``require``, metatables, calls.
+
+Conventions:
+
+- a table made at file level (``local Cart = {}``, ``Cart = setmetatable({}, ...)``) is a
+  definition: kind 'module' when the file ends with ``return`` of it (a module table),
+  else 'class'. ``function Cart.new()`` is the function ``Cart.new``, ``function
+  Cart:add()`` the method ``Cart.add`` (``self`` is a ``Cart``); ``Cart.x = function``
+  the same; ``local function f`` and ``function f`` are functions (a ``local`` one is not
+  exported); ``Cart.LIMIT = 10`` is a 'variable'.
+- docs: the ``--`` (``---`` LDoc) comment lines right above; the file's doc is the
+  comment block opening the file.
+- imports: ``local cart = require("shop.cart")`` (also ``require "x"``) -> module
+  'shop.cart', name '', alias 'cart'; a module returning its table binds that table.
+- bases: ``setmetatable(Child, {__index = Base})`` and ``Child = setmetatable({},
+  {__index = Base})`` -> a Supertype edge ``Child`` -> ``Base`` ('extends').
+- calls: ``f()``, ``a.b.c()``, ``obj:m()`` -> ``obj.m``, ``self:m()`` -> ``self.m``.
+- assignments: ``local c = Cart.new(...)`` (also ``Cart:new``) and ``setmetatable({},
+  Cart)`` give ``c`` the type ``Cart``.
+- ``resolve_module``: ``a.b`` -> ``a/b.lua`` or ``a/b/init.lua`` under the repository
+  root, ``lua/``, ``src/`` or ``lib/``, else the only file ending so; anything else -> [].
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from typing import ClassVar
+
+from tree_sitter import Node
+
+from clawql_git.codegraph.model import Assignment, FileFacts, RepoView, SymbolKind
+from clawql_git.codegraph.ts_util import (
+    Parsers,
+    Walker,
+    collapse,
+    end_line,
+    line,
+    text,
+    walk_file,
+)
+
+_ROOTS = ("", "lua/", "src/", "lib/")
+_CONSTRUCTORS = frozenset({"new", "create"})
+
+
+def _languages() -> dict[str, object]:
+    import tree_sitter_lua
+
+    return {"lua": tree_sitter_lua.language}
+
+
+def dotted(node: Node | None) -> str:
+    """``a.b.c`` / ``a:b`` -> ``a.b.c`` / ``a.b``; '' for other expressions."""
+    if node is None:
+        return ""
+    if node.type == "identifier":
+        return text(node)
+    if node.type == "dot_index_expression":
+        head = dotted(node.child_by_field_name("table"))
+        field = node.child_by_field_name("field")
+        return f"{head}.{text(field)}" if head and field is not None else ""
+    if node.type == "method_index_expression":
+        head = dotted(node.child_by_field_name("table"))
+        method = node.child_by_field_name("method")
+        return f"{head}.{text(method)}" if head and method is not None else ""
+    return ""
+
+
+def string_arg(call: Node) -> str:
+    """The literal string argument of ``f("x")`` / ``f "x"``; '' otherwise."""
+    args = call.child_by_field_name("arguments")
+    if args is None:
+        return ""
+    first = args if args.type == "string" else next(iter(args.named_children), None)
+    if first is None or first.type != "string":
+        return ""
+    content = first.child_by_field_name("content")
+    return text(content) if content is not None else ""
+
+
+def is_call_of(node: Node | None, name: str) -> bool:
+    return (
+        node is not None
+        and node.type == "function_call"
+        and text(node.child_by_field_name("name")) == name
+    )
+
+
+def metatable_base(table: Node | None) -> str:
+    """``{__index = Base}`` -> ``Base``; a table itself (``setmetatable(x, Cart)``) -> ''."""
+    if table is None or table.type != "table_constructor":
+        return ""
+    for field in table.named_children:
+        if field.type == "field" and text(field.child_by_field_name("name")) == "__index":
+            return dotted(field.child_by_field_name("value"))
+    return ""
+
+
+class LuaWalker(Walker):
+    """One pass over a Lua tree."""
+
+    handlers: ClassVar[dict[str, str]] = {
+        "function_declaration": "on_function",
+        "variable_declaration": "on_local",
+        "assignment_statement": "on_assign",
+        "function_call": "on_call",
+        "comment": "on_above",
+    }
+
+    def __init__(self, facts: FileFacts, source: bytes, returned: str = "") -> None:
+        super().__init__(facts, source)
+        self.returned = returned  # the table the file returns
+        self.local = False
+
+    def doc(self, node: Node) -> str:
+        lines = []
+        for comment in self.leading(node):
+            raw = text(comment)
+            if raw.startswith("--") and not raw.startswith("--["):
+                body = raw.lstrip("-")
+                lines.append(body[1:] if body.startswith(" ") else body)
+        return "\n".join(lines).strip()
+
+    def on_function(self, node: Node) -> None:
+        name_node = node.child_by_field_name("name")
+        qual = dotted(name_node)
+        local = text(node).startswith("local")
+        self.define_function(node, qual, name_node, local, node)
+
+    def define_function(
+        self, node: Node, qual: str, name_node: Node | None, local: bool, fn: Node
+    ) -> None:
+        if not qual:
+            self.visit(fn.child_by_field_name("body"))
+            return
+        owner, _, name = qual.rpartition(".")
+        method = name_node is not None and name_node.type == "method_index_expression"
+        params = fn.child_by_field_name("parameters")
+        head = text(name_node) if name_node is not None else qual
+        signature = collapse(f"function {head}{text(params) if params is not None else '()'}")
+        if local:
+            signature = "local " + signature
+        kind: SymbolKind = "method" if method else "function"
+        parts = owner.split(".") if owner else []
+        self.scope.extend(parts)
+        self.add_symbol(
+            node,
+            name,
+            kind,
+            signature=signature,
+            docstring=self.doc(node),
+            exported=not local,
+        )
+        with self.enter(name):
+            self.visit(fn.child_by_field_name("body"))
+        del self.scope[len(self.scope) - len(parts) :]
+
+    def on_local(self, node: Node) -> None:
+        saved, self.local = self.local, True
+        self.visit_children(node)
+        self.local = saved
+
+    def on_assign(self, node: Node) -> None:
+        targets = next((c for c in node.named_children if c.type == "variable_list"), None)
+        values = next((c for c in node.named_children if c.type == "expression_list"), None)
+        names = [c for c in targets.named_children] if targets is not None else []
+        exprs = list(values.named_children) if values is not None else []
+        local, self.local = self.local, False
+        for i, target in enumerate(names):
+            value = exprs[i] if i < len(exprs) else None
+            self.bind(dotted(target), target, value, local, node)
+        for value in exprs:
+            if value.type != "function_definition" and not is_call_of(value, "require"):
+                self.visit(value)  # a bound require is an import with its alias already
+
+    def bind(self, target: str, at: Node, value: Node | None, local: bool, stmt: Node) -> None:
+        """One ``target = value`` of an assignment statement."""
+        if not target or value is None:
+            return
+        if value.type == "function_definition":
+            self.define_function(stmt, target, at, local, value)
+            return
+        file_level = not self.scope
+        if value.type == "table_constructor" or is_call_of(value, "setmetatable"):
+            if file_level and "." not in target:
+                self.define_table(stmt, target, value, local)
+        elif file_level and "." in target and "__" not in target:
+            owner, _, name = target.rpartition(".")
+            parts = owner.split(".")
+            self.scope.extend(parts)
+            self.add_symbol(
+                stmt, name, "variable", signature=collapse(text(stmt)), docstring=self.doc(stmt)
+            )
+            del self.scope[len(self.scope) - len(parts) :]
+        if value.type == "function_call":
+            made = self.constructed(value)
+            if made:
+                self.assign(target, made, stmt, False)
+            elif text(value.child_by_field_name("name")) == "require":
+                module = string_arg(value)
+                if module:
+                    self.add_import(module, "", target, stmt)
+
+    def constructed(self, call: Node) -> str:
+        """The table an object is made from: ``Cart.new()`` / ``Cart:new()`` /
+        ``setmetatable({}, Cart)`` -> ``Cart``; '' otherwise."""
+        callee = dotted(call.child_by_field_name("name"))
+        owner, _, name = callee.rpartition(".")
+        if owner and name in _CONSTRUCTORS:
+            return owner
+        if callee == "setmetatable":
+            args = call.child_by_field_name("arguments")
+            items = args.named_children if args is not None else []
+            if len(items) == 2 and items[0].type == "table_constructor":
+                return dotted(items[1]) or metatable_base(items[1])
+        return ""
+
+    def define_table(self, stmt: Node, name: str, value: Node, local: bool) -> None:
+        base = ""
+        if is_call_of(value, "setmetatable"):
+            args = value.child_by_field_name("arguments")
+            items = args.named_children if args is not None else []
+            base = metatable_base(items[1]) if len(items) == 2 else ""
+        symbol = self.add_symbol(
+            stmt,
+            name,
+            "module",  # a class once it has methods or a metatable (see ``classes``)
+            signature=collapse(("local " if local else "") + text(stmt)),
+            docstring=self.doc(stmt),
+            exported=not local or name == self.returned,
+            bases=(base,) if base else (),
+        )
+        if base:
+            self.add_supertype(symbol.qualname, base, value, "extends")
+
+    def on_call(self, node: Node) -> None:
+        callee = dotted(node.child_by_field_name("name"))
+        if callee == "require":
+            module = string_arg(node)
+            if module:
+                self.add_import(module, "", "", node)
+            return
+        if callee == "setmetatable" and not self.scope:
+            args = node.child_by_field_name("arguments")
+            items = args.named_children if args is not None else []
+            child = dotted(items[0]) if items else ""
+            base = metatable_base(items[1]) if len(items) == 2 else ""
+            if child and base:
+                self.add_supertype(child, base, node, "extends")
+                self.extend_bases(child, base)
+        self.add_call(callee, node)
+        name = node.child_by_field_name("name")
+        if name is not None and not dotted(name):
+            self.visit(name)
+        self.visit(node.child_by_field_name("arguments"))
+
+    def extend_bases(self, child: str, base: str) -> None:
+        """``setmetatable(Child, {__index = Base})`` after ``local Child = {}``: Base is
+        among Child's bases (the resolver looks members up through them)."""
+        for i, sym in enumerate(self.facts.symbols):
+            if sym.qualname == child and base not in sym.bases:
+                self.facts.symbols[i] = replace(sym, bases=(*sym.bases, base))
+
+
+def classes(facts: FileFacts) -> None:
+    """A table with ``:`` methods, a base or an ``__index`` is a class, others modules."""
+    owners = {parent_of(s.qualname) for s in facts.symbols if s.kind == "method"}
+    owners |= {s.child for s in facts.supertypes}
+    for i, sym in enumerate(facts.symbols):
+        if sym.kind == "module" and (sym.qualname in owners or sym.bases):
+            facts.symbols[i] = replace(sym, kind="class")
+
+
+def parent_of(qual: str) -> str:
+    return qual.rpartition(".")[0]
+
+
+_RETURN = re.compile(rb"(?:^|\n)\s*return\s+([A-Za-z_]\w*)\s*;?\s*$")
+
+
+def returned_table(source: bytes) -> str:
+    """The name a file returns at its end (``return M``): its module table."""
+    found = _RETURN.search(source[-512:])
+    return found.group(1).decode() if found else ""
+
+
+class LuaExtractor:
+    """The Lua extractor the code graph loads as ``lang_lua.EXTRACTOR``."""
+
+    version = "1"
+
+    def __init__(self) -> None:
+        self.suffixes = {".lua": "lua"}
+        self._parsers = Parsers(_languages())  # type: ignore[arg-type]
+
+    def extract(self, path: str, source: bytes, language: str) -> FileFacts:
+        """Facts of one Lua file; syntax errors are counted and the rest still extracted."""
+        returned = returned_table(source)
+        root, facts, _ = walk_file(
+            self._parsers,
+            path,
+            source,
+            language,
+            lambda f, s: LuaWalker(f, s, returned),
+        )
+        classes(facts)
+        if returned:  # what `require` of this file gives
+            facts.exports = ["default"]
+            facts.assignments.append(Assignment("default", "=" + returned, "", 0))
+        facts.module_doc = _opening_comment(root)
+        return facts
+
+    def resolve_module(self, importer: str, module: str, repo: RepoView) -> list[str]:
+        """The file ``require`` of ``module`` loads from the repository; [] for others."""
+        if not module:
+            return []
+        as_path = module if "/" in module else module.replace(".", "/")
+        for root in _ROOTS:
+            for candidate in (f"{root}{as_path}.lua", f"{root}{as_path}/init.lua"):
+                if candidate in repo.files:
+                    return [candidate]
+        tails = sorted(f for f in repo.files if f.endswith(f"/{as_path}.lua"))
+        return tails if len(tails) == 1 else []
+
+
+def _opening_comment(root: Node) -> str:
+    lines = []
+    expected = 1
+    for child in root.named_children:
+        if child.type != "comment" or line(child) != expected:
+            break
+        raw = text(child).lstrip("-")
+        lines.append(raw[1:] if raw.startswith(" ") else raw)
+        expected = end_line(child) + 1
+    return "\n".join(lines).strip()
+
+
+EXTRACTOR = LuaExtractor()

@@ -1,0 +1,325 @@
+"""Swift facts: classes, structs, enums, protocols, actors, extensions, functions, imports.
+
+Conventions:
+
+- qualnames are dotted: ``Cart.add``, nested ``Outer.Inner``; members of ``extension Cart``
+  are members of ``Cart`` (``Cart.area``); ``init`` is ``Cart.init``.
+- kinds: ``class``/``actor`` -> 'class', ``struct`` -> 'struct', ``enum`` -> 'enum',
+  ``protocol`` -> 'interface', ``typealias`` -> 'type'; ``func`` -> 'method' in a type,
+  else 'function'; properties (``let``/``var``) -> 'variable'. An extension is no symbol.
+- docs: ``///`` lines or a ``/** */`` block right above the declaration (or its
+  attributes); attributes (``@MainActor``) are decorators.
+- exported: not ``private``/``fileprivate``.
+- imports: ``import ShopKit`` (also ``import struct ShopKit.Cart``) -> module 'ShopKit',
+  name '*': an import brings every public name of the module into scope. Files of the
+  same module see each other's names without an import (the resolver's rule).
+- bases: a class's first inherited type is 'extends', the others 'implements' (protocol
+  conformance; Swift does not say which is which); struct, enum, actor and extension
+  bases are 'implements' (an extension's edge has the extended type as written as its
+  child); a protocol's bases 'extends'.
+- calls: ``f()``, ``a.b.c()``, ``self.x()``, ``a?.b()`` with dots; ``Foo()`` ->
+  ``Foo`` (an initializer call), ``Foo().bar()`` -> ``Foo().bar``.
+- assignments: property and parameter type annotations, ``let x = Foo()`` (value the
+  callee).
+- ``resolve_module``: a module name -> the ``.swift`` files under ``Sources/<name>/``
+  (Swift Package Manager), else under a directory named ``<name>``; system frameworks
+  (``Foundation``, ``UIKit``, ...) -> [].
+"""
+
+from __future__ import annotations
+
+import posixpath
+from typing import ClassVar
+
+from tree_sitter import Node
+
+from clawql_git.codegraph.model import FileFacts, RepoView, SymbolKind
+from clawql_git.codegraph.ts_util import (
+    Parsers,
+    Walker,
+    clean_block_doc,
+    clean_line_docs,
+    collapse,
+    text,
+    walk_file,
+)
+from clawql_git.codegraph.vapor_routes import vapor_routes
+
+_KINDS: dict[str, SymbolKind] = {
+    "class": "class",
+    "actor": "class",
+    "struct": "struct",
+    "enum": "enum",
+    "protocol": "interface",
+}
+_HIDDEN = frozenset({"private", "fileprivate"})
+
+
+def _languages() -> dict[str, object]:
+    import tree_sitter_swift
+
+    return {"swift": tree_sitter_swift.language}
+
+
+def type_name(node: Node | None) -> str:
+    """The type a type names (``Repo``, ``Kit.Repo``, ``Repo?`` -> ``Repo``), '' for others."""
+    if node is None:
+        return ""
+    if node.type == "type_annotation":
+        return type_name(node.child_by_field_name("name"))
+    if node.type == "optional_type" and node.named_children:
+        return type_name(node.named_children[0])
+    if node.type == "user_type":
+        return ".".join(text(c) for c in node.named_children if c.type == "type_identifier")
+    if node.type == "type_identifier":
+        return text(node)
+    return ""
+
+
+def callee_name(node: Node | None) -> str:
+    """A receiver or callee with dots: ``self.repo.find``, ``Foo().bar``; '' otherwise."""
+    if node is None:
+        return ""
+    kind = node.type
+    if kind == "simple_identifier":
+        return text(node)
+    if kind == "self_expression":
+        return "self"
+    if kind == "navigation_expression":
+        head = callee_name(node.child_by_field_name("target"))
+        suffix = node.child_by_field_name("suffix")
+        name = suffix.child_by_field_name("suffix") if suffix is not None else None
+        if head and name is not None and name.type == "simple_identifier":
+            return f"{head}.{text(name)}"
+        return ""
+    if kind == "call_expression" and node.named_children:
+        inner = callee_name(node.named_children[0])
+        return f"{inner}()" if inner and "(" not in inner else ""
+    if kind in {"optional_chaining_expression", "postfix_expression"} and node.named_children:
+        return callee_name(node.named_children[0])
+    return ""
+
+
+def modifiers(node: Node) -> tuple[set[str], list[Node]]:
+    """A declaration's modifier words and its attribute nodes."""
+    words: set[str] = set()
+    attributes: list[Node] = []
+    for child in node.named_children:
+        if child.type == "modifiers":
+            for mod in child.named_children:
+                if mod.type == "attribute":
+                    attributes.append(mod)
+                else:
+                    words.add(text(mod))
+    return words, attributes
+
+
+class SwiftWalker(Walker):
+    """One pass over a Swift tree."""
+
+    handlers: ClassVar[dict[str, str]] = {
+        "import_declaration": "on_import",
+        "class_declaration": "on_type",
+        "protocol_declaration": "on_type",
+        "function_declaration": "on_function",
+        "protocol_function_declaration": "on_function",
+        "init_declaration": "on_function",
+        "property_declaration": "on_property",
+        "protocol_property_declaration": "on_property",
+        "typealias_declaration": "on_alias",
+        "call_expression": "on_call",
+        "attribute": "on_attribute",
+        "comment": "on_above",
+        "multiline_comment": "on_above",
+    }
+
+    def __init__(self, facts: FileFacts, source: bytes) -> None:
+        super().__init__(facts, source)
+        self.type_scopes: list[str] = []
+
+    def doc(self, node: Node) -> str:
+        comments = [c for c in self.leading(node) if c.type in {"comment", "multiline_comment"}]
+        if comments and text(comments[-1]).startswith("/**"):
+            return clean_block_doc(text(comments[-1]))
+        lines: list[str] = []
+        for comment in reversed(comments):
+            if not text(comment).startswith("///"):
+                break
+            lines.insert(0, text(comment))
+        return clean_line_docs(lines, "///")
+
+    def head(self, node: Node, body: Node | None) -> str:
+        """The declaration without its attributes, up to its body, on one line."""
+        start = node.start_byte
+        for child in node.named_children:
+            if child.type == "modifiers":
+                kept = [m for m in child.named_children if m.type != "attribute"]
+                start = kept[0].start_byte if kept else child.end_byte
+                break
+        end = body.start_byte if body is not None else node.end_byte
+        raw = self.source[start:end].decode("utf-8", "replace")
+        return collapse(raw.strip().rstrip("={").rstrip())
+
+    def decorators(self, attributes: list[Node]) -> tuple[str, ...]:
+        for attribute in attributes:
+            self.on_attribute(attribute)
+        return tuple(collapse(text(a)).lstrip("@") for a in attributes)
+
+    def on_import(self, node: Node) -> None:
+        path = next((c for c in node.named_children if c.type == "identifier"), None)
+        if path is not None:
+            module = text(path.named_children[0]) if path.named_children else text(path)
+            self.add_import(module, "*", "", node)
+
+    def on_type(self, node: Node) -> None:
+        kind_node = node.child_by_field_name("declaration_kind")
+        keyword = text(kind_node) if kind_node is not None else "class"
+        name_node = node.child_by_field_name("name")
+        body = node.child_by_field_name("body")
+        bases = [
+            (spec, type_name(spec.child_by_field_name("inherits_from")))
+            for spec in node.named_children
+            if spec.type == "inheritance_specifier"
+        ]
+        if keyword == "extension":
+            extended = type_name(name_node)
+            for at, base in bases:
+                self.add_supertype(extended, base, at, "implements", self.qualname)
+            self._members(extended.split("."), body)
+            return
+        name = text(name_node)
+        kind = _KINDS.get(keyword, "class")
+        words, attributes = modifiers(node)
+        symbol = self.add_symbol(
+            node,
+            name,
+            kind,
+            signature=self.head(node, body),
+            docstring=self.doc(node),
+            exported=not words & _HIDDEN,
+            decorators=self.decorators(attributes),
+            bases=tuple(b for _, b in bases if b),
+        )
+        for i, (at, base) in enumerate(bases):
+            first_of_class = i == 0 and keyword == "class"
+            relation = "extends" if first_of_class or kind == "interface" else "implements"
+            self.add_supertype(symbol.qualname, base, at, relation)
+        self._members([name], body)
+
+    def _members(self, names: list[str], body: Node | None) -> None:
+        for part in names:
+            self.scope.append(part)
+        saved, self.context = self.context, "body"
+        self.type_scopes.append(self.qualname)
+        self.visit(body)
+        self.type_scopes.pop()
+        self.context = saved
+        del self.scope[len(self.scope) - len(names) :]
+
+    def on_function(self, node: Node) -> None:
+        name_node = node.child_by_field_name("name")
+        name = "init" if node.type == "init_declaration" else text(name_node)
+        words, attributes = modifiers(node)
+        body = node.child_by_field_name("body")
+        self.add_symbol(
+            node,
+            name,
+            "method" if self.type_scopes else "function",
+            signature=self.head(node, body),
+            docstring=self.doc(node),
+            exported=not words & _HIDDEN,
+            decorators=self.decorators(attributes),
+        )
+        with self.enter(name):
+            for param in (c for c in node.named_children if c.type == "parameter"):
+                names = [c for c in param.children_by_field_name("name")]
+                pname = next((text(c) for c in names if c.type == "simple_identifier"), "")
+                declared = next((type_name(c) for c in names if type_name(c)), "")
+                self.assign(pname, declared, param, True)
+            for child in node.named_children:
+                if child.type not in {"parameter", "modifiers", "simple_identifier"}:
+                    self.visit(child)
+
+    def on_property(self, node: Node) -> None:
+        words, attributes = modifiers(node)
+        pattern = node.child_by_field_name("name")
+        bound = pattern.child_by_field_name("bound_identifier") if pattern is not None else None
+        name = text(bound if bound is not None else pattern)
+        annotation = next((c for c in node.named_children if c.type == "type_annotation"), None)
+        value = node.child_by_field_name("value")
+        at_type_level = not self.scope or (
+            bool(self.type_scopes) and self.qualname == self.type_scopes[-1]
+        )
+        if name and at_type_level:
+            self.add_symbol(
+                node,
+                name,
+                "variable",
+                signature=self.head(node, value),
+                docstring=self.doc(node),
+                exported=not words & _HIDDEN,
+                decorators=self.decorators(attributes),
+            )
+        self.assign(name, type_name(annotation), node, True)
+        if value is not None and value.type == "call_expression":
+            self.assign(name, callee_name(value).removesuffix("()"), node, False)
+        self.visit(value)
+        for child in node.named_children:
+            if child.type in {"computed_property", "willset_didset_block"}:
+                self.visit(child)
+
+    def on_alias(self, node: Node) -> None:
+        name = text(node.child_by_field_name("name"))
+        if name:
+            self.add_symbol(
+                node, name, "type", signature=collapse(text(node)), docstring=self.doc(node)
+            )
+
+    def on_call(self, node: Node) -> None:
+        fn = node.named_children[0] if node.named_children else None
+        name = callee_name(fn)
+        if name:
+            self.add_call(name, node)
+        if fn is not None and fn.type == "navigation_expression":
+            target = fn.child_by_field_name("target")
+            if target is not None and target.type not in {"simple_identifier", "self_expression"}:
+                self.visit(target)
+        elif fn is not None and fn.type != "simple_identifier":
+            self.visit(fn)
+        for rest in node.named_children[1:]:
+            self.visit(rest)
+
+    def on_attribute(self, node: Node) -> None:
+        with self.in_context("decorator"):
+            self.visit_children(node)
+
+
+class SwiftExtractor:
+    """The Swift extractor the code graph loads as ``lang_swift.EXTRACTOR``."""
+
+    version = "1"
+
+    def __init__(self) -> None:
+        self.suffixes = {".swift": "swift"}
+        self._parsers = Parsers(_languages())  # type: ignore[arg-type]
+
+    def extract(self, path: str, source: bytes, language: str) -> FileFacts:
+        """Facts of one Swift file; syntax errors are counted and the rest still extracted."""
+        root, facts, _ = walk_file(self._parsers, path, source, language, SwiftWalker)
+        first = min(facts.symbols, key=lambda s: s.line, default=None)
+        facts.module_doc = first.docstring if first is not None else ""
+        vapor_routes(root, facts)
+        return facts
+
+    def resolve_module(self, importer: str, module: str, repo: RepoView) -> list[str]:
+        """The files of Swift module ``module`` in the repository; [] for a framework."""
+        if not module:
+            return []
+        swift = [f for f in sorted(repo.files) if f.endswith(".swift")]
+        spm = [f for f in swift if f"/Sources/{module}/" in "/" + f]
+        if spm:
+            return spm
+        return [f for f in swift if f"/{module}/" in "/" + posixpath.dirname(f) + "/"]
+
+
+EXTRACTOR = SwiftExtractor()

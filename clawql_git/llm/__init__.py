@@ -1,0 +1,1 @@
+"""An OpenAI-compatible chat endpoint the user configured (distillation, classification)."""

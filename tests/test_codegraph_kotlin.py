@@ -1,0 +1,184 @@
+"""Kotlin in the code graph (issue #18): a small shop written the way the Kotlin
+documentation writes packages, classes, objects and imports, with its definitions, docs,
+imports, calls (and their confidence) and supertype edges stated exactly."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.codegraph_facts import build, calls, deps, extract, supertypes, symbols
+
+KT = {
+    "src/main/kotlin/com/example/shop/Cart.kt": (
+        "package com.example.shop\n"
+        "\n"
+        "import com.example.util.Formatter\n"
+        "import com.example.util.shout as loud\n"
+        "import com.example.model.*\n"
+        "import kotlin.math.max\n"
+        "\n"
+        "/**\n"
+        " * A cart of [Item]s.\n"
+        " */\n"
+        "@Serializable\n"
+        "open class Cart(private val owner: User, var size: Int = 0) : Base(), Comparable<Cart> {\n"
+        "    private val log: Log = Log()\n"
+        "    val items = mutableListOf<Item>()\n"
+        "\n"
+        "    /** Adds one item. */\n"
+        "    fun add(item: Item): Int {\n"
+        "        val f = Formatter()\n"
+        "        f.format(item)\n"
+        '        log.write(loud("added"))\n'
+        "        owner.greet()\n"
+        "        this.total()\n"
+        "        check()\n"
+        "        return max(1, size)\n"
+        "    }\n"
+        "\n"
+        "    fun total(): Int = items.size\n"
+        "\n"
+        "    private fun check() {}\n"
+        "\n"
+        "    override fun compareTo(other: Cart): Int = 0\n"
+        "\n"
+        "    companion object {\n"
+        "        const val LIMIT = 10\n"
+        "        fun create(): Cart = Cart(User())\n"
+        "    }\n"
+        "}\n"
+    ),
+    "src/main/kotlin/com/example/shop/Base.kt": (
+        "package com.example.shop\n"
+        "\n"
+        "abstract class Base\n"
+        "\n"
+        "class Log {\n"
+        "    fun write(line: String) = println(line)\n"
+        "}\n"
+        "\n"
+        "interface Shape : Named {\n"
+        "    fun area(): Double\n"
+        "}\n"
+        "\n"
+        "interface Named\n"
+        "\n"
+        "enum class Color { RED, GREEN }\n"
+        "\n"
+        "object Registry {\n"
+        "    fun open(): Cart = Cart.create()\n"
+        "}\n"
+        "\n"
+        "typealias Carts = List<Cart>\n"
+    ),
+    "src/main/kotlin/com/example/model/User.kt": (
+        "package com.example.model\n"
+        "\n"
+        'data class User(val name: String = "") {\n'
+        '    fun greet() = "hi $name"\n'
+        "}\n"
+        "\n"
+        "data class Item(val price: Int)\n"
+    ),
+    "src/main/kotlin/com/example/util/Formatter.kt": (
+        "package com.example.util\n"
+        "\n"
+        "class Formatter {\n"
+        "    fun format(value: Any): String = value.toString()\n"
+        "}\n"
+        "\n"
+        "fun String.shout() = uppercase()\n"
+    ),
+}
+ROOT = "src/main/kotlin/com/example/"
+CART, BASE = ROOT + "shop/Cart.kt", ROOT + "shop/Base.kt"
+USER, FMT = ROOT + "model/User.kt", ROOT + "util/Formatter.kt"
+
+
+def test_kotlin_packages_classes_objects_functions_properties_and_kdoc(tmp_path: Path) -> None:
+    graph = build(tmp_path, KT)
+    head = "open class Cart(private val owner: User, var size: Int = 0) : Base(), Comparable<Cart>"
+    assert symbols(graph, CART) == [
+        ("com.example.shop", "module", 1, 1, 1, "package com.example.shop", ""),
+        ("Cart", "class", 11, 37, 1, head, "A cart of [Item]s."),
+        ("Cart.owner", "variable", 12, 12, 0, "private val owner: User", ""),
+        ("Cart.size", "variable", 12, 12, 1, "var size: Int = 0", ""),
+        ("Cart.log", "variable", 13, 13, 0, "private val log: Log", ""),
+        ("Cart.items", "variable", 14, 14, 1, "val items", ""),
+        ("Cart.add", "method", 17, 25, 1, "fun add(item: Item): Int", "Adds one item."),
+        ("Cart.total", "method", 27, 27, 1, "fun total(): Int", ""),
+        ("Cart.check", "method", 29, 29, 0, "private fun check()", ""),
+        ("Cart.compareTo", "method", 31, 31, 1, "override fun compareTo(other: Cart): Int", ""),
+        ("Cart.LIMIT", "constant", 34, 34, 1, "const val LIMIT", ""),  # companion members
+        ("Cart.create", "method", 35, 35, 1, "fun create(): Cart", ""),
+    ]
+    assert symbols(graph, BASE) == [
+        ("com.example.shop", "module", 1, 1, 1, "package com.example.shop", ""),
+        ("Base", "class", 3, 3, 1, "abstract class Base", ""),
+        ("Log", "class", 5, 7, 1, "class Log", ""),
+        ("Log.write", "method", 6, 6, 1, "fun write(line: String)", ""),
+        ("Shape", "interface", 9, 11, 1, "interface Shape : Named", ""),
+        ("Shape.area", "method", 10, 10, 1, "fun area(): Double", ""),
+        ("Named", "interface", 13, 13, 1, "interface Named", ""),
+        ("Color", "enum", 15, 15, 1, "enum class Color", ""),
+        ("Registry", "class", 17, 19, 1, "object Registry", ""),
+        ("Registry.open", "method", 18, 18, 1, "fun open(): Cart", ""),
+        ("Carts", "type", 21, 21, 1, "typealias Carts = List<Cart>", ""),
+    ]
+    assert symbols(graph, FMT)[-1] == ("shout", "function", 7, 7, 1, "fun String.shout()", "")
+    facts = extract("kotlin", CART, KT[CART])
+    assert [s.decorators for s in facts.symbols if s.name == "Cart"] == [("Serializable",)]
+
+
+def test_kotlin_imports_resolve_to_the_files_of_a_package(tmp_path: Path) -> None:
+    f = extract("kotlin", CART, KT[CART])
+    assert [(i.module, i.name, i.alias, i.line) for i in f.imports] == [
+        ("com.example.util", "Formatter", "Formatter", 3),
+        ("com.example.util", "shout", "loud", 4),
+        ("com.example.model", "*", "", 5),
+        ("kotlin.math", "max", "max", 6),
+    ]
+    graph = build(tmp_path, KT)
+    assert deps(graph) == {  # kotlin.math is the standard library: no file
+        (CART, USER, "com.example.model"),
+        (CART, FMT, "com.example.util"),
+    }
+
+
+def test_kotlin_calls_with_their_confidence(tmp_path: Path) -> None:
+    graph = build(tmp_path, KT)
+    assert calls(graph, CART) == [
+        ("Cart", "Log", 13, BASE, "Log", 1.0, "exact"),  # same package, no import
+        ("Cart", "mutableListOf", 14, "", "", 0.0, "unresolved"),
+        ("Cart.add", "Formatter", 18, FMT, "Formatter", 1.0, "exact"),
+        ("Cart.add", "f.format", 19, FMT, "Formatter.format", 0.8, "inferred"),
+        ("Cart.add", "log.write", 20, BASE, "Log.write", 0.8, "inferred"),  # property type
+        ("Cart.add", "loud", 20, FMT, "shout", 1.0, "exact"),  # import alias
+        ("Cart.add", "owner.greet", 21, USER, "User.greet", 0.8, "inferred"),  # constructor val
+        ("Cart.add", "this.total", 22, CART, "Cart.total", 1.0, "exact"),
+        ("Cart.add", "check", 23, CART, "Cart.check", 1.0, "exact"),  # implicit this
+        ("Cart.add", "max", 24, "", "", 0.0, "external"),
+        ("Cart.create", "Cart", 35, CART, "Cart", 1.0, "exact"),
+        ("Cart.create", "User", 35, USER, "User", 1.0, "exact"),  # star import
+    ]
+    assert calls(graph, BASE) == [
+        ("Log.write", "println", 6, "", "", 0.0, "unresolved"),
+        ("Registry.open", "Cart.create", 18, CART, "Cart.create", 1.0, "exact"),
+    ]
+
+
+def test_kotlin_superclasses_and_interfaces_are_supertype_edges(tmp_path: Path) -> None:
+    graph = build(tmp_path, KT)
+    assert supertypes(graph) == {
+        (BASE, "Shape", "Named", "extends", 9, BASE, "Named", "exact"),
+        (CART, "Cart", "Base", "extends", 12, BASE, "Base", "exact"),  # a constructor call
+        (CART, "Cart", "Comparable", "implements", 12, "", "", "unresolved"),
+    }
+    up = graph.hierarchy("Cart", direction="up")
+    assert [e["base"] for e in up.items] == ["Base", "Comparable"]
+
+
+def test_kotlin_syntax_errors_are_counted_not_fatal() -> None:
+    f = extract("kotlin", "Broken.kt", b"fun ok() { go() }\nfun broken( {\n\xff\n")
+    assert f.errors > 0
+    assert "ok" in {s.name for s in f.symbols}

@@ -1,0 +1,177 @@
+"""Lua in the code graph (issue #18): a small module tree written the way Programming in
+Lua writes modules (``require``, a returned table) and classes (metatables, ``__index``),
+with its definitions, docs, requires, calls (and their confidence) and supertype edges
+stated exactly."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.codegraph_facts import build, calls, deps, extract, supertypes, symbols
+
+LUA = {
+    "shop/cart.lua": (
+        "--- A shopping cart.\n"
+        "-- @module shop.cart\n"
+        'local Item = require("shop.item")\n'
+        'local util = require "shop.util"\n'
+        'local Base = require("shop.base")\n'
+        "\n"
+        "local Cart = setmetatable({}, { __index = Base })\n"
+        "Cart.__index = Cart\n"
+        "Cart.LIMIT = 10\n"
+        "\n"
+        "--- Makes a cart.\n"
+        "-- @param owner who shops\n"
+        "function Cart.new(owner)\n"
+        "  local self = setmetatable({}, Cart)\n"
+        "  self.owner = owner\n"
+        "  self.items = {}\n"
+        "  return self\n"
+        "end\n"
+        "\n"
+        "local function check(cart)\n"
+        "  return cart:total() <= Cart.LIMIT\n"
+        "end\n"
+        "\n"
+        "function Cart:add(name, price)\n"
+        "  local item = Item.new(name, price)\n"
+        "  table.insert(self.items, item)\n"
+        "  item:describe()\n"
+        "  self:total()\n"
+        "  self:log(name)\n"
+        "  util.format(price)\n"
+        "  return check(self)\n"
+        "end\n"
+        "\n"
+        "function Cart:total()\n"
+        "  return #self.items\n"
+        "end\n"
+        "\n"
+        "return Cart\n"
+    ),
+    "shop/item.lua": (
+        "local Item = {}\n"
+        "Item.__index = Item\n"
+        "\n"
+        "function Item.new(name, price)\n"
+        "  return setmetatable({ name = name, price = price }, Item)\n"
+        "end\n"
+        "\n"
+        "-- Says what it is.\n"
+        "function Item:describe()\n"
+        '  return string.format("%s: %d", self.name, self.price)\n'
+        "end\n"
+        "\n"
+        "return Item\n"
+    ),
+    "shop/base.lua": (
+        "local Base = {}\n\nfunction Base:log(message)\n  print(message)\nend\n\nreturn Base\n"
+    ),
+    "shop/util/init.lua": (
+        "local M = {}\n"
+        "\n"
+        "M.format = function(amount)\n"
+        '  return string.format("$%d", amount)\n'
+        "end\n"
+        "\n"
+        "return M\n"
+    ),
+    "main.lua": (
+        'local cart = require("shop.cart")\n'
+        'local json = require("cjson")\n'
+        "\n"
+        'local c = cart.new("ann")\n'
+        'c:add("tea", 3)\n'
+        "print(json.encode(c))\n"
+    ),
+}
+CART, ITEM, BASE, UTIL = "shop/cart.lua", "shop/item.lua", "shop/base.lua", "shop/util/init.lua"
+
+
+def test_lua_tables_functions_methods_and_ldoc_comments(tmp_path: Path) -> None:
+    graph = build(tmp_path, LUA)
+    table = "local Cart = setmetatable({}, { __index = Base })"
+    assert symbols(graph, CART) == [
+        ("Cart", "class", 7, 7, 1, table, ""),  # returned: exported though local
+        ("Cart.LIMIT", "variable", 9, 9, 1, "Cart.LIMIT = 10", ""),
+        (
+            "Cart.new",
+            "function",
+            13,
+            18,
+            1,
+            "function Cart.new(owner)",
+            "Makes a cart.\n@param owner who shops",
+        ),
+        ("check", "function", 20, 22, 0, "local function check(cart)", ""),
+        ("Cart.add", "method", 24, 32, 1, "function Cart:add(name, price)", ""),
+        ("Cart.total", "method", 34, 36, 1, "function Cart:total()", ""),
+    ]
+    assert symbols(graph, ITEM) == [
+        ("Item", "class", 1, 1, 1, "local Item = {}", ""),
+        ("Item.new", "function", 4, 6, 1, "function Item.new(name, price)", ""),
+        ("Item.describe", "method", 9, 11, 1, "function Item:describe()", "Says what it is."),
+    ]
+    assert symbols(graph, UTIL) == [  # no methods, no metatable: a module table
+        ("M", "module", 1, 1, 1, "local M = {}", ""),
+        ("M.format", "function", 3, 5, 1, "function M.format(amount)", ""),
+    ]
+    assert extract("lua", CART, LUA[CART]).module_doc == "A shopping cart.\n@module shop.cart"
+
+
+def test_lua_require_resolves_dotted_names_to_files(tmp_path: Path) -> None:
+    f = extract("lua", CART, LUA[CART])
+    assert [(i.module, i.name, i.alias, i.line) for i in f.imports] == [
+        ("shop.item", "", "Item", 3),
+        ("shop.util", "", "util", 4),
+        ("shop.base", "", "Base", 5),
+    ]
+    graph = build(tmp_path, LUA)
+    assert deps(graph) == {  # cjson is a rock, not in the repository
+        ("main.lua", CART, "shop.cart"),
+        (CART, BASE, "shop.base"),
+        (CART, ITEM, "shop.item"),
+        (CART, UTIL, "shop.util"),  # shop/util/init.lua
+    }
+
+
+def test_lua_calls_with_their_confidence(tmp_path: Path) -> None:
+    graph = build(tmp_path, LUA)
+    assert calls(graph, CART) == [
+        ("", "setmetatable", 7, "", "", 0.0, "unresolved"),
+        ("Cart.new", "setmetatable", 14, "", "", 0.0, "unresolved"),
+        ("check", "cart.total", 21, "", "", 0.0, "unresolved"),  # an untyped parameter
+        ("Cart.add", "Item.new", 25, ITEM, "Item.new", 1.0, "exact"),  # the returned table
+        ("Cart.add", "table.insert", 26, "", "", 0.0, "unresolved"),
+        ("Cart.add", "item.describe", 27, ITEM, "Item.describe", 0.8, "inferred"),
+        ("Cart.add", "self.total", 28, CART, "Cart.total", 1.0, "exact"),
+        ("Cart.add", "self.log", 29, BASE, "Base.log", 1.0, "exact"),  # through __index
+        ("Cart.add", "util.format", 30, UTIL, "M.format", 1.0, "exact"),
+        ("Cart.add", "check", 31, CART, "check", 1.0, "exact"),
+    ]
+    assert calls(graph, "main.lua") == [
+        ("", "cart.new", 4, CART, "Cart.new", 1.0, "exact"),
+        ("", "c.add", 5, CART, "Cart.add", 0.8, "inferred"),  # c = cart.new(...)
+        ("", "json.encode", 6, "", "", 0.0, "external"),
+        ("", "print", 6, "", "", 0.0, "unresolved"),
+    ]
+
+
+def test_lua_metatable_index_is_a_supertype_edge(tmp_path: Path) -> None:
+    graph = build(tmp_path, LUA)
+    assert supertypes(graph) == {(CART, "Cart", "Base", "extends", 7, BASE, "Base", "exact")}
+    source = "local A = {}\nlocal B = {}\nsetmetatable(B, {__index = A})\nfunction B:f() end\n"
+    f = extract("lua", "b.lua", source)
+    assert [(s.child, s.base, s.line) for s in f.supertypes] == [("B", "A", 3)]
+    assert [(s.qualname, s.kind, s.bases) for s in f.symbols] == [
+        ("A", "module", ()),
+        ("B", "class", ("A",)),
+        ("B.f", "method", ()),
+    ]
+
+
+def test_lua_syntax_errors_are_counted_not_fatal() -> None:
+    f = extract("lua", "broken.lua", b"function ok() go() end\nfunction broken(\n\xff\n")
+    assert f.errors > 0
+    assert "ok" in {s.name for s in f.symbols}
