@@ -213,7 +213,7 @@ def adr_set(corpus: Path, questions: Path, root: Path, limit: int | None) -> Que
         if not line.strip():
             continue
         row = json.loads(line)
-        answers = row.get("answers") or [row["answer"]]
+        answers = row.get("relevant") or row.get("answers") or [row["answer"]]
         relevant = frozenset(sources[a.removeprefix("./")] for a in answers if a in sources)
         if not relevant:
             continue
@@ -358,10 +358,12 @@ def ask(qs: QuestionSet, methods: Sequence[str]) -> list[dict[str, Any]]:
             ranks["dense"] = base.dense(q.text)
         if "rrf" in methods:
             ranks["rrf"] = rrf(ranks["bm25"], ranks["dense"])
-        if "fusion" in methods:
-            ranks["fusion"] = engine(qs.vault, q.text, ranker=False)
-        if "default" in methods:
-            ranks["default"] = engine(qs.vault, q.text)
+        ms: dict[str, float] = {}
+        for method, on in (("fusion", False), ("default", True)):
+            if method in methods:
+                start = time.perf_counter()
+                ranks[method] = engine(qs.vault, q.text, ranker=on)
+                ms[method] = (time.perf_counter() - start) * 1000
         rows.append(
             {
                 "set": qs.name,
@@ -370,6 +372,7 @@ def ask(qs: QuestionSet, methods: Sequence[str]) -> list[dict[str, Any]]:
                 "split": q.split,
                 "question": q.text,
                 "scores": {m: score(q.relevant, ranks[m]) for m in methods},
+                "ms": ms,
             }
         )
     return rows
@@ -480,8 +483,20 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     return {
         "methods": methods,
         "notes": notes,
+        "latency_ms_p50": _p50(rows),
         "summary": summarise(rows, methods),
         "questions": rows,
+    }
+
+
+def _p50(rows: Sequence[dict[str, Any]]) -> dict[str, float]:
+    """Median milliseconds of the engine's recall per method, over every question asked."""
+    import statistics
+
+    methods = {m for r in rows for m in r.get("ms", {})}
+    return {
+        m: round(statistics.median(r["ms"][m] for r in rows if m in r["ms"]), 2)
+        for m in sorted(methods)
     }
 
 
@@ -493,6 +508,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     else:
         print("\n".join(report["notes"]))
         print(render(report["summary"], report["methods"]))
+        p50 = report["latency_ms_p50"]
+        print("engine recall p50 ms: " + ", ".join(f"{m} {v}" for m, v in p50.items()))
+        if {"fusion", "default"} <= set(p50):
+            print(f"default / fusion latency: {p50['default'] / p50['fusion']:.2f}x")
     return 0
 
 

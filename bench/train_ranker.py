@@ -112,9 +112,9 @@ def _month_name(month: str) -> str:
     return f"{calendar.month_name[int(m)]} {year}"
 
 
-def examples(vault: Vault, pairs: Sequence[tuple[str, str]]) -> list[tuple[str, Any, int]]:
+def examples(vault: Vault, pairs: Sequence[tuple[str, Any]]) -> list[tuple[str, Any, Any]]:
     """(kind, feature matrix, index of the answer) for each pseudo-query whose answer is among
-    the fusion's top candidates."""
+    the fusion's top candidates (for a set of answers: the indices of those there)."""
     service = vault.recall_service()
     service.ensure()
     recaller = Recaller(service.index)
@@ -127,23 +127,26 @@ def examples(vault: Vault, pairs: Sequence[tuple[str, str]]) -> list[tuple[str, 
         ranked, _ = recaller.search(RecallQuery(text, limit=ranker.DEPTH), qvec)
         head = [(p, s) for p, _, s in ranked[: ranker.DEPTH]]
         paths = [p for p, _ in head]
-        if answer not in paths:
+        found = [n for n, p in enumerate(paths) if p == answer or p in answer]
+        if not found:
             continue
         cands = {p: c for p, c, _ in ranked[: ranker.DEPTH]}
         ctx = ranker.RankContext(text, qvec, service.index.loaded())
         matrix, kind = ranker.features(head, cands, ctx)
-        out.append((kind.kind, matrix, paths.index(answer)))
+        out.append((kind.kind, matrix, found[0] if isinstance(answer, str) else found))
     pipeline.LEARNED_RANKER = True
     return out
 
 
 def fit(data: Sequence[tuple[Any, int]], l2: float = 1e-3, steps: int = 1500) -> np.ndarray:
-    """Listwise softmax regression: maximise the answer's share of exp(score) per query."""
-    w = np.zeros(len(ranker.FEATURES), dtype=np.float64)
-    w[0] = 1.0  # start at the fusion's order
+    """Listwise softmax regression: maximise the answer's share of exp(score) per query, with
+    an L2 pull towards the fusion's order (weight 1 on the fused score, 0 elsewhere)."""
+    base = np.zeros(len(ranker.FEATURES), dtype=np.float64)
+    base[0] = 1.0
+    w = base.copy()
     lr = 0.5
     for _ in range(steps):
-        grad = l2 * w
+        grad = l2 * (w - base)
         for x, y in data:
             s = x @ w
             p = np.exp(s - s.max())
@@ -157,9 +160,42 @@ def mrr(data: Sequence[tuple[Any, int]], w: np.ndarray) -> float:
     total = 0.0
     for x, y in data:
         s = x @ w
-        rank = int((s > s[y]).sum()) + 1
+        best = max(s[i] for i in y) if isinstance(y, list) else s[y]
+        rank = int((s > best).sum()) + 1
         total += 1 / rank if rank <= 10 else 0.0
     return total / max(len(data), 1)
+
+
+def _dump(path: Path, found: Sequence[tuple[str, Any, int]]) -> None:
+    arrays = {f"x{n}": x for n, (_, x, _) in enumerate(found)}
+    meta = [(kind, y) for kind, _, y in found]
+    np.savez(path, meta=np.array(json.dumps(meta)), **arrays)
+
+
+def _load(path: Path) -> list[tuple[str, Any, int]]:
+    data = np.load(path)
+    meta = json.loads(str(data["meta"]))
+    return [(kind, data[f"x{n}"], y) for n, (kind, y) in enumerate(meta)]
+
+
+def tune_questions(keep: Path, per_vault: int) -> list[tuple[str, Any, Any]]:
+    """Features of tuning-split questions (conversations of the tuning half; ADR rows marked
+    tune), used only to choose the regularisation, never as training examples."""
+    out: list[tuple[str, Any, Any]] = []
+    convs = sorted(p for p in keep.glob("locomo-*") if p.is_dir())
+    data = rh.locomo_conversations(None) or []
+    by_id = {f"locomo-{c['sample_id']}": c for c in data}
+    for path in convs[: len(convs) // 2]:
+        vault = Vault.open(path)
+        by_dia = {str(e.meta.get("dia_id")): e.path for e in vault.entries(identity=rh.IDENTITY)}
+        pairs = []
+        for qa in by_id[path.name]["qa"]:
+            rel = {by_dia[d] for d in rh._dia_ids(qa.get("evidence")) if d in by_dia}
+            if rel:
+                pairs.append((qa["question"], rel))
+        out += examples(vault, rh.thin(pairs, per_vault))  # type: ignore[arg-type]
+        vault.close()
+    return out
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -167,27 +203,45 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--keep", type=Path, required=True, help="vaults of recall_heldout.py")
     parser.add_argument("--seed", type=int, default=15)
     parser.add_argument("--write", action="store_true", help="write ranker_weights.json")
+    parser.add_argument("--sources", default="adr,conversations", help="%(default)s")
+    parser.add_argument("--select", type=int, default=0, help="choose L2 on N tune questions/vault")
+    parser.add_argument("--dump", type=Path, help="save the examples (npz) for a later --load")
+    parser.add_argument("--load", type=Path, nargs="*", default=[], help="examples saved before")
     args = parser.parse_args(argv)
     rng = random.Random(args.seed)
-    by_kind: dict[str, list[tuple[Any, int]]] = defaultdict(list)
-    adr = Vault.open(args.keep / "adr")
-    for kind, x, y in examples(adr, adr_queries(adr, rng)):
-        by_kind[kind].append((x, y))
-    adr.close()
+    found: list[tuple[str, Any, int]] = []
+    for saved in args.load:
+        found += _load(saved)
+    if "adr" in args.sources:
+        adr = Vault.open(args.keep / "adr")
+        found += examples(adr, adr_queries(adr, rng))
+        adr.close()
     convs = sorted(p for p in args.keep.glob("locomo-*") if p.is_dir())
-    for path in convs[: len(convs) // 2]:  # the tuning half only
-        vault = Vault.open(path)
-        for kind, x, y in examples(vault, conversation_queries(vault, rng)):
-            by_kind[kind].append((x, y))
+    for path in convs[: len(convs) // 2] if "conversations" in args.sources else []:
+        vault = Vault.open(path)  # the tuning half only
+        found += examples(vault, conversation_queries(vault, rng))
         vault.close()
+    if args.dump:
+        _dump(args.dump, found)
+    by_kind: dict[str, list[tuple[Any, int]]] = defaultdict(list)
+    for kind, x, y in found:
+        by_kind[kind].append((x, y))
     base = np.zeros(len(ranker.FEATURES))
     base[0] = 1.0
+    tune: dict[str, list[tuple[Any, Any]]] = defaultdict(list)
+    for kind, x, y in tune_questions(args.keep, args.select) if args.select else []:
+        tune[kind].append((x, y))
     weights, report = {}, {}
     for kind in ranker.KINDS:
         data = by_kind.get(kind) or by_kind["plain"]
-        w = fit(data)
+        fits = {l2: fit(data, l2) for l2 in ((0.001, 0.03, 0.3, 3.0) if tune else (0.001,))}
+        chosen = max(fits, key=lambda l2: mrr(tune.get(kind, []), fits[l2]) if tune else 0)
+        w = fits[chosen]
         weights[kind] = [round(float(v), 4) for v in w]
         report[kind] = {
+            "l2": chosen,
+            "tune_mrr": {str(l2): round(mrr(tune.get(kind, []), f), 4) for l2, f in fits.items()}
+            | {"fusion": round(mrr(tune.get(kind, []), base), 4), "n": len(tune.get(kind, []))},
             "n": len(data),
             "mrr_fusion": round(mrr(data, base), 4),
             "mrr_model": round(mrr(data, w), 4),
