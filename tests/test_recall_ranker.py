@@ -35,6 +35,7 @@ def test_query_kind_parses_dates_people_and_when() -> None:
         datetime(2026, 7, 6, tzinfo=UTC),
         datetime(2026, 7, 13, tzinfo=UTC),
     )
+    assert parse_query("when should we rotate keys", people, NOW).kind == "plain"
     q = parse_query("why JWT over sessions", people, NOW)
     assert (q.kind, q.people, q.since) == ("plain", frozenset(), None)
     # A name no entry carries is no person; a name inside another word is none either.

@@ -44,8 +44,9 @@ class QueryKind:
 
     @property
     def kind(self) -> str:
-        """The weight set the ranker uses: temporal beats person beats plain."""
-        if self.asks_when or self.since is not None:
+        """The weight set the ranker uses: temporal (dates, or "when" about a person) beats
+        person beats plain ("when should we ..." alone is not about time)."""
+        if self.since is not None or (self.asks_when and self.people):
             return "temporal"
         return "person" if self.people else "plain"
 
