@@ -20,6 +20,8 @@ from clawql_git.index.topk import top_indices
 from clawql_git.links import NoteInfo
 from clawql_git.model.entry import parse_timestamp
 from clawql_git.recall import freshness
+from clawql_git.recall.ranker import RankContext
+from clawql_git.recall.ranker import rerank as rerank_candidates
 from clawql_git.recall.standing import weigh_standing
 from clawql_git.recall.survey import index_summary
 
@@ -46,6 +48,9 @@ WEIGHTS = {
 POSTFILTER_MAX = 400
 LINK_SEEDS = 5
 LINK_DECAY = 0.5
+# The default backend's candidates are ordered by the learned ranker (recall/ranker.py) when
+# the query has a vector; bench/recall_heldout.py turns it off for its "fusion" column.
+LEARNED_RANKER = True
 
 
 @dataclass(frozen=True)
@@ -263,7 +268,10 @@ class Recaller:
             self._links(scored, cands, q)
             allowed = {p for p in cands if passes(loaded.entries.get(p), q)}
             scored = _fuse({p: cands[p] for p in allowed})
-        ranked = weigh_standing(_rerank(scored, cands, loaded.entries), loaded)
+        ctx = None
+        if LEARNED_RANKER and q.backend == "auto" and qvec is not None:
+            ctx = RankContext(q.text, qvec, loaded)
+        ranked = weigh_standing(_rerank(scored, cands, loaded.entries, ctx), loaded)
         policy = freshness.policy_of(self.index.store)
         return freshness.reweigh(ranked, loaded.entries, policy), layers
 
@@ -517,9 +525,15 @@ def _fuse(cands: dict[str, _Candidate]) -> list[tuple[str, float]]:
 
 
 def _rerank(
-    scored: list[tuple[str, float]], cands: dict[str, _Candidate], entries: dict[str, Any]
+    scored: list[tuple[str, float]],
+    cands: dict[str, _Candidate],
+    entries: dict[str, Any],
+    ctx: RankContext | None = None,
 ) -> list[tuple[str, _Candidate, float]]:
-    """Light reranking: superseded entries give way to their replacements."""
+    """The learned ranker's order (with ``ctx``), then superseded entries give way to their
+    replacements."""
+    if ctx is not None:
+        scored = rerank_candidates(scored, cands, ctx)
     out = []
     for path, score in scored:
         row = entries.get(path)
