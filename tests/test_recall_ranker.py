@@ -99,7 +99,8 @@ def test_ranker_prefers_the_named_speaker_and_the_named_month(
 
 def test_ranker_keeps_every_candidate_and_scores_decreasing(tmp_path: Path) -> None:
     vault = _turns(tmp_path / "v")
-    hits = vault.recall("pottery bowl", limit=10, min_score=0.0, use_cache=False).hits
+    ask = "when did Alice talk about the pottery class"
+    hits = vault.recall(ask, limit=10, min_score=0.0, use_cache=False).hits
     scores = [h.score for h in hits]
-    assert len(hits) == 4 and scores == sorted(scores, reverse=True) and scores[0] == 1.0
+    assert len(hits) == 4 and scores == sorted(scores, reverse=True)
     vault.close()

@@ -74,17 +74,16 @@ def rerank(
     if not head:
         return []
     matrix, kind = features(head, cands, ctx)
+    if kind.kind == "plain":  # plain queries keep the fusion's order and scores
+        return list(ranked)
     import numpy as np
 
     raw = matrix @ np.asarray(weights()[kind.kind], dtype=np.float32)
     order = sorted(range(len(head)), key=lambda i: (-float(raw[i]), head[i][0]))
-    # Map to (0, 1]: the best candidate scores 1, relative cuts (min_score) still work.
-    spread = float(raw.max() - raw.min()) or 1.0
-    out = [(head[i][0], 0.5 + 0.5 * float(raw[i] - raw.min()) / spread) for i in order]
-    floor = out[-1][1]
-    top_tail = tail[0][1] if tail else 0.0
-    out += [(p, floor * 0.99 * s / top_tail) for p, s in tail] if top_tail > 0 else tail
-    return out
+    # The model decides the order; the scores stay the fusion's, handed out best first, so
+    # the weights applied after (standing, freshness) and relative cuts see real gaps.
+    scores = sorted((s for _, s in head), reverse=True)
+    return [(head[i][0], score) for i, score in zip(order, scores, strict=True)] + tail
 
 
 def features(
