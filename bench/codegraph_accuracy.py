@@ -15,6 +15,10 @@ Printed: definitions found %, import-verifiable call edges pointing at the right
 resolvable call sites found %, edges into external code (count).
 
     PYTHONPATH=. python bench/codegraph_accuracy.py [-v] [REPO ...]  (flask, fastapi by default)
+
+Java (javac itself as the reference, see codegraph_java_truth.py):
+
+    PYTHONPATH=. python bench/codegraph_accuracy.py --java [jsoup|PATH] [--no-codegraph] [-v]
 """
 
 from __future__ import annotations
@@ -556,6 +560,11 @@ def _row(name: str, m: dict[str, float], sites: str, ext: str, tool: str) -> str
 
 
 def main(argv: list[str]) -> None:
+    if "--java" in argv:
+        from codegraph_java_truth import main as java
+
+        java([a for a in argv if a != "--java"])
+        return
     verbose = "-v" in argv
     compare = "--no-codegraph" not in argv
     repos = [Path(a) for a in argv if not a.startswith("-")] or [

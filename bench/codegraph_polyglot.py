@@ -172,9 +172,14 @@ def per_language(record: dict[str, Any]) -> list[dict[str, Any]]:
                 "cg_defs_found_pct": 100 * matched / fb["defs"] if fb["defs"] else None,
                 "calls": (fa["calls"], fb["calls"]),
                 "kinds": (dict(fa["kinds"]), dict(fb["kinds"])),
+                "cg_only": sorted((fb["names"] - fa["names"]).elements())[:8],
             }
         )
     return rows
+
+
+def _pair(pair: tuple[int, int]) -> str:
+    return f"{pair[0]}/{pair[1]}"
 
 
 def _ratio(a: dict[str, Any], b: dict[str, Any], key: str) -> str:
@@ -208,11 +213,12 @@ def print_record(record: dict[str, Any], verbose: bool) -> None:
         pct = row["cg_defs_found_pct"]
         found = f"{pct:.1f}%" if pct is not None else "-"
         print(
-            f"  {row['language']:11} {'%d/%d' % row['files']:>14} {'%d/%d' % row['defs']:>14} "
-            f"{found:>14} {'%d/%d' % row['calls']:>15}"
+            f"  {row['language']:11} {_pair(row['files']):>14} {_pair(row['defs']):>14} "
+            f"{found:>14} {_pair(row['calls']):>15}"
         )
         if verbose:
             print(f"      kinds ours {row['kinds'][0]}\n      kinds cg   {row['kinds'][1]}")
+            print(f"      cg definitions clawql lacks (first 8): {row['cg_only']}")
 
 
 def summary(records: list[dict[str, Any]]) -> None:
@@ -228,9 +234,9 @@ def summary(records: list[dict[str, Any]]) -> None:
                 continue
             pct = row["cg_defs_found_pct"]
             print(
-                f"{row['language']:11} {record['repo']:26} {'%d/%d' % row['defs']:>13} "
+                f"{row['language']:11} {record['repo']:26} {_pair(row['defs']):>13} "
                 f"{(f'{pct:.1f}%' if pct is not None else '-'):>9} "
-                f"{'%d/%d' % row['calls']:>14} "
+                f"{_pair(row['calls']):>14} "
                 f"{_ratio(record['clawql'], record['codegraph'], 'cpu_s'):>6} "
                 f"{_ratio(record['clawql'], record['codegraph'], 'rss_mb'):>6} "
                 f"{_ratio(record['clawql'], record['codegraph'], 'size'):>6}"
