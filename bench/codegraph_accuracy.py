@@ -16,9 +16,10 @@ resolvable call sites found %, edges into external code (count).
 
     PYTHONPATH=. python bench/codegraph_accuracy.py [-v] [REPO ...]  (flask, fastapi by default)
 
-Java (javac itself as the reference, see codegraph_java_truth.py):
+Java and TypeScript (javac and tsc themselves as the reference, see codegraph_truth.py):
 
     PYTHONPATH=. python bench/codegraph_accuracy.py --java [jsoup|PATH] [--no-codegraph] [-v]
+    PYTHONPATH=. python bench/codegraph_accuracy.py --ts [ky|PATH] [--no-codegraph] [-v]
 """
 
 from __future__ import annotations
@@ -560,10 +561,11 @@ def _row(name: str, m: dict[str, float], sites: str, ext: str, tool: str) -> str
 
 
 def main(argv: list[str]) -> None:
-    if "--java" in argv:
-        from codegraph_java_truth import main as java
+    if "--java" in argv or "--ts" in argv:
+        import codegraph_truth as truth
 
-        java([a for a in argv if a != "--java"])
+        lang = truth.JAVA if "--java" in argv else truth.TS
+        truth.main([a for a in argv if a not in ("--java", "--ts")], lang)
         return
     verbose = "-v" in argv
     compare = "--no-codegraph" not in argv

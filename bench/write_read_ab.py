@@ -81,5 +81,6 @@ def main() -> None:
         print(line)
     print(f"load (1 min): {load_range(report)}")
 
+
 if __name__ == "__main__":
     main()

@@ -1,12 +1,19 @@
-"""Java ground truth for ``codegraph_accuracy.py --java``: javac's own reading of a repository
-(bench/JavaTruth.java, compiled at run time into a temporary directory with the JDK's javac and
-run with com.sun.source / JavacTask: parse, then attribute) against the code graph and
-codegraph 1.6.1 on the same checkout.
+"""Ground truths from each language's own compiler for ``codegraph_accuracy.py --java/--ts``,
+against the code graph and codegraph 1.6.1 on the same checkout.
 
-Truth: every class, interface, enum, record, annotation type, method and constructor with its
-line span; every call (``m(...)``, ``a.m(...)``, ``new X(...)``) whose target javac resolves to
-a declaration in the repository's files (resolvable), or outside them (external, e.g. the JDK).
-A call javac cannot resolve (a dependency that is not on the class path) is in neither set.
+Java: javac's reading of the repository (bench/JavaTruth.java, compiled at run time into a
+temporary directory with the JDK's javac, run with com.sun.source / JavacTask: parse, then
+attribute). Truth: every class, interface, enum, record, annotation type, method and
+constructor with its line span; every call (``m(...)``, ``a.m(...)``, ``new X(...)``) whose
+target javac resolves to a declaration in the repository's files (resolvable), or outside them
+(external, e.g. the JDK). A call javac cannot resolve (a dependency not on the class path) is in
+neither set.
+
+TypeScript: the ``typescript`` package's Program and TypeChecker (bench/ts_truth.js, run with
+node; the package is installed beside codegraph: ``cd /work/bench-tools && npm install
+typescript@5``): classes, interfaces, enums, type aliases, functions (declared, or a const bound
+to a function or arrow), class methods and constructors; calls and ``new`` whose callee the
+checker resolves, through imports, to one of those files' declarations, or outside them.
 
 Matching: a definition is found when the graph has a symbol of that name in that file whose
 line falls in javac's span; a call site is found when the graph has a call of that name in that
@@ -15,6 +22,7 @@ target; it is right when that target's file is javac's and its line falls in jav
 declaration (``new X()``: the class X, so X's constructor counts too).
 
     PYTHONPATH=. python bench/codegraph_accuracy.py --java [jsoup|PATH] [--no-codegraph] [-v]
+    PYTHONPATH=. python bench/codegraph_accuracy.py --ts [ky|PATH] [--no-codegraph] [-v]
 """
 
 from __future__ import annotations
@@ -34,13 +42,45 @@ import codegraph_repos as repos
 
 HERE = Path(__file__).resolve().parent
 SOURCE = HERE / "JavaTruth.java"
+TS_SCRIPT = HERE / "ts_truth.js"
+TYPESCRIPT = Path("/work/bench-tools/node_modules/typescript")
 CODEGRAPH_BIN = Path("/work/bench-tools/node_modules/.bin/codegraph")
+
+
+@dataclass(frozen=True)
+class Lang:
+    """How one language's truth is computed and which facts of each tool it is matched with."""
+
+    name: str
+    globs: tuple[str, ...]
+    suffixes: tuple[str, ...]  # our files of the language
+    cg_languages: tuple[str, ...]
+    cg_kinds: tuple[str, ...]
+    default_repo: str
+
+
+JAVA = Lang(
+    "java",
+    ("*.java",),
+    (".java",),
+    ("java",),
+    ("class", "interface", "enum", "method", "function", "struct", "record", "annotation"),
+    "jsoup",
+)
+TS = Lang(
+    "typescript",
+    ("*.ts", "*.tsx"),
+    (".ts", ".tsx"),
+    ("typescript", "tsx"),
+    ("class", "interface", "enum", "method", "function", "type_alias", "constant", "variable"),
+    "ky",
+)
 
 Span = tuple[int, int]
 
 
 @dataclass
-class JavaTruth:
+class CompilerTruth:
     """What javac reports for one checkout."""
 
     defs: list[tuple[str, str, Span, str]] = field(default_factory=list)  # path, name, span, kind
@@ -61,30 +101,44 @@ class Graph:
     seconds: float = 0.0
 
 
-def java_files(root: Path) -> list[str]:
-    """The repository's .java files (module-info.java left out: it needs its modules)."""
+def lang_files(root: Path, lang: Lang) -> list[str]:
+    """The repository's files of ``lang`` (module-info.java and .d.ts left out)."""
     out = subprocess.run(
-        ["git", "ls-files", "*.java"], cwd=root, capture_output=True, text=True, check=True
+        ["git", "ls-files", *lang.globs], cwd=root, capture_output=True, text=True, check=True
     ).stdout.split()
-    return sorted(p for p in out if not p.endswith("module-info.java"))
+    return sorted(p for p in out if not p.endswith(("module-info.java", ".d.ts")))
 
 
-def run_javac(root: Path, work: Path) -> JavaTruth:
-    """Compile JavaTruth.java into ``work`` and run it on ``root``'s files."""
+def truth_command(lang: Lang, work: Path) -> list[str]:
+    """The command printing ``lang``'s truth (JavaTruth compiled into ``work`` first)."""
+    if lang is TS:
+        if not TYPESCRIPT.exists():
+            raise SystemExit(
+                f"typescript not installed at {TYPESCRIPT}: cd {TYPESCRIPT.parents[1]}"
+                " && npm install typescript@5"
+            )
+        return ["node", str(TS_SCRIPT), str(TYPESCRIPT)]
     classes = work / "javatruth"
-    classes.mkdir()
-    subprocess.run(["javac", "-d", str(classes), str(SOURCE)], check=True)
-    files = java_files(root)
+    if not classes.exists():
+        classes.mkdir()
+        subprocess.run(["javac", "-d", str(classes), str(SOURCE)], check=True)
+    return ["java", "-Xss16m", "-cp", str(classes), "JavaTruth"]
+
+
+def run_truth(root: Path, work: Path, lang: Lang) -> CompilerTruth:
+    """Run ``lang``'s compiler-based truth on ``root``'s files."""
+    cmd = truth_command(lang, work)
+    files = lang_files(root, lang)
     start = time.perf_counter()
     done = subprocess.run(
-        ["java", "-Xss16m", "-cp", str(classes), "JavaTruth"],
+        cmd,
         cwd=root,
         input="\n".join(files),
         capture_output=True,
         text=True,
         check=True,
     )
-    truth = JavaTruth(files=len(files), seconds=time.perf_counter() - start)
+    truth = CompilerTruth(files=len(files), seconds=time.perf_counter() - start)
     for row in done.stdout.splitlines():
         f = row.split("\t")
         if f[0] == "D":
@@ -99,8 +153,12 @@ def run_javac(root: Path, work: Path) -> JavaTruth:
     return truth
 
 
-def ours(root: Path) -> Graph:
-    """Index ``root`` with the code graph (no history) and read its Java facts."""
+def _like(lang: Lang, column: str) -> str:
+    return "(" + " OR ".join(f"{column} LIKE '%{s}'" for s in lang.suffixes) + ")"
+
+
+def ours(root: Path, lang: Lang) -> Graph:
+    """Index ``root`` with the code graph (no history) and read its facts of ``lang``."""
     from clawql_git.codegraph.graph import CodeGraph
 
     graph = CodeGraph.open(root)
@@ -110,7 +168,7 @@ def ours(root: Path) -> Graph:
     names: dict[tuple[str, str], list[int]] = defaultdict(list)
     lines: dict[tuple[str, str], list[int]] = defaultdict(list)
     for path, name, qualname, line in graph.store.query(
-        "SELECT path, name, qualname, line FROM symbols WHERE path LIKE '%.java'"
+        "SELECT path, name, qualname, line FROM symbols WHERE " + _like(lang, "path")
     ):
         names[(path, name)].append(line)
         lines[(path, qualname)].append(line)
@@ -123,8 +181,8 @@ def ours(root: Path) -> Graph:
     return Graph(dict(names), dict(calls), seconds)
 
 
-def theirs(root: Path) -> Graph | str:
-    """Index a shared clone of ``root`` with codegraph 1.6.1 and read its Java facts."""
+def theirs(root: Path, lang: Lang) -> Graph | str:
+    """Index a shared clone of ``root`` with codegraph 1.6.1 and read its facts of ``lang``."""
     if not CODEGRAPH_BIN.exists():
         return f"codegraph not installed at {CODEGRAPH_BIN}"
     work = Path(tempfile.mkdtemp(prefix="cg-java-")) / root.name
@@ -146,16 +204,18 @@ def theirs(root: Path) -> Graph | str:
             return f"codegraph init failed: {done.stderr.strip()[-200:]}"
         db = sqlite3.connect(db_path)
         names: dict[tuple[str, str], list[int]] = defaultdict(list)
+        langs = ",".join(f"'{x}'" for x in lang.cg_languages)
+        kinds = ",".join(f"'{x}'" for x in lang.cg_kinds)
         for path, name, line in db.execute(
-            "SELECT file_path, name, start_line FROM nodes WHERE language = 'java' AND kind IN "
-            "('class','interface','enum','method','function','struct','record','annotation')"
+            f"SELECT file_path, name, start_line FROM nodes WHERE language IN ({langs}) "
+            f"AND kind IN ({kinds})"
         ):
             names[(path, name)].append(line)
         calls: dict[tuple[str, int, str], list[tuple[str, list[int]]]] = defaultdict(list)
         for path, line, name, tpath, tline in db.execute(
             "SELECT s.file_path, e.line, t.name, t.file_path, t.start_line FROM edges e "
             "JOIN nodes s ON s.id = e.source JOIN nodes t ON t.id = e.target "
-            "WHERE e.kind IN ('calls', 'instantiates') AND s.language = 'java'"
+            f"WHERE e.kind IN ('calls', 'instantiates') AND s.language IN ({langs})"
         ):
             calls[(path, line, name)].append((tpath, [tline]))
         db.close()
@@ -164,7 +224,7 @@ def theirs(root: Path) -> Graph | str:
         shutil.rmtree(work.parent, ignore_errors=True)
 
 
-def score(truth: JavaTruth, graph: Graph) -> dict[str, Any]:
+def score(truth: CompilerTruth, graph: Graph) -> dict[str, Any]:
     """Definitions found %, resolvable sites found %, right % of those found, external edges."""
 
     def inside(lines: list[int], span: Span) -> bool:
@@ -218,18 +278,19 @@ def resolve_root(arg: str, work: Path) -> Path:
     return repos.checkout(found[0], work)
 
 
-def main(argv: list[str]) -> None:
-    """``--java [jsoup|PATH] [--no-codegraph] [-v]``: print the Java table."""
+def main(argv: list[str], lang: Lang = JAVA) -> None:
+    """``[REPO|PATH ...] [--no-codegraph] [-v]``: print the table for ``lang``."""
     verbose = "-v" in argv
     compare = "--no-codegraph" not in argv
-    names = [a for a in argv if not a.startswith("-")] or ["jsoup"]
+    names = [a for a in argv if not a.startswith("-")] or [lang.default_repo]
     work = Path(tempfile.mkdtemp(prefix="cg-java-truth-"))
     try:
         for arg in names:
             root = resolve_root(arg, work)
-            truth = run_javac(root, work)
+            truth = run_truth(root, work, lang)
             print(
-                f"{root.name}: {truth.files} .java files; javac: {len(truth.defs)} definitions, "
+                f"{root.name}: {truth.files} {lang.name} files; compiler: "
+                f"{len(truth.defs)} definitions, "
                 f"{len(truth.sites)} call sites resolved into the repository, "
                 f"{len(truth.external)} resolved outside it, {truth.errors} errors "
                 f"(missing dependencies; those calls are left out), {truth.seconds:.1f} s"
@@ -238,9 +299,11 @@ def main(argv: list[str]) -> None:
                 f"  {'tool':16} {'defs found':>10} {'found':>8} {'right':>8} "
                 f"{'right/all':>9} {'external':>8} {'index s':>8}"
             )
-            rows: list[tuple[str, dict[str, Any] | str]] = [("clawql", score(truth, ours(root)))]
+            rows: list[tuple[str, dict[str, Any] | str]] = [
+                ("clawql", score(truth, ours(root, lang)))
+            ]
             if compare:
-                other = theirs(root)
+                other = theirs(root, lang)
                 rows.append(
                     ("codegraph 1.6.1", other if isinstance(other, str) else score(truth, other))
                 )
