@@ -174,7 +174,8 @@ def ours(root: Path, lang: Lang) -> Graph:
         lines[(path, qualname)].append(line)
     calls: dict[tuple[str, int, str], list[tuple[str, list[int]]]] = defaultdict(list)
     for path, line, tail, tpath, tqual in graph.store.query(
-        "SELECT path, line, tail, target_path, target_qualname FROM calls WHERE path LIKE '%.java'"
+        "SELECT path, line, tail, target_path, target_qualname FROM calls WHERE "
+        + _like(lang, "path")
     ):
         target = (tpath, lines.get((tpath, tqual), [])) if tpath else ("", [])
         calls[(path, line, tail)].append(target)
