@@ -17,7 +17,9 @@ indexes are read back with sqlite3 and the facts counted per language:
   ``instantiates`` edges, which always have a target node).
 
     PYTHONPATH=. python bench/codegraph_speed.py --repos [FILE] [--only NAME|LANG ...]
-        [--mirrors DIR] [--json] [-v]
+        [--mirrors DIR] [--timeout S] [--json] [-v]
+
+A tool still running after ``--timeout`` seconds (900 by default) is killed and reported so.
 """
 
 from __future__ import annotations
@@ -25,15 +27,18 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import sqlite3
+import subprocess
 import sys
 import tempfile
+import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import codegraph_repos as repos
-from codegraph_speed import CODEGRAPH, LAST_CPU, run_measured, size_of
+from codegraph_speed import CODEGRAPH, size_of
 
 DEF_KINDS = {
     "function",
@@ -56,9 +61,39 @@ DEF_KINDS = {
     "record",
     "mixin",
 }
+TIMEOUT = [900.0]  # seconds a tool may take on one repository (--timeout)
 TIMEOUT_NOTE = "the machine is shared: wall seconds stretch with its load, CPU s less so"
 
 Facts = dict[str, dict[str, Any]]  # language -> files, defs, calls, names (Counter), kinds
+
+
+def run_measured(cmd: list[str], env: dict[str, str]) -> tuple[float, float, float, int | None]:
+    """(wall s, CPU s, peak RSS MB, exit code or None when killed at TIMEOUT) of one child."""
+    with tempfile.TemporaryFile() as sink:
+        start = time.perf_counter()
+        proc = subprocess.Popen(
+            cmd, env=env, stdout=sink, stderr=subprocess.DEVNULL, start_new_session=True
+        )
+        while True:
+            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+            if pid:
+                break
+            if time.perf_counter() - start > TIMEOUT[0]:
+                os.killpg(proc.pid, signal.SIGKILL)
+                _, status, usage = os.wait4(proc.pid, 0)
+                proc.returncode = -9
+                return time.perf_counter() - start, 0.0, usage.ru_maxrss / 1024, None
+            time.sleep(0.05)
+        seconds = time.perf_counter() - start
+        proc.returncode = os.waitstatus_to_exitcode(status)
+    cpu = usage.ru_utime + usage.ru_stime
+    return seconds, cpu, usage.ru_maxrss / 1024, proc.returncode
+
+
+def _failed(tool: str, seconds: float, code: int | None) -> dict[str, Any]:
+    if code is None:
+        return {"error": f"{tool} killed after {seconds:.0f} s (--timeout {TIMEOUT[0]:.0f})"}
+    return {"error": f"{tool} exit {code}"}
 
 
 def _facts() -> dict[str, Any]:
@@ -69,11 +104,10 @@ def ours(repo: Path) -> dict[str, Any]:
     """Index ``repo`` with ``clawql code index`` in a child process; measure and count."""
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
     cmd = [sys.executable, "-m", "clawql_git", "code", "index", str(repo), "--json"]
-    seconds, rss, _, code = run_measured(cmd, env=env)
-    cpu = LAST_CPU[0]
+    seconds, cpu, rss, code = run_measured(cmd, env)
     db = repo / ".git" / "clawql" / "codegraph" / "graph.sqlite"
     if code != 0 or not db.exists():
-        return {"error": f"clawql code index exit {code}"}
+        return _failed("clawql code index", seconds, code)
     facts: Facts = {}
     con = sqlite3.connect(db)
     try:
@@ -103,11 +137,10 @@ def theirs(repo: Path) -> dict[str, Any]:
     if not CODEGRAPH.exists():
         return {"error": f"not installed ({CODEGRAPH})"}
     env = {**os.environ, "CODEGRAPH_TELEMETRY": "0"}
-    seconds, rss, _, code = run_measured([str(CODEGRAPH), "init", "-y", str(repo)], env=env)
-    cpu = LAST_CPU[0]
+    seconds, cpu, rss, code = run_measured([str(CODEGRAPH), "init", "-y", str(repo)], env)
     db = repo / ".codegraph" / "codegraph.db"
     if code != 0 or not db.exists():
-        return {"error": f"codegraph init exit {code}"}
+        return _failed("codegraph init", seconds, code)
     facts: Facts = {}
     con = sqlite3.connect(db)
     try:
@@ -254,7 +287,7 @@ def _jsonable(record: dict[str, Any]) -> dict[str, Any]:
 
 
 def main(argv: list[str]) -> None:
-    """``--repos [FILE] [--only NAME|LANG ...] [--mirrors DIR] [--json] [-v]``."""
+    """``--repos [FILE] [--only NAME|LANG ...] [--mirrors DIR] [--timeout S] [--json] [-v]``."""
     path, only, mirrors = repos.DEFAULT, [], repos.MIRRORS
     as_json, verbose = "--json" in argv, "-v" in argv
     args = [a for a in argv if a not in ("--json", "-v")]
@@ -262,6 +295,9 @@ def main(argv: list[str]) -> None:
     while i < len(args):
         if args[i] == "--only":
             only.append(args[i + 1])
+            i += 2
+        elif args[i] == "--timeout":
+            TIMEOUT[0] = float(args[i + 1])
             i += 2
         elif args[i] == "--mirrors":
             mirrors = Path(args[i + 1])
