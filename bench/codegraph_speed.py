@@ -6,6 +6,15 @@ latency in process (ours) and through each CLI.
     PYTHONPATH=. python bench/codegraph_speed.py [REPO ...]   (flask and fastapi by default)
 
 Goals: flask <= 3 s, fastapi <= 10 s, RSS <= 150 MB, <= 10 MB per 100k lines, queries < 20 ms.
+
+Per language (``--repos``): every repository of bench/codegraph_repos.json (one per language,
+pinned), indexed by ``clawql code index`` and ``codegraph init`` on two fresh checkouts in the
+same run, the two interleaved (who goes first alternates); index wall and CPU seconds, peak
+RSS, index size on disk, and the facts each stored, per language: files, definitions
+(functions, methods, classes and the other type kinds), how many of codegraph's definitions
+clawql also has (same file, same name), resolved call edges.
+
+    PYTHONPATH=. python bench/codegraph_speed.py --repos [FILE] [--only NAME|LANG ...] [--json]
 """
 
 from __future__ import annotations
@@ -281,6 +290,11 @@ def report(name: str, rows: dict[str, dict[str, Any]]) -> None:
 def main(argv: list[str]) -> None:
     if argv[:1] == ["--child"]:
         child(Path(argv[1]), argv[2])
+        return
+    if argv[:1] == ["--repos"]:
+        from codegraph_polyglot import main as polyglot
+
+        polyglot(argv[1:])
         return
     repos = [Path(a) for a in argv] or [
         Path("/work/bench-repos/flask"),
