@@ -213,6 +213,10 @@ class Resolver:
         self._go_dirs: dict[str, list[str]] | None = None  # Go package dir -> its files
         self._visible: dict[str, list[str]] = {}  # C/C++ file -> itself and its includes
         self._includers: dict[str, list[str]] | None = None  # header -> sources including it
+        # What an assignment proves, worked out once (None while being worked out: a cycle).
+        # Without it inference re-follows every assignment of a name at each level, which is
+        # exponential on code that assigns the same names many times (C#, Swift projects).
+        self._inferred: dict[tuple[str, str, Assignment, int], tuple[Entity, bool] | None] = {}
         self._constants: dict[str, list[str]] | None = None  # Ruby qualname -> files
         self._swift_roots: dict[str, list[str]] | None = None  # Swift module dir -> files
 
@@ -222,6 +226,7 @@ class Resolver:
         self.index[facts.path] = FileIndex.build(facts)
         self._visible, self._includers, self._constants = {}, None, None
         self._swift_roots = None
+        self._inferred = {}
 
     # ------------------------------------------------------------ modules
 
@@ -645,8 +650,27 @@ class Resolver:
     def _infer_one(
         self, path: str, scope: str, asg: Assignment, ctx: ResolutionNotes, depth: int
     ) -> Entity:
+        """``_infer`` of one assignment, memoised per (file, scope, assignment, depth): the
+        same answer as without the memo, in polynomial time."""
         if depth > MAX_DEPTH or not asg.value:
             return UNK
+        key = (path, scope, asg, depth)
+        if key in self._inferred:
+            known = self._inferred[key]
+            if known is None:  # a cycle: this assignment is being worked out further up
+                return UNK
+            ctx.inferred = ctx.inferred or known[1]
+            return known[0]
+        self._inferred[key] = None
+        notes = ResolutionNotes()
+        found = self._infer(path, scope, asg, notes, depth)
+        self._inferred[key] = (found, notes.inferred)
+        ctx.inferred = ctx.inferred or notes.inferred
+        return found
+
+    def _infer(
+        self, path: str, scope: str, asg: Assignment, ctx: ResolutionNotes, depth: int
+    ) -> Entity:
         value = asg.value.replace("::", ".")
         if value.startswith("="):
             dotted = value[1:]
