@@ -48,7 +48,7 @@ def test_cg_tools_and_recall_show_anchored_memory(
         export = next(i for i in module["items"] if i["qualname"] == "parse_config")
         assert [m["entry"] for m in export["memory"]] == [about]
         recalled = await ok(session, "memory_recall", query="config parsing dict", backend="fts")
-        hit = next(h for h in recalled["hits"] if h["path"] == about)
+        hit = next(h for h in recalled["entries"] if h["path"] == about)  # hits are brief
         assert [(s["symbol"], s["state"]) for s in hit["code_stale"]] == [
             ("config.py:parse_config", "changed")
         ]
