@@ -82,7 +82,12 @@ def search(
 
 @knowledge.command("index")
 @click.option("--type", "types", multiple=True, help="Only entries of this type (repeatable).")
-@click.option("--cc-pair", "cc_pair_id", type=int, help="Onyx connector-credential pair id.")
+@click.option(
+    "--cc-pair",
+    "cc_pair_id",
+    type=click.IntRange(1, 2**31 - 1),
+    help="Onyx connector-credential pair id.",
+)
 @reader_options
 @json_option
 @click.pass_context
