@@ -27,6 +27,7 @@ from .conftest import ADR_SAMPLE, AGENT, ROOT
 
 QUERY = "why did we stop queueing webhooks in redis?"
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+SAMPLE_ENTRIES = 40  # the sample vault seeds this many entries
 
 
 class Recorder:
@@ -75,7 +76,7 @@ def test_an_index_build_reports_each_phase_with_its_real_total(demo: Path) -> No
     assert_grows_to_its_total(record.of(READING), entries)
     assert_grows_to_its_total(record.of(EMBEDDING), chunks)
     assert_grows_to_its_total(record.of(WRITING), 9)
-    assert entries == 39 and chunks > entries
+    assert entries == SAMPLE_ENTRIES and chunks > entries
     assert len(record.of(EMBEDDING)) >= 3  # steps of 32 chunks, not one jump at the end
 
 
@@ -86,7 +87,7 @@ def test_the_first_recall_reports_its_index_build_and_the_next_is_silent(demo: P
         assert vault.recall(QUERY, identity=AGENT, progress=first).hits
         vault.recall(QUERY, identity=AGENT, progress=second, use_cache=False)
     assert first.phases() == [READING, EMBEDDING, WRITING]
-    assert_grows_to_its_total(first.of(READING), 39)
+    assert_grows_to_its_total(first.of(READING), SAMPLE_ENTRIES)
     assert second.calls == []
 
 
@@ -190,7 +191,7 @@ def test_the_first_recall_on_a_terminal_shows_each_phase_then_only_the_answer(
     out, shown = run_on_a_terminal(args, demo.parent)
     for phase in (READING, EMBEDDING, WRITING):
         assert f"indexing: {phase}" in shown
-    assert "39/39" in shown and "eta" in shown
+    assert f"{SAMPLE_ENTRIES}/{SAMPLE_ENTRIES}" in shown and "eta" in shown
     assert "index rebuilt" in shown and "3 hit(s)" in out
     shutil.rmtree(demo / ".git" / "clawql" / "index")
     out, shown = run_on_a_terminal([*args, "--json"], demo.parent)
