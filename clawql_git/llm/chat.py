@@ -63,7 +63,10 @@ class ChatEndpoint:
         request = urllib.request.Request(
             url, data=json.dumps(payload).encode(), headers=headers, method="POST"
         )
-        with _http_errors(url), urllib.request.urlopen(request, timeout=self.timeout) as answer:
+        with (
+            http_errors(url, "LLM"),
+            urllib.request.urlopen(request, timeout=self.timeout) as answer,
+        ):
             body = answer.read()
         try:
             return json.loads(body)
@@ -83,8 +86,9 @@ def endpoint_from_env(env: Mapping[str, str]) -> ChatEndpoint | None:
 
 
 @contextmanager
-def _http_errors(url: str) -> Iterator[None]:
-    """Translate urllib's failures into StorageError, naming the endpoint (never the key)."""
+def http_errors(url: str, what: str = "embedding") -> Iterator[None]:
+    """Translate urllib's failures into StorageError, naming the ``what`` endpoint (never the
+    key); the embedders' HTTP client shares it."""
     import http.client
     import urllib.error
 
@@ -92,8 +96,8 @@ def _http_errors(url: str) -> Iterator[None]:
         yield
     except urllib.error.HTTPError as exc:
         detail = exc.read(300).decode("utf-8", "replace").strip()
-        raise StorageError(f"LLM endpoint {url} answered HTTP {exc.code}: {detail}") from exc
+        raise StorageError(f"{what} endpoint {url} answered HTTP {exc.code}: {detail}") from exc
     except urllib.error.URLError as exc:
-        raise StorageError(f"cannot reach LLM endpoint {url}: {exc.reason}") from exc
+        raise StorageError(f"cannot reach {what} endpoint {url}: {exc.reason}") from exc
     except (OSError, http.client.HTTPException) as exc:
-        raise StorageError(f"LLM request to {url} failed: {exc!r}") from exc
+        raise StorageError(f"{what} request to {url} failed: {exc!r}") from exc

@@ -4,13 +4,13 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from clawql_git.errors import StorageError
 from clawql_git.index.embedders.base import empty_rows, first_row, normalise_rows
+from clawql_git.llm.chat import http_errors
 
 if TYPE_CHECKING:
     from clawql_git.index.embedders.base import Matrix
@@ -84,29 +84,12 @@ def _post_json(endpoint: HttpEndpoint, route: str, payload: object) -> Any:
     request = urllib.request.Request(
         url, data=json.dumps(payload).encode(), headers=headers, method="POST"
     )
-    with _http_errors(url), urllib.request.urlopen(request, timeout=endpoint.timeout) as response:
+    with http_errors(url), urllib.request.urlopen(request, timeout=endpoint.timeout) as response:
         body = response.read()
     try:
         return json.loads(body)
     except ValueError as exc:
         raise StorageError(f"embedding endpoint {url} answered with invalid JSON") from exc
-
-
-@contextmanager
-def _http_errors(url: str) -> Iterator[None]:
-    """Translate urllib's failures into StorageError, naming the endpoint (never the key)."""
-    import http.client
-    import urllib.error
-
-    try:
-        yield
-    except urllib.error.HTTPError as exc:
-        detail = exc.read(300).decode("utf-8", "replace").strip()
-        raise StorageError(f"embedding endpoint {url} answered HTTP {exc.code}: {detail}") from exc
-    except urllib.error.URLError as exc:
-        raise StorageError(f"cannot reach embedding endpoint {url}: {exc.reason}") from exc
-    except (OSError, http.client.HTTPException) as exc:
-        raise StorageError(f"embedding request to {url} failed: {exc!r}") from exc
 
 
 def _vectors_from(doc: Any, expected: int, url: str) -> list[list[float]]:
