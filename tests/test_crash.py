@@ -213,10 +213,11 @@ def test_sigkill_during_ingest_loses_nothing_acknowledged(tmp_path: Path) -> Non
     assert tally.self_failures == [], f"{tally}\n" + failure_summary(tally, root)
     assert tally.kills >= 50
     assert len(tally.acked) >= CYCLES, tally  # the drivers did get work done between kills
-    # The kills landed in different phases of an ingest: after the ref update (commit made, no
-    # ack printed yet), and before it (objects stored that no ref reaches).
-    assert tally.unacked_commits >= 1, tally
-    assert dangling_objects(root) >= 1, tally
+    # Some random kills landed after a ref update (commit made, no ack printed yet, or the work
+    # tree not yet synced). Whether one also lands between storing objects and moving the ref is
+    # luck of the scheduler (CI saw 0 of 60); the exact-point kills below cover that window on
+    # every run, so it is not asserted here.
+    assert tally.unacked_commits + tally.worktree_behind >= 1, tally
 
     fsck_ok(root)
     assert Vault.open(root).catalog_drift() == []
