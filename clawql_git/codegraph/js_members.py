@@ -8,7 +8,8 @@ The base of the JS walker (:mod:`clawql_git.codegraph.lang_js`), over the module
 - at module level, a function assigned to a member is a definition: ``exports.f =`` and
   ``module.exports.f =`` a function ``f``; ``Foo.prototype.m =`` a method ``Foo.m``;
   ``app.m =`` a method ``app.m`` of the object ``app`` (``a.b.m`` of ``a.b``), with
-  ``this`` in it that object. ``this.m =``, ``a[k] =`` and globals (``window.m``) are not;
+  ``this`` in it that object (not in an arrow function). ``this.m =``, ``a[k] =`` and
+  globals (``window.m``) are not;
 - in a module-level object literal bound to a name (``const actions = {save: async () =>
   ..., load() {...}}``, also ``as const`` / ``satisfies``), the function-valued properties
   and methods are methods of that name; in ``module.exports = {...}`` they are functions
@@ -102,8 +103,9 @@ class JsMemberWalker(JsModuleWalker):
             exported=exported,
         )
         owner = self.qualname
-        with self.enter(name):
-            self.assign("this", owner, node, True)
+        if fn.type != "arrow_function":  # an arrow's ``this`` is the enclosing one
+            with self.enter(name):
+                self.assign("this", "=" + owner, node, False)  # '=': that object itself
         self.walk_function(name, fn)
 
     def object_members(self, literal: Node, owner: str, exported: bool) -> None:

@@ -6,8 +6,9 @@ Conventions:
 - a ``.svelte`` file is a component: a 'class' symbol named after the file (``Counter``
   for ``Counter.svelte``; characters that cannot be in a name dropped, except that a
   SvelteKit route file keeps its name: ``+page.svelte`` is ``+page``, as codegraph and the
-  SvelteKit docs call it; ``find-symbol page`` still finds it, fuzzily) spanning the file, its doc the ``<!-- @component ... -->`` comment (Svelte's
-  own convention), also the file's doc. What ``import X from './X.svelte'`` binds.
+  SvelteKit docs call it; ``find-symbol page`` still finds it, fuzzily) spanning the
+  file, its doc the ``<!-- @component ... -->`` comment (Svelte's own convention), also
+  the file's doc. What ``import X from './X.svelte'`` binds.
 - the ``<script>`` blocks (instance and ``context="module"`` / ``module``) are read by the
   JS/TS extractor (``lang_js``): TypeScript when a block says ``lang="ts"``, else
   JavaScript. Everything outside them is blanked to spaces first, so lines and columns
