@@ -78,8 +78,8 @@ def test_svelte_components_are_definitions_with_their_script_symbols(tmp_path: P
         ("Button", "class", 1, 5, 1, "<Button>", ""),
         ("kind", "variable", 2, 2, 1, "export let kind = 'primary'", ""),
     ]
-    assert symbols(graph, PAGE) == [  # both script blocks; +page is `page`
-        ("page", "class", 1, 14, 1, "<page>", ""),
+    assert symbols(graph, PAGE) == [  # both script blocks; the file's name, +page
+        ("+page", "class", 1, 14, 1, "<+page>", ""),
         ("prerender", "constant", 2, 2, 1, "export const prerender = true", ""),
         ("twice", "constant", 9, 9, 0, "const twice = double(2)", ""),
     ]
@@ -116,8 +116,8 @@ def test_svelte_markup_components_and_script_calls_with_their_confidence(
     ]
     assert calls(graph, PAGE) == [
         ("", "double", 9, MATH, "double", 1.0, "exact"),
-        ("page", "Counter", 13, COUNTER, "Counter", 1.0, "exact"),  # the default import
-        ("page", "ui.Card", 14, UI, "Card", 1.0, "exact"),  # a dotted component
+        ("+page", "Counter", 13, COUNTER, "Counter", 1.0, "exact"),  # the default import
+        ("+page", "ui.Card", 14, UI, "Card", 1.0, "exact"),  # a dotted component
     ]
     assert calls(graph, BUTTON) == []  # <button> and <slot> are elements, not components
 

@@ -26,6 +26,10 @@ from clawql_git.codegraph.ts_util import (
     text,
 )
 
+_DEFAULT_VALUES = frozenset(
+    {"identifier", "class", "function_expression", "function", "arrow_function"}
+)
+
 
 def require_module(node: Node | None) -> str | None:
     """'m' for ``require('m')`` and ``await import('m')``, else None."""
@@ -186,8 +190,8 @@ class JsModuleWalker(Walker):
 
     def commonjs_export(self, target: str, right: Node) -> None:
         if target in {"module.exports", "exports"}:
-            if right.type in {"identifier", "class"}:
-                named = right.child_by_field_name("name") if right.type == "class" else right
+            if right.type in _DEFAULT_VALUES:  # a function or class: its own name, if any
+                named = right if right.type == "identifier" else right.child_by_field_name("name")
                 self.default_export(text(named), right)
             elif right.type == "object":
                 for prop in right.named_children:
@@ -210,33 +214,3 @@ class JsModuleWalker(Walker):
             self.visit(node.child_by_field_name("parameters"))
             self.visit(node.child_by_field_name("body"))
             self.function_depth -= 1
-
-    def assigned_function(self, target: str, node: Node, fn: Node) -> bool:
-        """Module-level ``exports.f = function`` (function ``f``, exported) and
-        ``Foo.prototype.m = function`` (method ``Foo.m``); False for anything else."""
-        if self.function_depth or self.class_depth:
-            return False
-        owner, _, method = target.partition(".prototype.")
-        if method and "." not in method and "." not in owner:
-            with self.enter(owner):
-                self.add_symbol(
-                    node,
-                    method,
-                    "method",
-                    signature=self.sig(node, fn.child_by_field_name("body")),
-                    docstring=self.doc(node),
-                )
-                self.walk_function(method, fn)
-            return True
-        head, _, name = target.rpartition(".")
-        if head in {"exports", "module.exports"}:
-            self.add_symbol(
-                node,
-                name,
-                "function",
-                signature=self.sig(node, fn.child_by_field_name("body")),
-                docstring=self.doc(node),
-            )
-            self.walk_function(name, fn)
-            return True
-        return False

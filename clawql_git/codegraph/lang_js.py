@@ -15,6 +15,9 @@ Conventions (the resolver relies on them):
   parameters (annotation), class fields (target the field name, scope the class),
   constructor parameter properties (target ``this.repo``, scope ``Class.constructor``),
   and ``this`` -> the class in every method (target 'this', annotation).
+- definitions written as values (``app.m = function``, ``const actions = {save() {}}``,
+  named function expressions, function-typed members of TypeScript types): see
+  :mod:`clawql_git.codegraph.js_members`.
 - routes: see :mod:`clawql_git.codegraph.js_routes`.
 """
 
@@ -26,7 +29,13 @@ from typing import ClassVar
 from tree_sitter import Node
 
 from clawql_git.codegraph import js_resolve, js_routes
-from clawql_git.codegraph.js_modules import JsModuleWalker, require_module
+from clawql_git.codegraph.js_members import (
+    FUNCTION_VALUES,
+    JsMemberWalker,
+    object_literal,
+    type_literals,
+)
+from clawql_git.codegraph.js_modules import require_module
 from clawql_git.codegraph.js_routes import callee_name, decorator_text
 from clawql_git.codegraph.model import FileFacts, RepoView, SymbolKind
 from clawql_git.codegraph.react_routes import react_routes
@@ -40,9 +49,6 @@ from clawql_git.codegraph.ts_util import (
     walk_file,
 )
 
-FUNCTION_VALUES = frozenset(
-    {"arrow_function", "function_expression", "function", "generator_function"}
-)
 TYPE_NAMES = frozenset({"type_identifier", "nested_type_identifier", "generic_type", "identifier"})
 _WRAPPERS = frozenset({"await_expression", "parenthesized_expression", "non_null_expression"})
 _COMMENTS = frozenset({"comment"})
@@ -93,11 +99,11 @@ def value_name(node: Node | None) -> tuple[str, bool]:
     return "", False
 
 
-class JsWalker(JsModuleWalker):
+class JsWalker(JsMemberWalker):
     """One pass over a JS/TS tree."""
 
     handlers: ClassVar[dict[str, str]] = {
-        **JsModuleWalker.handlers,
+        **JsMemberWalker.handlers,
         "function_declaration": "on_function",
         "generator_function_declaration": "on_function",
         "class_declaration": "on_class",
@@ -266,26 +272,23 @@ class JsWalker(JsModuleWalker):
         for t in written:
             self.add_supertype(symbol.qualname, strip_generics(text(t)), t, "extends")
         with self.enter(name):
-            for member in body.named_children if body is not None else []:
-                if member.type == "method_signature":
-                    self.add_symbol(
-                        member,
-                        text(member.child_by_field_name("name")),
-                        "method",
-                        signature=self.sig(member, None),
-                        docstring=self.doc(member),
-                    )
+            self.type_members(body)
 
     def on_simple(self, node: Node) -> None:
         kind: SymbolKind = "enum" if node.type == "enum_declaration" else "type"
+        name = text(node.child_by_field_name("name"))
         self.add_symbol(
             node,
-            text(node.child_by_field_name("name")),
+            name,
             kind,
             signature=self.sig(node, node.child_by_field_name("body")),
             docstring=self.doc(node),
             exported=self.take_export(),
         )
+        if kind == "type":
+            with self.enter(name):
+                for literal in type_literals(node.child_by_field_name("value")):
+                    self.type_members(literal)
 
     def on_namespace(self, node: Node) -> None:
         name_node = node.child_by_field_name("name")
@@ -335,7 +338,9 @@ class JsWalker(JsModuleWalker):
             self.export_next = exported
             self.on_class(value)
             return
-        if self.function_depth == 0 and self.class_depth == 0:
+        module_level = self.function_depth == 0 and self.class_depth == 0
+        literal = object_literal(value) if module_level else None
+        if module_level:
             kind: SymbolKind = "constant" if keyword == "const" else "variable"
             self.add_symbol(
                 statement,
@@ -350,7 +355,10 @@ class JsWalker(JsModuleWalker):
         self.assign(name, evidence, decl, annotated)
         if value is not None:
             self.express.note_binding(name, value)
-        self.visit(value)
+        if literal is not None:
+            self.object_members(literal, name, exported)
+        else:
+            self.visit(value)
 
     # -- expressions -----------------------------------------------------------------------
 
@@ -395,6 +403,14 @@ class JsWalker(JsModuleWalker):
                 self.import_(module, "", target, node)
                 return
             if right.type in FUNCTION_VALUES and self.assigned_function(target, node, right):
+                return
+            literal = object_literal(right)
+            if (
+                literal is not None
+                and target in {"module.exports", "exports"}
+                and not (self.function_depth or self.class_depth)
+            ):
+                self.object_members(literal, "", True)
                 return
             evidence, annotated = value_name(right)
             self.assign(target, evidence, node, annotated)
@@ -441,6 +457,8 @@ class JsWalker(JsModuleWalker):
 
 class JsExtractor:
     """The JS/TS/TSX extractor the code graph loads as ``lang_js.EXTRACTOR``."""
+
+    version = "1"  # 1: definitions written as values (js_members)
 
     def __init__(self) -> None:
         self.suffixes = {

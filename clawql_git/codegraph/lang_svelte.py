@@ -4,9 +4,11 @@ the components its markup uses.
 Conventions:
 
 - a ``.svelte`` file is a component: a 'class' symbol named after the file (``Counter``
-  for ``Counter.svelte``; characters that cannot be in a name dropped, ``+page.svelte`` is
-  ``page``) spanning the file, its doc the ``<!-- @component ... -->`` comment (Svelte's
-  own convention), also the file's doc. What ``import X from './X.svelte'`` binds.
+  for ``Counter.svelte``; characters that cannot be in a name dropped, except that a
+  SvelteKit route file keeps its name: ``+page.svelte`` is ``+page``, as codegraph and the
+  SvelteKit docs call it; ``find-symbol page`` still finds it, fuzzily) spanning the
+  file, its doc the ``<!-- @component ... -->`` comment (Svelte's own convention), also
+  the file's doc. What ``import X from './X.svelte'`` binds.
 - the ``<script>`` blocks (instance and ``context="module"`` / ``module``) are read by the
   JS/TS extractor (``lang_js``): TypeScript when a block says ``lang="ts"``, else
   JavaScript. Everything outside them is blanked to spaces first, so lines and columns
@@ -43,8 +45,11 @@ def _languages() -> dict[str, object]:
 
 
 def component_name(path: str) -> str:
-    """``src/lib/Counter.svelte`` -> ``Counter``; ``+page.svelte`` -> ``page``."""
+    """``src/lib/Counter.svelte`` -> ``Counter``; a SvelteKit route file keeps the name it
+    is known by: ``+page.svelte`` -> ``+page``, ``+layout@(app).svelte`` -> ``+layout@(app)``."""
     stem = posixpath.basename(path).rsplit(".", 1)[0]
+    if stem.startswith("+") and len(stem) > 1:
+        return stem
     name = _NOT_NAME.sub("", stem)
     return name if name and not name[0].isdigit() else "_" + name
 
@@ -109,7 +114,7 @@ def blank_outside(source: bytes, keep: list[tuple[int, int]]) -> bytes:
 class SvelteExtractor:
     """The Svelte extractor the code graph loads as ``lang_svelte.EXTRACTOR``."""
 
-    version = "1"
+    version = "2"
 
     def __init__(self) -> None:
         self.suffixes = {".svelte": "svelte"}

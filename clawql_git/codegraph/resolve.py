@@ -23,6 +23,8 @@ CALLABLE = frozenset(
 )
 CLASSLIKE = frozenset({"class", "struct", "interface", "trait", "enum", "type"})
 TYPELIKE = CLASSLIKE | {"module"}  # a base may be a Ruby module (``include Greets``)
+# an object or function whose members are assigned functions (lang_js / js_members)
+JS_OBJECTS = frozenset({"javascript", "typescript", "tsx", "svelte"})
 GLOBAL_CONSTANTS = frozenset({"ruby"})  # a class defined in any file is seen (autoload)
 BUILTINS = frozenset(dir(builtins))
 MAX_DEPTH = 14
@@ -129,13 +131,17 @@ class FileIndex:
     stars: dict[str, list[Import]] = field(default_factory=dict)
     assigns: dict[tuple[str, str], list[Assignment]] = field(default_factory=dict)
     self_attrs: dict[tuple[str, str], list[Assignment]] = field(default_factory=dict)
+    owners: set[str] = field(default_factory=set)  # JS objects/functions given methods
 
     @classmethod
     def build(cls, facts: FileFacts) -> FileIndex:
         idx = cls(facts)
         python = facts.language == "python"
+        objects = facts.language in JS_OBJECTS
         for sym in facts.symbols:
             idx.defs.setdefault(sym.qualname, sym)
+            if objects and sym.kind == "method":
+                idx.owners.add(parent(sym.qualname))
         for imp in facts.imports:
             if imp.name == "*":
                 idx.stars.setdefault(imp.scope, []).append(imp)
@@ -592,7 +598,7 @@ class Resolver:
         idx = self.index[path]
         qual = f"{scope}.{name}" if scope else name
         sym = idx.defs.get(qual)
-        if sym is not None and sym.kind not in ("variable", "constant"):
+        if sym is not None and (sym.kind not in ("variable", "constant") or qual in idx.owners):
             return ("def", path, qual)
         imports = idx.imports.get((scope, name))
         if imports:
@@ -820,6 +826,8 @@ class Resolver:
             if sym.kind == "module" and entity[1] in self.index:
                 return self._nested(entity[1], f"{entity[2]}.{name}", ctx)
             if sym.kind not in CLASSLIKE:
+                if entity[2] in self.index[entity[1]].owners:  # JS: app.m = function
+                    return self._nested(entity[1], f"{entity[2]}.{name}", ctx)
                 return UNK
             return self.member(entity[1], entity[2], name, ctx, depth + 1, kind == "inst")
         return entity if kind == "ext" else UNK

@@ -1,0 +1,192 @@
+"""Definitions JavaScript writes as values, and TypeScript's function-typed members.
+
+The base of the JS walker (:mod:`clawql_git.codegraph.lang_js`), over the module surface
+(:mod:`clawql_git.codegraph.js_modules`). Conventions:
+
+- a named function expression (``route.all(function handle() {...})``, ``return function
+  etag() {...}``) is a function of its own name in the enclosing scope;
+- at module level, a function assigned to a member is a definition: ``exports.f =`` and
+  ``module.exports.f =`` a function ``f``; ``Foo.prototype.m =`` a method ``Foo.m``;
+  ``app.m =`` a method ``app.m`` of the object ``app`` (``a.b.m`` of ``a.b``), with
+  ``this`` in it that object (not in an arrow function). ``this.m =``, ``a[k] =`` and
+  globals (``window.m``) are not;
+- in a module-level object literal bound to a name (``const actions = {save: async () =>
+  ..., load() {...}}``, also ``as const`` / ``satisfies``), the function-valued properties
+  and methods are methods of that name; in ``module.exports = {...}`` they are functions
+  of their own (exported);
+- TypeScript: in an interface body or a type literal a type alias is made of (``type R =
+  {...} & Promise<T>``), method signatures and properties typed with a function type
+  (``json: <J>() => Promise<J>``) are methods of the interface / alias.
+
+A property that does not hold a function is never one of these.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import ClassVar
+
+from tree_sitter import Node
+
+from clawql_git.codegraph.js_modules import JsModuleWalker
+from clawql_git.codegraph.ts_util import string_value, text
+
+FUNCTION_VALUES = frozenset(
+    {"arrow_function", "function_expression", "function", "generator_function"}
+)
+_OBJECT_WRAPPERS = frozenset({"parenthesized_expression", "as_expression", "satisfies_expression"})
+_MEMBER = re.compile(r"^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+$")  # a.b.c, no calls or [k]
+_NOT_OWNERS = frozenset({"this", "module", "exports", "globalThis", "window", "self", "super"})
+
+
+class JsMemberWalker(JsModuleWalker):
+    """Function definitions written as expressions and members; subclasses add the rest."""
+
+    handlers: ClassVar[dict[str, str]] = {
+        **JsModuleWalker.handlers,
+        "function_expression": "on_function_expression",
+        "function": "on_function_expression",
+    }
+
+    def on_function_expression(self, node: Node) -> None:
+        """A named function expression (``route.all(function handle() {...})``) is a
+        function of its own name, in the enclosing scope; an anonymous one is only walked."""
+        name_node = node.child_by_field_name("name")
+        if name_node is None:
+            self.visit_children(node)
+            return
+        name = text(name_node)
+        self.add_symbol(
+            node,
+            name,
+            "function",
+            signature=self.sig(node, node.child_by_field_name("body")),
+            docstring=self.doc(node),
+            exported=False,
+        )
+        self.walk_function(name, node)
+
+    def assigned_function(self, target: str, node: Node, fn: Node) -> bool:
+        """Module-level ``exports.f = function`` (function ``f``, exported),
+        ``Foo.prototype.m = function`` (method ``Foo.m``) and ``app.m = function`` (method
+        ``app.m`` of the object ``app``); False for anything else (``this.m``, ``a[k]``)."""
+        if self.function_depth or self.class_depth or not _MEMBER.match(target):
+            return False
+        owner, _, method = target.partition(".prototype.")
+        if not method or "." in method:
+            owner, _, method = target.rpartition(".")
+        if owner in {"exports", "module.exports"}:
+            self.add_symbol(
+                node,
+                method,
+                "function",
+                signature=self.sig(node, fn.child_by_field_name("body")),
+                docstring=self.doc(node),
+            )
+            self.walk_function(method, fn)
+            return True
+        if not owner or owner.split(".")[0] in _NOT_OWNERS or ".prototype" in owner:
+            return False
+        with self.enter(owner):
+            self.member_function(node, method, fn)
+        return True
+
+    def member_function(self, node: Node, name: str, fn: Node, exported: bool = True) -> None:
+        """A method ``name`` of the enclosing scope (an object or a constructor function)
+        defined by ``node`` with the function ``fn``; ``this`` in it is that scope."""
+        self.add_symbol(
+            node,
+            name,
+            "method",
+            signature=self.sig(node, fn.child_by_field_name("body")),
+            docstring=self.doc(node),
+            exported=exported,
+        )
+        owner = self.qualname
+        if fn.type != "arrow_function":  # an arrow's ``this`` is the enclosing one
+            with self.enter(name):
+                self.assign("this", "=" + owner, node, False)  # '=': that object itself
+        self.walk_function(name, fn)
+
+    def object_members(self, literal: Node, owner: str, exported: bool) -> None:
+        """A module-level object literal: its function-valued properties and methods are
+        methods of ``owner`` (``actions.save``), or with no owner (``module.exports =
+        {...}``) functions of their own; everything else is walked where it stands."""
+        for member in literal.named_children:
+            name = _property_name(
+                member.child_by_field_name("key") or member.child_by_field_name("name")
+            )
+            fn = member.child_by_field_name("value") if member.type == "pair" else member
+            if member.type == "comment":
+                self.note_above(member)
+            elif (
+                not name
+                or fn is None
+                or (member.type == "pair" and fn.type not in FUNCTION_VALUES)
+                or member.type not in {"pair", "method_definition"}
+            ):
+                self.visit(member)
+            elif owner:
+                with self.enter(owner):
+                    self.member_function(member, name, fn, exported)
+            else:
+                self.add_symbol(
+                    member,
+                    name,
+                    "function",
+                    signature=self.sig(member, fn.child_by_field_name("body")),
+                    docstring=self.doc(member),
+                )
+                self.walk_function(name, fn)
+
+    def type_members(self, body: Node | None) -> None:
+        """The methods of an interface body or type literal: method signatures and
+        properties typed with a function type (``json: <J>() => Promise<J>``)."""
+        for member in body.named_children if body is not None else []:
+            if member.type == "comment":
+                self.note_above(member)
+            elif member.type == "method_signature" or (
+                member.type == "property_signature"
+                and _function_type(member.child_by_field_name("type"))
+            ):
+                self.add_symbol(
+                    member,
+                    text(member.child_by_field_name("name")),
+                    "method",
+                    signature=self.sig(member, None),
+                    docstring=self.doc(member),
+                )
+
+
+def _function_type(annotation: Node | None) -> bool:
+    """Whether a ``type_annotation`` is a function type (``: () => void``, parenthesized)."""
+    inner = annotation.named_children[0] if annotation and annotation.named_children else None
+    while inner is not None and inner.type == "parenthesized_type" and inner.named_children:
+        inner = inner.named_children[0]
+    return inner is not None and inner.type == "function_type"
+
+
+def type_literals(value: Node | None) -> list[Node]:
+    """The object types a type alias is made of: ``{...}``, ``{...} & Promise<T>``."""
+    if value is None:
+        return []
+    if value.type == "object_type":
+        return [value]
+    if value.type in {"intersection_type", "union_type", "parenthesized_type"}:
+        return [t for part in value.named_children for t in type_literals(part)]
+    return []
+
+
+def object_literal(value: Node | None) -> Node | None:
+    """The object literal ``value`` is (``{...}``, ``{...} as const``, ``satisfies T``)."""
+    while value is not None and value.type in _OBJECT_WRAPPERS and value.named_children:
+        value = value.named_children[0]
+    return value if value is not None and value.type == "object" else None
+
+
+def _property_name(key: Node | None) -> str:
+    """``save`` of ``save: ...``, ``'save': ...`` and ``save() {...}``; '' when computed."""
+    if key is None or key.type == "computed_property_name":
+        return ""
+    quoted = string_value(key)
+    return quoted if quoted is not None else text(key)

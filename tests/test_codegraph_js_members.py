@@ -1,0 +1,208 @@
+"""JS/TS definitions written as values (issue #18): functions assigned to members of an
+object, methods of module-level object literals, named function expressions, TypeScript's
+function-typed members of interfaces and type literals; SvelteKit components by file name."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.codegraph_facts import build, calls, symbols
+
+APP = "lib/application.js"
+FILES = {
+    APP: (
+        "var app = exports = module.exports = {};\n"
+        "\n"
+        "/** Enables a setting. */\n"
+        "app.enable = function enable(setting) {\n"
+        "  return this.set(setting, true);\n"
+        "};\n"
+        "\n"
+        "app.set = function set(setting, val) {\n"
+        "  this.settings[setting] = val;\n"
+        "  return this;\n"
+        "};\n"
+        "\n"
+        "app.locals = {};\n"
+        "app.count = 1;\n"
+        "app.handler.wrap = (fn) => fn;\n"
+        "this.local = function () {};\n"
+        "app.route = function (path) {\n"
+        "  route.all(function createError(req) {\n"
+        "    fail(req);\n"
+        "  });\n"
+        "  return function generateETag(body) {\n"
+        "    return hash(body);\n"
+        "  };\n"
+        "};\n"
+        "app.enable('x');\n"
+    ),
+    "lib/proto.js": (
+        "function View(name) { this.name = name; }\n"
+        "View.prototype.lookup = function lookup(name) { return this.resolve(name); };\n"
+        "View.prototype.resolve = function (name) { return name; };\n"
+    ),
+    "lib/render.js": (
+        "/** Renders a file. */\n"
+        "module.exports = function renderFile(name) {\n"
+        "  return read(name);\n"
+        "};\n"
+    ),
+    "lib/helpers.cjs": (
+        "module.exports = {\n"
+        "  /** Parses. */\n"
+        "  parse: function (s) { return split(s); },\n"
+        "  format(value) { return String(value); },\n"
+        "  level: 3,\n"
+        "};\n"
+    ),
+    "src/routes/article/+page.server.js": (
+        "/** @type {import('./$types').Actions} */\n"
+        "export const actions = {\n"
+        "  /** Adds a comment. */\n"
+        "  createComment: async ({ request }) => {\n"
+        "    await save(request);\n"
+        "  },\n"
+        "\n"
+        "  default: async () => {\n"
+        "    this.createComment();\n"
+        "  },\n"
+        "  limit: 10,\n"
+        "  [computed]: () => 1,\n"
+        "};\n"
+        "function helper() { const local = { inner: () => 1 }; return local; }\n"
+    ),
+    "src/routes/+page.svelte": "<script>\n  let n = 1;\n</script>\n<h1>{n}</h1>\n",
+    "src/types/ResponsePromise.ts": (
+        "export type ResponsePromise<T = unknown> = {\n"
+        "  /** The body as an ArrayBuffer. */\n"
+        "  arrayBuffer: () => Promise<ArrayBuffer>;\n"
+        "  json: <J = T>() => Promise<J>;\n"
+        "  text(): Promise<string>;\n"
+        "  status: number;\n"
+        "  maybe: string | (() => void);\n"
+        "} & Promise<T>;\n"
+        "\n"
+        "export interface Hooks {\n"
+        "  /** Before each request. */\n"
+        "  beforeRequest?: (request: Request) => void;\n"
+        "  retries: number;\n"
+        "}\n"
+        "type Alias = Promise<string>;\n"
+    ),
+}
+
+
+def test_functions_assigned_to_members_are_methods_of_the_object(tmp_path: Path) -> None:
+    graph = build(tmp_path, FILES)
+    assert symbols(graph, APP) == [
+        ("app", "variable", 1, 1, 0, "var app = exports = module.exports = {}", ""),
+        (
+            "app.enable",
+            "method",
+            4,
+            6,
+            1,
+            "app.enable = function enable(setting)",
+            "Enables a setting.",
+        ),
+        ("app.set", "method", 8, 11, 1, "app.set = function set(setting, val)", ""),
+        ("app.handler.wrap", "method", 15, 15, 1, "app.handler.wrap = (fn) =>", ""),
+        ("app.route", "method", 17, 24, 1, "app.route = function (path)", ""),
+        # named function expressions: functions of their own name where they stand
+        ("app.route.createError", "function", 18, 20, 0, "function createError(req)", ""),
+        ("app.route.generateETag", "function", 21, 23, 0, "function generateETag(body)", ""),
+    ]  # app.locals = {}, app.count = 1 and this.local = function are no definitions
+    assert calls(graph, APP) == [
+        ("app.enable", "this.set", 5, APP, "app.set", 1.0, "exact"),  # `this` is `app`
+        ("app.route", "route.all", 18, "", "", 0.0, "unresolved"),
+        ("app.route.createError", "fail", 19, "", "", 0.0, "unresolved"),
+        ("app.route.generateETag", "hash", 22, "", "", 0.0, "unresolved"),
+        ("", "app.enable", 25, APP, "app.enable", 1.0, "exact"),
+    ]
+
+
+def test_prototype_methods_resolve_this_to_their_constructor(tmp_path: Path) -> None:
+    graph = build(tmp_path, FILES)
+    assert symbols(graph, "lib/proto.js") == [
+        ("View", "function", 1, 1, 0, "function View(name)", ""),
+        ("View.lookup", "method", 2, 2, 1, "View.prototype.lookup = function lookup(name)", ""),
+        ("View.resolve", "method", 3, 3, 1, "View.prototype.resolve = function (name)", ""),
+    ]
+    assert calls(graph, "lib/proto.js") == [
+        ("View.lookup", "this.resolve", 2, "lib/proto.js", "View.resolve", 1.0, "exact"),
+    ]
+
+
+def test_commonjs_exports_of_a_function_or_an_object_of_functions(tmp_path: Path) -> None:
+    graph = build(tmp_path, FILES)
+    assert symbols(graph, "lib/render.js") == [
+        ("renderFile", "function", 2, 4, 1, "function renderFile(name)", "Renders a file."),
+    ]
+    assert symbols(graph, "lib/helpers.cjs") == [
+        ("parse", "function", 3, 3, 1, "parse: function (s)", "Parses."),
+        ("format", "function", 4, 4, 1, "format(value)", ""),
+    ]  # level: 3 is no definition
+
+
+def test_object_literal_functions_are_methods_of_the_constant(tmp_path: Path) -> None:
+    graph = build(tmp_path, FILES)
+    page = "src/routes/article/+page.server.js"
+    rows = symbols(graph, page)
+    assert [r[:5] for r in rows] == [
+        ("actions", "constant", 2, 13, 1),
+        ("actions.createComment", "method", 4, 6, 1),
+        ("actions.default", "method", 8, 10, 1),
+        ("helper", "function", 14, 14, 0),
+    ]  # a computed key, a number and an object inside a function are not definitions
+    assert rows[1][5:] == ("createComment: async ({ request }) =>", "Adds a comment.")
+    assert rows[2][5:] == ("default: async () =>", "")
+    # an arrow function's `this` is not the object: left unresolved
+    assert ("actions.default", "this.createComment", 9, "", "", 0.0, "unresolved") in calls(
+        graph, page
+    )
+
+
+def test_ts_function_typed_members_of_type_literals_and_interfaces(tmp_path: Path) -> None:
+    graph = build(tmp_path, FILES)
+    rows = symbols(graph, "src/types/ResponsePromise.ts")
+    assert [r[:5] for r in rows] == [
+        ("ResponsePromise", "type", 1, 8, 1),
+        ("ResponsePromise.arrayBuffer", "method", 3, 3, 1),
+        ("ResponsePromise.json", "method", 4, 4, 1),
+        ("ResponsePromise.text", "method", 5, 5, 1),
+        ("Hooks", "interface", 10, 14, 1),
+        ("Hooks.beforeRequest", "method", 12, 12, 1),
+        ("Alias", "type", 15, 15, 0),
+    ]  # status: number, maybe: string | (() => void) and retries: number are not methods
+    by_name = {r[0]: r[5:] for r in rows}
+    assert by_name["ResponsePromise.arrayBuffer"] == (
+        "arrayBuffer: () => Promise<ArrayBuffer>",
+        "The body as an ArrayBuffer.",
+    )
+    assert by_name["ResponsePromise.json"] == ("json: <J = T>() => Promise<J>", "")
+    assert by_name["Hooks.beforeRequest"] == (
+        "beforeRequest?: (request: Request) => void",
+        "Before each request.",
+    )
+
+
+def test_sveltekit_component_is_named_as_its_file_and_found_by_the_old_name(
+    tmp_path: Path,
+) -> None:
+    graph = build(tmp_path, FILES)
+    assert symbols(graph, "src/routes/+page.svelte")[0] == (
+        "+page",
+        "class",
+        1,
+        4,
+        1,
+        "<+page>",
+        "",
+    )
+    exact = graph.find_symbol("+page")
+    assert exact.extra["match"] == "exact"
+    assert [r["file"] for r in exact.items] == ["src/routes/+page.svelte"]
+    old = graph.find_symbol("page")  # what it was called before: still found, fuzzily
+    assert old.extra["match"] == "fuzzy"
+    assert "src/routes/+page.svelte" in [r["file"] for r in old.items]
