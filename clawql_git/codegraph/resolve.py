@@ -135,7 +135,8 @@ class FileIndex:
         idx = cls(facts)
         python = facts.language == "python"
         for sym in facts.symbols:
-            idx.defs.setdefault(sym.qualname, sym)
+            if sym.kind != "extension":  # a Swift extension's members are its type's
+                idx.defs.setdefault(sym.qualname, sym)
         for imp in facts.imports:
             if imp.name == "*":
                 idx.stars.setdefault(imp.scope, []).append(imp)
