@@ -779,7 +779,8 @@ def test_java_package_is_a_module_symbol() -> None:
     assert info.module_doc == "Small helpers."
     app = ex.extract(
         "src/main/java/com/acme/util/Strings.java",
-        b"package com.acme.util;\n\npublic final class Strings {\n  static String trim(String s) { return s; }\n}\n",
+        b"package com.acme.util;\n\npublic final class Strings {\n"
+        b"  static String trim(String s) { return s; }\n}\n",
         "java",
     )
     assert syms(app) == [
