@@ -76,6 +76,7 @@ def test_bundled_and_minified_files_are_left_out_and_listed_with_a_reason(
             "static/vendor.min.js": "function m(){}\n",
             "static/bundle.js": minified,
             "third_party/lib.py": "def helper():\n    pass\n",
+            "src/Data.java": 'class Data {\n  static final String S = "' + "x" * 9000 + '";\n}\n',
         },
     )
     info = graph.status()
@@ -85,7 +86,7 @@ def test_bundled_and_minified_files_are_left_out_and_listed_with_a_reason(
         "third_party/lib.py": "linguist-vendored",
         "web/wwwroot/lib/jquery/dist/jquery.js": "vendored (wwwroot/lib/)",
     }
-    assert sorted(graph.store.hashes()) == ["src/app.js", "web/wwwroot/js/site.js"]
+    assert sorted(graph.store.hashes()) == ["src/Data.java", "src/app.js", "web/wwwroot/js/site.js"]
     assert [s["file"] for s in graph.symbols("m") + graph.symbols("jQuery")] == []
     runner = CliRunner()
     lines = runner.invoke(cli, ["code", "status", "-C", str(tmp_path)]).output.splitlines()

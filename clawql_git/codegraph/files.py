@@ -56,7 +56,9 @@ MAX_FILE_BYTES = 2_000_000
 VENDORED_PATHS = ("wwwroot/lib/", "bower_components/", "jspm_packages/")  # bundled libraries
 MINIFIED_NAME = re.compile(r"[.-]min\.[A-Za-z]+$")  # jquery.min.js, bootstrap.bundle.min.js
 MINIFIED_HEAD = 32_768  # bytes read to tell a minified file
-MINIFIED_MEAN_LINE = 200  # a hand-written file's mean line is far shorter
+MINIFIED_MEAN_LINE = 200  # a hand-written script's mean line is far shorter
+MINIFIED_SUFFIXES = (".js", ".mjs", ".cjs")  # only scripts ship minified (jsoup's EntitiesData
+# .java holds one 30 kB string literal: a source file all the same)
 LINGUIST = ("linguist-vendored", "linguist-generated")
 SOURCE_SUFFIXES = {  # source files by language: those no loaded extractor reads are skipped
     **dict.fromkeys((".py", ".pyi"), "python"),
@@ -209,7 +211,7 @@ def language_of(path: str, suffixes: dict[str, str]) -> str:
 def vendored_reason(path: str, head: bytes) -> str:
     """Why a file is a bundled or minified copy rather than the repository's own source
     ('' when it is source): a library directory (``wwwroot/lib/``, ``bower_components/``), a
-    ``.min.`` name, or a minified text (``head``, the file's first bytes: mean line longer
+    ``.min.`` name, or a minified script (``head``, the file's first bytes: mean line longer
     than MINIFIED_MEAN_LINE characters)."""
     where = "/" + path
     library = next((d for d in VENDORED_PATHS if f"/{d}" in where), "")
@@ -217,6 +219,8 @@ def vendored_reason(path: str, head: bytes) -> str:
         return f"vendored ({library})"
     if MINIFIED_NAME.search(path):
         return "minified (.min. name)"
+    if not path.endswith(MINIFIED_SUFFIXES):
+        return ""
     if len(head) >= 4096 and len(head) / (head.count(b"\n") + 1) > MINIFIED_MEAN_LINE:
         return "minified (long lines)"
     return ""
