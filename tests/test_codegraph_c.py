@@ -441,6 +441,64 @@ def test_export_macros_and_casts() -> None:
     assert [(c.callee, c.caller) for c in found.calls] == [("Status", "db.Status.OK")]
 
 
+def test_declaration_macros_and_conversion_operators() -> None:
+    """fmt's macros (a lone ``FMT_BEGIN_NAMESPACE`` line, ``FMT_CONSTEXPR`` before a
+    constructor, ``FMT_EXPORT template``, ``if FMT_CONSTEXPR20 (``, a pragma call alone on a
+    line, ``class GTEST_API_ RE``) made the grammar lose the definitions after them; a
+    conversion operator (``operator bool``) had no name."""
+    source = {
+        "fmt.h": (
+            "FMT_BEGIN_NAMESPACE\n"
+            "FMT_PRAGMA_CLANG(diagnostic push)\n"
+            "namespace detail {\n"
+            "class arg_list {\n"
+            "  template <typename T> struct typed_node {\n"
+            "    template <typename Arg>\n"
+            "    FMT_CONSTEXPR typed_node(const Arg& arg) : value(arg) {}\n"
+            "    T value;\n"
+            "  };\n"
+            "\n"
+            " public:\n"
+            "  /** True when set. */\n"
+            "  inline explicit operator bool() const noexcept { return true; }\n"
+            "  operator int() const;\n"
+            "  FMT_CONSTEXPR20 void push(int x) {\n"
+            "    if FMT_CONSTEXPR20 (x > 0) grow(x);\n"
+            "  }\n"
+            "};\n"
+            "arg_list::operator int() const { return 0; }\n"
+            "}  // namespace detail\n"
+            "\n"
+            "FMT_EXPORT\n"
+            "enum class color : unsigned { red = 1 };\n"
+            "FMT_EXPORT template <typename T> class store {};\n"
+            "class GTEST_API_ RE {};\n"
+            "FMT_END_NAMESPACE\n"
+        )
+    }
+    found = facts(source, "fmt.h")
+    assert found.language == "cpp"
+    assert found.errors == 0
+    assert [(s.qualname, s.kind, s.line, s.end_line) for s in found.symbols] == [
+        ("detail.arg_list", "class", 4, 18),
+        ("detail.arg_list.typed_node", "struct", 5, 9),
+        ("detail.arg_list.typed_node.typed_node", "method", 7, 7),
+        ("detail.arg_list.operator bool", "method", 13, 13),
+        ("detail.arg_list.operator int", "method", 14, 14),
+        ("detail.arg_list.push", "method", 15, 17),
+        ("detail.arg_list.operator int", "method", 19, 19),
+        ("color", "enum", 23, 23),
+        ("store", "class", 24, 24),
+        ("RE", "class", 25, 25),
+    ]
+    cast = found.symbols[3]
+    assert (cast.signature, cast.docstring) == (
+        "inline explicit operator bool() const noexcept",
+        "True when set.",
+    )
+    assert [(c.callee, c.caller) for c in found.calls] == [("grow", "detail.arg_list.push")]
+
+
 def test_include_cycles_escapes_and_broken_bytes(tmp_path: Path) -> None:
     graph = build(
         tmp_path,

@@ -457,6 +457,7 @@ def test_rust_resolve_module(importer: str, module: str, files: list[str]) -> No
 def test_java_nested_classes_overloads_constructors_constants() -> None:
     f = extract("java", "src/main/java/com/acme/App.java")
     assert syms(f) == [
+        ("com.acme", "module", 1, 1, True),  # the package, as a C# namespace
         ("App", "class", 9, 44, True),
         ("App.NAME", "constant", 11, 11, True),
         ("App.App", "method", 13, 15, True),
@@ -760,4 +761,30 @@ Foo.prototype.bar = function (a) { return this.baz(a); };
         ("process", "handler", 2),
         ("helper", "other", 3),
         ("this.baz", "Foo.bar", 5),
+    ]
+
+
+def test_java_package_is_a_module_symbol() -> None:
+    """``package a.b;`` is a 'module' symbol (as a C# namespace): one per file, with the doc
+    of ``package-info.java``; it is not part of the classes' qualnames."""
+    ex = extractor(".java")
+    info = ex.extract(
+        "src/main/java/com/acme/util/package-info.java",
+        b"/**\n * Small helpers.\n */\npackage com.acme.util;\n",
+        "java",
+    )
+    assert [
+        (s.qualname, s.kind, s.line, s.end_line, s.signature, s.docstring) for s in info.symbols
+    ] == [("com.acme.util", "module", 4, 4, "package com.acme.util", "Small helpers.")]
+    assert info.module_doc == "Small helpers."
+    app = ex.extract(
+        "src/main/java/com/acme/util/Strings.java",
+        b"package com.acme.util;\n\npublic final class Strings {\n"
+        b"  static String trim(String s) { return s; }\n}\n",
+        "java",
+    )
+    assert syms(app) == [
+        ("com.acme.util", "module", 1, 1, True),
+        ("Strings", "class", 3, 5, True),
+        ("Strings.trim", "method", 4, 4, False),
     ]

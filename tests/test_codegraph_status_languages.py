@@ -59,3 +59,41 @@ def test_skipped_counts_follow_the_work_tree_and_git_ignores(tmp_path: Path) -> 
     (tmp_path / "b.ex").unlink()
     graph.index(history=False)
     assert CodeGraph.open(tmp_path).status()["skipped"] == {}
+
+
+def test_bundled_and_minified_files_are_left_out_and_listed_with_a_reason(
+    tmp_path: Path,
+) -> None:
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    (tmp_path / ".gitattributes").write_text("third_party/** linguist-vendored\n")
+    minified = "function a(b){return b}" * 400 + "\n"  # 9,200 characters on one line
+    graph = build(
+        tmp_path,
+        {
+            "src/app.js": "export function start() {\n  return 1;\n}\n",
+            "web/wwwroot/lib/jquery/dist/jquery.js": "function jQuery() {}\n",
+            "web/wwwroot/js/site.js": "function site() {}\n",
+            "static/vendor.min.js": "function m(){}\n",
+            "static/bundle.js": minified,
+            "third_party/lib.py": "def helper():\n    pass\n",
+            "src/Data.java": 'class Data {\n  static final String S = "' + "x" * 9000 + '";\n}\n',
+        },
+    )
+    info = graph.status()
+    assert info["vendored"] == {
+        "static/bundle.js": "minified (long lines)",
+        "static/vendor.min.js": "minified (.min. name)",
+        "third_party/lib.py": "linguist-vendored",
+        "web/wwwroot/lib/jquery/dist/jquery.js": "vendored (wwwroot/lib/)",
+    }
+    assert sorted(graph.store.hashes()) == ["src/Data.java", "src/app.js", "web/wwwroot/js/site.js"]
+    assert [s["file"] for s in graph.symbols("m") + graph.symbols("jQuery")] == []
+    runner = CliRunner()
+    lines = runner.invoke(cli, ["code", "status", "-C", str(tmp_path)]).output.splitlines()
+    assert (
+        "vendored: " + ", ".join(f"{p} {r}" for p, r in sorted(info["vendored"].items())) in lines
+    )
+    # a watcher's update leaves them out too
+    (tmp_path / "static/vendor.min.js").write_text("function m2(){}\n")
+    graph.update(["static/vendor.min.js"])
+    assert graph.symbols("m2") == []

@@ -131,6 +131,7 @@ def test_swift_types_members_extensions_and_doc_comments(tmp_path: Path) -> None
         ("Shape.area", "method", 10, 10, 1, "func area() -> Double", ""),
         ("Named", "interface", 13, 13, 1, "protocol Named", ""),
         ("Color", "enum", 15, 17, 1, "enum Color: String", ""),
+        ("Cart", "extension", 19, 23, 1, "extension Cart: Shape", ""),  # a symbol of its own
         ("Cart.area", "method", 20, 22, 1, "func area() -> Double", ""),  # in an extension
         ("open", "function", 25, 29, 1, "func open() -> Cart", ""),
         ("Carts", "type", 31, 31, 1, "typealias Carts = [Cart]", ""),
@@ -190,3 +191,51 @@ def test_swift_syntax_errors_are_counted_not_fatal() -> None:
     f = extract("swift", "Broken.swift", b"func ok() { go() }\nfunc broken( {\n\xff\n")
     assert f.errors > 0
     assert "ok" in {s.name for s in f.symbols}
+
+
+EXTENDED = {
+    "Sources/Shop/Cart.swift": (
+        "struct Cart {\n    struct Line {}\n    func total() -> Int {\n        0\n    }\n}\n"
+    ),
+    "Sources/Shop/Cart+Sum.swift": (
+        "/// Sums the cart.\n"
+        "extension Cart: Equatable {\n"
+        "    func sum() -> Int {\n"
+        "        total()\n"
+        "    }\n"
+        "}\n"
+        "\n"
+        "private extension Array where Element == Int {\n"
+        "    func doubled() -> [Int] { self }\n"
+        "}\n"
+        "\n"
+        "extension Cart.Line {}\n"
+        "extension [String] {}\n"
+        "\n"
+        "func checkout(cart: Cart) -> Int {\n"
+        "    cart.sum()\n"
+        "}\n"
+    ),
+}
+
+
+def test_swift_extensions_are_symbols_and_their_members_still_resolve(tmp_path: Path) -> None:
+    graph = build(tmp_path, EXTENDED)
+    path = "Sources/Shop/Cart+Sum.swift"
+    assert symbols(graph, path) == [
+        ("Cart", "extension", 2, 6, 1, "extension Cart: Equatable", "Sums the cart."),
+        ("Cart.sum", "method", 3, 5, 1, "func sum() -> Int", ""),
+        ("Array", "extension", 8, 10, 0, "private extension Array where Element == Int", ""),
+        ("Array.doubled", "method", 9, 9, 1, "func doubled() -> [Int]", ""),
+        ("Cart.Line", "extension", 12, 12, 1, "extension Cart.Line", ""),
+        ("[String]", "extension", 13, 13, 1, "extension [String]", ""),
+        ("checkout", "function", 15, 17, 1, "func checkout(cart: Cart) -> Int", ""),
+    ]
+    assert sorted((s["qualname"], s["kind"], s["file"]) for s in graph.symbols("Line")) == [
+        ("Cart.Line", "extension", path),
+        ("Cart.Line", "struct", "Sources/Shop/Cart.swift"),
+    ]
+    assert calls(graph, path) == [
+        ("Cart.sum", "total", 4, "Sources/Shop/Cart.swift", "Cart.total", 1.0, "exact"),
+        ("checkout", "cart.sum", 16, path, "Cart.sum", 0.8, "inferred"),  # as before
+    ]

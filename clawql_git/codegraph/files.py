@@ -1,11 +1,13 @@
 """Which files of a work tree the code graph reads: git's view (tracked plus untracked, minus
 ignored) in a repository, a plain walk elsewhere; vendored trees left out; nested repositories
-listed with their own module root."""
+listed with their own module root; bundled third-party and minified files (``jquery.min.js``,
+``wwwroot/lib/``, ``linguist-vendored``) named with the reason they are not read."""
 
 from __future__ import annotations
 
 import importlib
 import os
+import re
 import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -51,6 +53,13 @@ LANGUAGE_MODULES = tuple(
     )
 )
 MAX_FILE_BYTES = 2_000_000
+VENDORED_PATHS = ("wwwroot/lib/", "bower_components/", "jspm_packages/")  # bundled libraries
+MINIFIED_NAME = re.compile(r"[.-]min\.[A-Za-z]+$")  # jquery.min.js, bootstrap.bundle.min.js
+MINIFIED_HEAD = 32_768  # bytes read to tell a minified file
+MINIFIED_MEAN_LINE = 200  # a hand-written script's mean line is far shorter
+MINIFIED_SUFFIXES = (".js", ".mjs", ".cjs")  # only scripts ship minified (jsoup's EntitiesData
+# .java holds one 30 kB string literal: a source file all the same)
+LINGUIST = ("linguist-vendored", "linguist-generated")
 SOURCE_SUFFIXES = {  # source files by language: those no loaded extractor reads are skipped
     **dict.fromkeys((".py", ".pyi"), "python"),
     **dict.fromkeys((".js", ".mjs", ".cjs", ".jsx"), "javascript"),
@@ -197,3 +206,44 @@ def _wanted(path: str, suffixes: dict[str, str]) -> bool:
 
 def language_of(path: str, suffixes: dict[str, str]) -> str:
     return suffixes.get(os.path.splitext(path)[1], "")
+
+
+def vendored_reason(path: str, head: bytes) -> str:
+    """Why a file is a bundled or minified copy rather than the repository's own source
+    ('' when it is source): a library directory (``wwwroot/lib/``, ``bower_components/``), a
+    ``.min.`` name, or a minified script (``head``, the file's first bytes: mean line longer
+    than MINIFIED_MEAN_LINE characters)."""
+    where = "/" + path
+    library = next((d for d in VENDORED_PATHS if f"/{d}" in where), "")
+    if library:
+        return f"vendored ({library})"
+    if MINIFIED_NAME.search(path):
+        return "minified (.min. name)"
+    if not path.endswith(MINIFIED_SUFFIXES):
+        return ""
+    if len(head) >= 4096 and len(head) / (head.count(b"\n") + 1) > MINIFIED_MEAN_LINE:
+        return "minified (long lines)"
+    return ""
+
+
+def linguist_marked(root: Path, paths: list[str]) -> dict[str, str]:
+    """The paths ``.gitattributes`` marks ``linguist-vendored`` or ``linguist-generated``
+    (GitHub's convention), with that attribute as the reason; {} outside a repository."""
+    if not paths or not is_git_worktree(root):
+        return {}
+    done = subprocess.run(
+        ["git", "check-attr", "-z", "--stdin", *LINGUIST],
+        cwd=root,
+        input="\0".join(paths).encode(),
+        capture_output=True,
+        check=False,
+    )
+    if done.returncode != 0:
+        return {}
+    fields = done.stdout.decode("utf-8", "replace").split("\0")
+    out: dict[str, str] = {}
+    for i in range(0, len(fields) - 2, 3):
+        path, attribute, value = fields[i : i + 3]
+        if value in ("set", "true") and path not in out:
+            out[path] = attribute
+    return out

@@ -164,6 +164,7 @@ class CodeGraph:
             "routes": row["rt"],
             "languages": languages,
             "skipped": json.loads(self.store.get_meta("skipped") or "{}"),  # by language
+            "vendored": json.loads(self.store.get_meta("vendored") or "{}"),  # path -> reason
             "indexed_at": self.store.get_meta("indexed_at"),
             "size_bytes": self.db_path.stat().st_size if self.db_path.exists() else 0,
         }

@@ -12,11 +12,14 @@ from pathlib import Path
 from typing import Any
 
 from clawql_git.codegraph.files import (
+    MINIFIED_HEAD,
     SourceFile,
     discover,
     language_of,
+    linguist_marked,
     skipped_files,
     suffix_map,
+    vendored_reason,
 )
 from clawql_git.codegraph.model import Extractor, FileFacts
 from clawql_git.codegraph.resolve import C_HEADERS, C_SOURCES, Resolver
@@ -102,7 +105,7 @@ class Indexer:
     def full(self, progress: Progress | None = None) -> IndexReport:
         """Index every file: parse the changed ones, drop the vanished ones, relink all."""
         start = time.perf_counter()
-        sources = list(discover(self.root, self.suffixes))
+        sources = self._own_sources(list(discover(self.root, self.suffixes)))
         self.modules = {s.path: s.module for s in sources}
         known = self.store.hashes()
         parsed: dict[str, FileFacts] = {}
@@ -131,6 +134,28 @@ class Indexer:
             progress(len(sources), len(sources), "")
         return report
 
+    def _own_sources(self, found: list[SourceFile]) -> list[SourceFile]:
+        """``found`` without the bundled and minified copies, which are remembered with their
+        reason (``code status`` lists them: nothing is left out silently)."""
+        vendored = linguist_marked(self.root, [s.path for s in found if not s.module])
+        for src in found:
+            if src.path not in vendored:
+                reason = vendored_reason(src.path, self._head(src.path))
+                if reason:
+                    vendored[src.path] = reason
+        record = json.dumps(dict(sorted(vendored.items())))
+        if self.store.get_meta("vendored") != record:
+            with self.store.transaction() as db:
+                db.execute("INSERT OR REPLACE INTO meta VALUES ('vendored', ?)", (record,))
+        return [s for s in found if s.path not in vendored]
+
+    def _head(self, path: str) -> bytes:
+        try:
+            with (self.root / path).open("rb") as f:
+                return f.read(MINIFIED_HEAD)
+        except OSError:
+            return b""
+
     def _note_skipped(self) -> None:
         """Remember which source files no extractor reads, by language (``code status``)."""
         skipped = json.dumps(skipped_files(self.root, self.suffixes))
@@ -153,6 +178,11 @@ class Indexer:
         facts[src.path] = found
         return found, code, src.module, data.count(b"\n") + 1
 
+    def _vendored(self, path: str) -> bool:
+        """A file the last full index left out as bundled or minified, or one that is now."""
+        known = json.loads(self.store.get_meta("vendored") or "{}")
+        return path in known or bool(vendored_reason(path, self._head(path)))
+
     def load(self) -> None:
         """Read every file's facts from the store (a watcher does it once, up front)."""
         if self.facts is None:
@@ -168,7 +198,7 @@ class Indexer:
         rows, gone = [], []
         for path in sorted(set(paths)):
             full = self.root / path
-            if not language_of(path, self.suffixes):
+            if not language_of(path, self.suffixes) or self._vendored(path):
                 continue
             if not full.is_file():
                 if path in self.facts:

@@ -127,10 +127,29 @@ def declarator_name(node: Node | None) -> Node | None:
     return node
 
 
+def operator_cast(node: Node) -> Node | None:
+    """The ``operator_cast`` of ``operator bool()`` or ``A::B::operator int()``, else None."""
+    while node.type == "qualified_identifier":
+        name = node.child_by_field_name("name")
+        if name is None:
+            return None
+        node = name
+    return node if node.type == "operator_cast" else None
+
+
+def cast_name(cast: Node) -> str:
+    """``operator const Char*`` of ``operator const Char*() const``: the words before the
+    parameters, spaces collapsed."""
+    return " ".join(text(cast).split("(", 1)[0].split())
+
+
 def function_declarator(node: Node | None) -> Node | None:
     """The ``function_declarator`` of a declaration's declarator, if it declares a function
-    (``int *f(void)`` yes, ``int (*fp)(void)`` no: that is a pointer variable)."""
+    (``int *f(void)`` yes, ``int (*fp)(void)`` no: that is a pointer variable). A C++
+    conversion operator (``operator bool() const``, ``A::operator int()``) is its own."""
     while node is not None:
+        if operator_cast(node) is not None:
+            return node
         if node.type == "function_declarator":
             inner = node.child_by_field_name("declarator")
             return node if inner is not None and inner.type != "parenthesized_declarator" else None
@@ -203,7 +222,12 @@ class CWalker(Walker):
         del self.scope[len(self.scope) - len(parts) :]
 
     def qualified(self, name_node: Node) -> tuple[list[str], str]:
-        """(qualifier parts, name) of ``a::b::f`` / ``f`` / ``~Foo``."""
+        """(qualifier parts, name) of ``a::b::f`` / ``f`` / ``~Foo`` / ``A::operator int``."""
+        cast = operator_cast(name_node)
+        if cast is not None:
+            head = self.source[name_node.start_byte : cast.start_byte].decode("utf-8", "replace")
+            scope = strip_generics(head).replace(" ", "")
+            return [p for p in scope.split("::") if p], cast_name(cast)
         written = strip_generics(text(name_node)).replace(" ", "")
         parts = [p for p in written.split("::") if p]
         if not parts:

@@ -55,7 +55,7 @@ _CLASSES: dict[str, SymbolKind] = {
 
 
 EXPORT_MACRO = re.compile(
-    rb"\b(?:class|struct|union)[ \t]+([A-Z][A-Z0-9_]*[A-Z0-9])[ \t]+"
+    rb"\b(?:class|struct|union)[ \t]+([A-Z][A-Z0-9_]*[A-Z0-9_])[ \t]+"
     rb"(?=[A-Za-z_]\w*(?:[ \t]+final)?[ \t]*(?:[:{]|\n))"
 )
 
@@ -72,6 +72,78 @@ def blank_export_macros(source: bytes) -> bytes:
         return whole[:offset] + b" " * (end - start) + whole[offset + end - start :]
 
     return EXPORT_MACRO.sub(blank, source)
+
+
+_MACRO = rb"[A-Z][A-Z0-9]*_[A-Z0-9_]*"  # all caps with an underscore: FMT_CONSTEXPR20
+_LONE_MACRO = re.compile(
+    rb"(?m)^[ \t]*" + _MACRO + rb"(?:\((?:[^()\n]|\([^()\n]*\))*\))?[ \t]*(?://[^\n]*)?$"
+)
+_SPECIFIERS = (
+    rb"(?:template[ \t]*<[^;{}\n]*>|inline|static|constexpr|friend|extern|virtual|explicit)"
+)
+_DECLARATION_START = (
+    rb"(?:template|class|struct|union|enum|auto|void|bool|char|int|long|short|unsigned|signed"
+    rb"|float|double|const|constexpr|inline|static|virtual|explicit|friend|typename|using)\b"
+    rb"|~?[A-Za-z_][\w:]*[ \t]*\("  # a constructor (or a function with no return type)
+    rb"|[A-Za-z_][\w:<>, ]*[ \t*&]+[A-Za-z_]\w*[ \t]*\("  # Ret name(
+)
+_PREFIX_MACRO = re.compile(
+    rb"(?m)^([ \t]*(?:"
+    + _SPECIFIERS
+    + rb"[ \t]+)*)("
+    + _MACRO
+    + rb")(?=[ \t]+(?:"
+    + _DECLARATION_START
+    + rb"))"
+)
+_IF_MACRO = re.compile(rb"\bif[ \t]+(" + _MACRO + rb")(?=[ \t]*\()")  # if FMT_CONSTEXPR20 (
+
+
+def _blank_group(source: bytes, pattern: re.Pattern[bytes], group: int) -> bytes:
+    out = bytearray(source)
+    for match in pattern.finditer(source):
+        start, end = match.span(group)
+        out[start:end] = b" " * (end - start)
+    return bytes(out)
+
+
+def blank_lone_macros(source: bytes) -> bytes:
+    """``FMT_BEGIN_NAMESPACE`` alone on a line (a macro that opens a namespace or marks the
+    next declaration exported), or a call ``FMT_PRAGMA_CLANG(...)`` alone on a line with no
+    ``;``: the grammar would read it and the next declaration as one function and lose
+    everything up to the matching brace. Blanked when it stands where a declaration may
+    start (after ``;``, a brace, a comment, a preprocessor line or another such macro); an
+    all-caps name continuing an expression or ending an enum is left as it is."""
+    out = bytearray(source)
+    for match in _LONE_MACRO.finditer(source):
+        before = bytes(out[: match.start()]).rstrip()
+        previous = before[before.rfind(b"\n") + 1 :]
+        if _ends_statement(previous):
+            start, end = match.span()
+            out[start:end] = b" " * (end - start)
+    return bytes(out)
+
+
+def _ends_statement(line: bytes) -> bool:
+    """The line before ends a declaration: ``;``, a brace, a comment, a directive, nothing."""
+    stripped = line.strip()
+    if not stripped or stripped.startswith((b"#", b"//", b"*")) or stripped.endswith(b"*/"):
+        return True
+    code = stripped.split(b"//", 1)[0].rstrip()
+    return code.endswith((b";", b"{", b"}"))
+
+
+def blank_declaration_macros(source: bytes) -> bytes:
+    """Blank the specifier macros the grammar does not know, with spaces (lines and columns
+    unchanged): a lone macro line (``blank_lone_macros``), a macro opening a declaration
+    (``FMT_CONSTEXPR20 void f()``, ``FMT_EXPORT template <...>``, ``template <class T>
+    FMT_INLINE auto g()``, ``FMT_CONSTEXPR Foo(int)``) and ``if FMT_CONSTEXPR20 (...)``.
+    Each of them otherwise drops the parse into error recovery and loses the definitions
+    around it. Only all-caps names with an underscore, in those places, are touched."""
+    cleaned = blank_lone_macros(source)
+    for _ in range(2):  # two macros in a row: FMT_EXPORT FMT_CONSTEXPR auto f()
+        cleaned = _blank_group(cleaned, _PREFIX_MACRO, 2)
+    return _blank_group(cleaned, _IF_MACRO, 1)
 
 
 def _languages() -> dict[str, object]:
@@ -242,7 +314,7 @@ class CppExtractor:
 
     def extract(self, path: str, source: bytes, language: str) -> FileFacts:
         """Facts of one C++ file; syntax errors are counted and the rest still extracted."""
-        cleaned = blank_export_macros(source)
+        cleaned = blank_declaration_macros(blank_export_macros(source))
         root, facts, _ = walk_file(self._parsers, path, cleaned, "cpp", CppWalker)
         facts.module_doc = file_doc(root)
         return facts

@@ -2,6 +2,8 @@
 
 Conventions:
 
+- ``package a.b;`` is a symbol of kind 'module' named ``a.b`` (as a C# namespace; its doc
+  the comment above it, as in ``package-info.java``); it is not part of qualnames.
 - qualnames are dotted: ``Outer.Inner.method``; overloaded methods are separate symbols
   with the same qualname and their own line and signature; constructors are
   ``Class.Class``; ``static final`` fields are constants ``Class.NAME``.
@@ -87,6 +89,7 @@ class JavaWalker(Walker):
     """One pass over a Java tree."""
 
     handlers: ClassVar[dict[str, str]] = {
+        "package_declaration": "on_package",
         "import_declaration": "on_import",
         **{kind: "on_type" for kind in TYPE_KINDS},
         "method_declaration": "on_method",
@@ -138,6 +141,20 @@ class JavaWalker(Walker):
         start = mods.next_sibling if mods is not None else node
         rest = self.signature(start, body, node) if start is not None else ""
         return collapse(" ".join([*words, rest]))
+
+    def on_package(self, node: Node) -> None:
+        """``package a.b;`` -> the module symbol ``a.b`` (as a C# namespace)."""
+        name = next(
+            (c for c in node.named_children if c.type in {"scoped_identifier", "identifier"}), None
+        )
+        if name is not None:
+            self.add_symbol(
+                node,
+                text(name),
+                "module",
+                signature=f"package {text(name)}",
+                docstring=self.doc(node),
+            )
 
     def on_import(self, node: Node) -> None:
         path = next(

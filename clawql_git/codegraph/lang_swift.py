@@ -6,7 +6,10 @@ Conventions:
   are members of ``Cart`` (``Cart.area``); ``init`` is ``Cart.init``.
 - kinds: ``class``/``actor`` -> 'class', ``struct`` -> 'struct', ``enum`` -> 'enum',
   ``protocol`` -> 'interface', ``typealias`` -> 'type'; ``func`` -> 'method' in a type,
-  else 'function'; properties (``let``/``var``) -> 'variable'. An extension is no symbol.
+  else 'function'; properties (``let``/``var``) -> 'variable'; ``extension Cart: Shape``
+  -> 'extension' ``Cart`` (``extension Kit.Cart`` -> name ``Cart``, qualname ``Kit.Cart``;
+  its signature the head as written, its doc the comment above;
+  the resolver does not take it for a definition of ``Cart``).
 - docs: ``///`` lines or a ``/** */`` block right above the declaration (or its
   attributes); attributes (``@MainActor``) are decorators.
 - exported: not ``private``/``fileprivate``.
@@ -181,15 +184,29 @@ class SwiftWalker(Walker):
             for spec in node.named_children
             if spec.type == "inheritance_specifier"
         ]
+        words, attributes = modifiers(node)
         if keyword == "extension":
             extended = type_name(name_node)
+            written = extended or collapse(text(name_node))  # extension [Header]
+            outer, _, last = written.rpartition(".") if extended else ("", "", written)
+            self.scope.extend(outer.split(".") if outer else [])
+            self.add_symbol(
+                node,
+                last,
+                "extension",
+                signature=self.head(node, body),
+                docstring=self.doc(node),
+                exported=not words & _HIDDEN,
+                decorators=self.decorators(attributes),
+                bases=tuple(b for _, b in bases if b),
+            )
+            self.pop_scope(len(outer.split(".")) if outer else 0)
             for at, base in bases:
                 self.add_supertype(extended, base, at, "implements", self.qualname)
             self._members(extended.split("."), body)
             return
         name = text(name_node)
         kind = _KINDS.get(keyword, "class")
-        words, attributes = modifiers(node)
         symbol = self.add_symbol(
             node,
             name,
@@ -205,6 +222,9 @@ class SwiftWalker(Walker):
             relation = "extends" if first_of_class or kind == "interface" else "implements"
             self.add_supertype(symbol.qualname, base, at, relation)
         self._members([name], body)
+
+    def pop_scope(self, count: int) -> None:
+        del self.scope[len(self.scope) - count :]
 
     def _members(self, names: list[str], body: Node | None) -> None:
         for part in names:

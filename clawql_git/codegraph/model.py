@@ -27,6 +27,7 @@ SymbolKind = Literal[
     "variable",
     "constant",
     "module",
+    "extension",
 ]
 
 

@@ -139,7 +139,8 @@ class FileIndex:
         python = facts.language == "python"
         objects = facts.language in JS_OBJECTS
         for sym in facts.symbols:
-            idx.defs.setdefault(sym.qualname, sym)
+            if sym.kind != "extension":  # a Swift extension's members are its type's
+                idx.defs.setdefault(sym.qualname, sym)
             if objects and sym.kind == "method":
                 idx.owners.add(parent(sym.qualname))
         for imp in facts.imports:
