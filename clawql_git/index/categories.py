@@ -165,10 +165,17 @@ class CategoryTree:
         )
 
 
-def _nodes(page_index_path: str) -> list[str]:
+@lru_cache(maxsize=1 << 12)  # a vault has few distinct category paths
+def _nodes(page_index_path: str) -> tuple[str, ...]:
     """The tree nodes an entry is under: every prefix of its path, and the root."""
     parts = [p for p in str(page_index_path).split("/") if p]
-    return ["/".join(parts[:depth]) for depth in range(1, len(parts) + 1)] + [""]
+    return (*("/".join(parts[:depth]) for depth in range(1, len(parts) + 1)), "")
+
+
+@lru_cache(maxsize=1 << 12)
+def _categories(page_index_path: str) -> tuple[str, ...]:
+    """The tree nodes an entry is under but the root."""
+    return _nodes(page_index_path)[:-1]
 
 
 def _children(members: dict[str, list[str]]) -> dict[str, list[str]]:
@@ -211,12 +218,13 @@ def query_class(tree: CategoryTree, query: str, entries: Mapping[str, Any]) -> s
     weight: dict[str, float] = defaultdict(float)
     for term in want:
         posting = tree.postings.get(term, [])
+        idf = math.log(1 + total / len(posting)) if posting else 0.0
         for path in posting:
-            weight[path] += math.log(1 + total / len(posting))
+            weight[path] += idf
     scores: dict[str, float] = defaultdict(float)
     for path, w in weight.items():
         row = entries.get(path)
-        for node in _nodes(row["page_index_path"])[:-1] if row is not None else ():
+        for node in _categories(row["page_index_path"]) if row is not None else ():
             scores[node] += w
     if not scores:
         return ""
@@ -235,14 +243,18 @@ def page_index_walk(
     query: str,
     width: int = 2,
     entries: Mapping[str, Any] | None = None,
+    start: str | None = None,
 ) -> list[tuple[str, float]]:
     """Walk the category tree level by level towards the query, from the query's own
     classification when ``entries`` (the rows, for their categories) are given, else from the
-    root; score what the walk reaches. Needs no embedding model."""
+    root; score what the walk reaches. Needs no embedding model. ``start`` is the query's
+    classification when the caller has it already (``query_class`` of the same tree, query
+    and entries)."""
     want = set(terms(query))
     if not want:
         return []
-    start = query_class(tree, query, entries) if entries is not None else ""
+    if start is None:
+        start = query_class(tree, query, entries) if entries is not None else ""
     scored = _reached_scores(tree, want, _walk(tree, want, start, width))
     if not scored and start:  # nothing under the class shares a term: walk from the root
         scored = _reached_scores(tree, want, _walk(tree, want, "", width))

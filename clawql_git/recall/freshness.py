@@ -3,6 +3,7 @@ weight an expired entry's score is multiplied by. One hook, called from ``Recall
 
 from __future__ import annotations
 
+import heapq
 import json
 from dataclasses import replace
 from datetime import UTC, datetime
@@ -42,13 +43,30 @@ def weight(row: dict[str, Any] | None, policy: Policy, now: datetime) -> float:
 
 
 def reweigh(
-    ranked: list[tuple[str, Any, float]], rows: dict[str, Any], policy: Policy
+    ranked: list[tuple[str, Any, float]],
+    rows: dict[str, Any],
+    policy: Policy,
+    need: int | None = None,
 ) -> list[tuple[str, Any, float]]:
-    """``ranked`` with expired entries down-weighted, sorted again."""
+    """``ranked`` (best first) with expired entries down-weighted, sorted again. With
+    ``need``, only the candidates that can still be among the ``need`` best are weighed: a
+    weight is at most 1, so once a score is below the ``need``-th best weighed one, neither
+    it nor any after it can get in; those follow, unweighed, in their order (each below the
+    ``need`` first, so the first ``need``, and any prefix of them, are as if all were weighed)."""
     now = datetime.now(UTC)
-    out = [(p, c, s * weight(rows.get(p), policy, now)) for p, c, s in ranked]
+    best: list[float] = []  # the ``need`` best weighed scores so far, a min-heap
+    out: list[tuple[str, Any, float]] = []
+    rest: list[tuple[str, Any, float]] = []
+    for n, (p, c, s) in enumerate(ranked):
+        if need is not None and len(best) >= need and s < best[0]:
+            rest = ranked[n:]
+            break
+        weighed = s * weight(rows.get(p), policy, now)
+        out.append((p, c, weighed))
+        if need is not None:
+            (heapq.heappush if len(best) < need else heapq.heappushpop)(best, weighed)
     out.sort(key=lambda r: (-r[2], r[0]))
-    return out
+    return out + rest
 
 
 def labels(frontmatter: dict[str, Any], policy: Policy, now: datetime) -> tuple[str, ...]:

@@ -219,6 +219,16 @@ class Recaller:
 
     def __init__(self, index: SearchIndex) -> None:
         self.index = index
+        self._class: tuple[Resident, str, str] | None = None  # rows, query, its class
+
+    def query_class(self, text: str) -> str:
+        """The query's classification in the category tree of the resident rows (worked out
+        once per rows and query: the page-index walk starts there and the answer names it)."""
+        loaded = self.index.loaded()
+        memo = self._class
+        if memo is None or memo[0] is not loaded or memo[1] != text:
+            memo = self._class = (loaded, text, query_class(self.tree(), text, loaded.entries))
+        return memo[2]
 
     def layers_for(self, backend: str, skip: Iterable[str] = ()) -> list[str]:
         """The layers a backend runs, without those in ``skip`` (layers that cannot run)."""
@@ -237,11 +247,16 @@ class Recaller:
         return ["catalog", "fts", "page_index", "links", *vectors]
 
     def search(
-        self, q: RecallQuery, qvec: Any = None, skipped: Sequence[dict[str, str]] = ()
+        self,
+        q: RecallQuery,
+        qvec: Any = None,
+        skipped: Sequence[dict[str, str]] = (),
+        need: int | None = None,
     ) -> tuple[list[tuple[str, _Candidate, float]], list[str]]:
         """Fused, reranked candidates (path, candidate, score) and the layers that ran.
         ``qvec`` is the query's embedding when the caller already has it; ``skipped`` names
-        layers that cannot run now, and why."""
+        layers that cannot run now, and why. With ``need``, only the ``need`` first are in
+        their final order (the rest follow, each below them: ``freshness.reweigh``)."""
         if not q.text.strip():
             raise InvalidInput("recall needs a non-empty query")
         layers = self.layers_for(q.backend, [s["layer"] for s in skipped])
@@ -260,7 +275,8 @@ class Recaller:
         self._first_pass(q, layers, where, qvec, cands)
         if "page_index" in layers:
             tree = self.tree()
-            for path, score in page_index_walk(tree, q.text, entries=loaded.entries):
+            start = self.query_class(q.text)
+            for path, score in page_index_walk(tree, q.text, entries=loaded.entries, start=start):
                 cands[path].add("page_index", score)
         allowed = {p for p in cands if passes(loaded.entries.get(p), q)}
         scored = _fuse({p: cands[p] for p in allowed})
@@ -273,7 +289,7 @@ class Recaller:
             ctx = RankContext(q.text, qvec, loaded)
         ranked = weigh_standing(_rerank(scored, cands, loaded.entries, ctx), loaded)
         policy = freshness.policy_of(self.index.store)
-        return freshness.reweigh(ranked, loaded.entries, policy), layers
+        return freshness.reweigh(ranked, loaded.entries, policy, need), layers
 
     def _first_pass(
         self,
@@ -356,7 +372,7 @@ class Recaller:
         self, q: RecallQuery, commit: str, qvec: Any = None, skipped: Sequence[dict[str, str]] = ()
     ) -> RecallResult:
         """Run the whole pipeline (without the ``skipped`` layers, which the answer names)."""
-        ranked, layers = self.search(q, qvec, skipped)
+        ranked, layers = self.search(q, qvec, skipped, need=q.limit)
         loaded = self.index.loaded()
         hits, total, truncated = self._budget(ranked, loaded.entries, q)
         hits = freshness.label(hits, freshness.policy_of(self.index.store))
@@ -367,7 +383,7 @@ class Recaller:
         tree = self.tree() if {"catalog", "page_index"} & set(layers) else None
         result.index_summary = index_summary(tree, loaded.entries, hits, q.text)
         if "page_index" in layers:
-            result.page_index_class = query_class(self.tree(), q.text, loaded.entries)
+            result.page_index_class = self.query_class(q.text)
         return result
 
     def _budget(
