@@ -208,11 +208,11 @@ def language_of(path: str, suffixes: dict[str, str]) -> str:
     return suffixes.get(os.path.splitext(path)[1], "")
 
 
-def vendored_reason(path: str, head: bytes) -> str:
+def vendored_reason(root: Path, path: str) -> str:
     """Why a file is a bundled or minified copy rather than the repository's own source
     ('' when it is source): a library directory (``wwwroot/lib/``, ``bower_components/``), a
-    ``.min.`` name, or a minified script (``head``, the file's first bytes: mean line longer
-    than MINIFIED_MEAN_LINE characters)."""
+    ``.min.`` name, or a minified script (its first MINIFIED_HEAD bytes have a mean line
+    longer than MINIFIED_MEAN_LINE characters; only scripts are read for it)."""
     where = "/" + path
     library = next((d for d in VENDORED_PATHS if f"/{d}" in where), "")
     if library:
@@ -221,9 +221,18 @@ def vendored_reason(path: str, head: bytes) -> str:
         return "minified (.min. name)"
     if not path.endswith(MINIFIED_SUFFIXES):
         return ""
+    head = _head(root / path)
     if len(head) >= 4096 and len(head) / (head.count(b"\n") + 1) > MINIFIED_MEAN_LINE:
         return "minified (long lines)"
     return ""
+
+
+def _head(path: Path) -> bytes:
+    try:
+        with path.open("rb") as f:
+            return f.read(MINIFIED_HEAD)
+    except OSError:
+        return b""
 
 
 def linguist_marked(root: Path, paths: list[str]) -> dict[str, str]:

@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 from clawql_git.codegraph.files import (
-    MINIFIED_HEAD,
     SourceFile,
     discover,
     language_of,
@@ -140,7 +139,7 @@ class Indexer:
         vendored = linguist_marked(self.root, [s.path for s in found if not s.module])
         for src in found:
             if src.path not in vendored:
-                reason = vendored_reason(src.path, self._head(src.path))
+                reason = vendored_reason(self.root, src.path)
                 if reason:
                     vendored[src.path] = reason
         record = json.dumps(dict(sorted(vendored.items())))
@@ -148,13 +147,6 @@ class Indexer:
             with self.store.transaction() as db:
                 db.execute("INSERT OR REPLACE INTO meta VALUES ('vendored', ?)", (record,))
         return [s for s in found if s.path not in vendored]
-
-    def _head(self, path: str) -> bytes:
-        try:
-            with (self.root / path).open("rb") as f:
-                return f.read(MINIFIED_HEAD)
-        except OSError:
-            return b""
 
     def _note_skipped(self) -> None:
         """Remember which source files no extractor reads, by language (``code status``)."""
@@ -178,11 +170,6 @@ class Indexer:
         facts[src.path] = found
         return found, code, src.module, data.count(b"\n") + 1
 
-    def _vendored(self, path: str) -> bool:
-        """A file the last full index left out as bundled or minified, or one that is now."""
-        known = json.loads(self.store.get_meta("vendored") or "{}")
-        return path in known or bool(vendored_reason(path, self._head(path)))
-
     def load(self) -> None:
         """Read every file's facts from the store (a watcher does it once, up front)."""
         if self.facts is None:
@@ -195,10 +182,12 @@ class Indexer:
         if self.facts is None:
             self.facts = self.store.facts()
         known = self.store.hashes()
+        left_out = json.loads(self.store.get_meta("vendored") or "{}")  # by the last full index
         rows, gone = [], []
         for path in sorted(set(paths)):
             full = self.root / path
-            if not language_of(path, self.suffixes) or self._vendored(path):
+            skip = path in left_out or vendored_reason(self.root, path)
+            if not language_of(path, self.suffixes) or skip:
                 continue
             if not full.is_file():
                 if path in self.facts:

@@ -29,6 +29,7 @@ from typing import ClassVar
 from tree_sitter import Node
 
 from clawql_git.codegraph.js_modules import JsModuleWalker
+from clawql_git.codegraph.model import SymbolKind
 from clawql_git.codegraph.ts_util import string_value, text
 
 FUNCTION_VALUES = frozenset(
@@ -55,16 +56,22 @@ class JsMemberWalker(JsModuleWalker):
         if name_node is None:
             self.visit_children(node)
             return
-        name = text(name_node)
+        self.function_def(node, text(name_node), node, exported=False)
+
+    def function_def(
+        self, node: Node, name: str, fn: Node, exported: bool = True, kind: SymbolKind = "function"
+    ) -> None:
+        """A definition ``name`` written by ``node`` with the function ``fn``: its symbol
+        (signature up to the body, doc comment), then the function's own scope walked."""
         self.add_symbol(
             node,
             name,
-            "function",
-            signature=self.sig(node, node.child_by_field_name("body")),
+            kind,
+            signature=self.sig(node, fn.child_by_field_name("body")),
             docstring=self.doc(node),
-            exported=False,
+            exported=exported,
         )
-        self.walk_function(name, node)
+        self.walk_function(name, fn)
 
     def assigned_function(self, target: str, node: Node, fn: Node) -> bool:
         """Module-level ``exports.f = function`` (function ``f``, exported),
@@ -76,14 +83,7 @@ class JsMemberWalker(JsModuleWalker):
         if not method or "." in method:
             owner, _, method = target.rpartition(".")
         if owner in {"exports", "module.exports"}:
-            self.add_symbol(
-                node,
-                method,
-                "function",
-                signature=self.sig(node, fn.child_by_field_name("body")),
-                docstring=self.doc(node),
-            )
-            self.walk_function(method, fn)
+            self.function_def(node, method, fn)
             return True
         if not owner or owner.split(".")[0] in _NOT_OWNERS or ".prototype" in owner:
             return False
@@ -94,19 +94,11 @@ class JsMemberWalker(JsModuleWalker):
     def member_function(self, node: Node, name: str, fn: Node, exported: bool = True) -> None:
         """A method ``name`` of the enclosing scope (an object or a constructor function)
         defined by ``node`` with the function ``fn``; ``this`` in it is that scope."""
-        self.add_symbol(
-            node,
-            name,
-            "method",
-            signature=self.sig(node, fn.child_by_field_name("body")),
-            docstring=self.doc(node),
-            exported=exported,
-        )
         owner = self.qualname
         if fn.type != "arrow_function":  # an arrow's ``this`` is the enclosing one
             with self.enter(name):
                 self.assign("this", "=" + owner, node, False)  # '=': that object itself
-        self.walk_function(name, fn)
+        self.function_def(node, name, fn, exported, "method")
 
     def object_members(self, literal: Node, owner: str, exported: bool) -> None:
         """A module-level object literal: its function-valued properties and methods are
@@ -130,14 +122,7 @@ class JsMemberWalker(JsModuleWalker):
                 with self.enter(owner):
                     self.member_function(member, name, fn, exported)
             else:
-                self.add_symbol(
-                    member,
-                    name,
-                    "function",
-                    signature=self.sig(member, fn.child_by_field_name("body")),
-                    docstring=self.doc(member),
-                )
-                self.walk_function(name, fn)
+                self.function_def(member, name, fn)
 
     def type_members(self, body: Node | None) -> None:
         """The methods of an interface body or type literal: method signatures and

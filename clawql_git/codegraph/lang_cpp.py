@@ -64,14 +64,7 @@ def blank_export_macros(source: bytes) -> bytes:
     """``class LEVELDB_EXPORT Status {`` -> ``class                Status {``: an all-caps
     export macro between the keyword and the name would make the grammar read a variable
     declaration. Blanked with spaces, so every line and column stays where it was."""
-
-    def blank(match: re.Match[bytes]) -> bytes:
-        start, end = match.span(1)
-        whole = match.group(0)
-        offset = start - match.start()
-        return whole[:offset] + b" " * (end - start) + whole[offset + end - start :]
-
-    return EXPORT_MACRO.sub(blank, source)
+    return _blank_group(source, EXPORT_MACRO, 1)
 
 
 _MACRO = rb"[A-Z][A-Z0-9]*_[A-Z0-9_]*"  # all caps with an underscore: FMT_CONSTEXPR20
@@ -116,8 +109,10 @@ def blank_lone_macros(source: bytes) -> bytes:
     all-caps name continuing an expression or ending an enum is left as it is."""
     out = bytearray(source)
     for match in _LONE_MACRO.finditer(source):
-        before = bytes(out[: match.start()]).rstrip()
-        previous = before[before.rfind(b"\n") + 1 :]
+        end = match.start()
+        while end and out[end - 1] in b" \t\r\n":  # back over blank (or blanked) space
+            end -= 1
+        previous = bytes(out[out.rfind(b"\n", 0, end) + 1 : end])
         if _ends_statement(previous):
             start, end = match.span()
             out[start:end] = b" " * (end - start)
@@ -135,12 +130,13 @@ def _ends_statement(line: bytes) -> bool:
 
 def blank_declaration_macros(source: bytes) -> bytes:
     """Blank the specifier macros the grammar does not know, with spaces (lines and columns
-    unchanged): a lone macro line (``blank_lone_macros``), a macro opening a declaration
+    unchanged): an export macro after ``class`` (``blank_export_macros``), a lone macro line
+    (``blank_lone_macros``), a macro opening a declaration
     (``FMT_CONSTEXPR20 void f()``, ``FMT_EXPORT template <...>``, ``template <class T>
     FMT_INLINE auto g()``, ``FMT_CONSTEXPR Foo(int)``) and ``if FMT_CONSTEXPR20 (...)``.
     Each of them otherwise drops the parse into error recovery and loses the definitions
     around it. Only all-caps names with an underscore, in those places, are touched."""
-    cleaned = blank_lone_macros(source)
+    cleaned = blank_lone_macros(blank_export_macros(source))
     for _ in range(2):  # two macros in a row: FMT_EXPORT FMT_CONSTEXPR auto f()
         cleaned = _blank_group(cleaned, _PREFIX_MACRO, 2)
     return _blank_group(cleaned, _IF_MACRO, 1)
@@ -314,7 +310,7 @@ class CppExtractor:
 
     def extract(self, path: str, source: bytes, language: str) -> FileFacts:
         """Facts of one C++ file; syntax errors are counted and the rest still extracted."""
-        cleaned = blank_declaration_macros(blank_export_macros(source))
+        cleaned = blank_declaration_macros(source)
         root, facts, _ = walk_file(self._parsers, path, cleaned, "cpp", CppWalker)
         facts.module_doc = file_doc(root)
         return facts

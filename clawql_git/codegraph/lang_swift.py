@@ -36,7 +36,7 @@ from typing import ClassVar
 
 from tree_sitter import Node
 
-from clawql_git.codegraph.model import FileFacts, RepoView, SymbolKind
+from clawql_git.codegraph.model import FileFacts, RepoView, Symbol, SymbolKind
 from clawql_git.codegraph.ts_util import (
     Parsers,
     Walker,
@@ -184,30 +184,38 @@ class SwiftWalker(Walker):
             for spec in node.named_children
             if spec.type == "inheritance_specifier"
         ]
-        words, attributes = modifiers(node)
         if keyword == "extension":
             extended = type_name(name_node)
             written = extended or collapse(text(name_node))  # extension [Header]
             outer, _, last = written.rpartition(".") if extended else ("", "", written)
-            self.scope.extend(outer.split(".") if outer else [])
-            self.add_symbol(
-                node,
-                last,
-                "extension",
-                signature=self.head(node, body),
-                docstring=self.doc(node),
-                exported=not words & _HIDDEN,
-                decorators=self.decorators(attributes),
-                bases=tuple(b for _, b in bases if b),
-            )
-            self.pop_scope(len(outer.split(".")) if outer else 0)
+            parts = outer.split(".") if outer else []
+            self.scope.extend(parts)
+            self._type_symbol(node, last, "extension", body, bases)
+            del self.scope[len(self.scope) - len(parts) :]
             for at, base in bases:
                 self.add_supertype(extended, base, at, "implements", self.qualname)
             self._members(extended.split("."), body)
             return
         name = text(name_node)
         kind = _KINDS.get(keyword, "class")
-        symbol = self.add_symbol(
+        symbol = self._type_symbol(node, name, kind, body, bases)
+        for i, (at, base) in enumerate(bases):
+            first_of_class = i == 0 and keyword == "class"
+            relation = "extends" if first_of_class or kind == "interface" else "implements"
+            self.add_supertype(symbol.qualname, base, at, relation)
+        self._members([name], body)
+
+    def _type_symbol(
+        self,
+        node: Node,
+        name: str,
+        kind: SymbolKind,
+        body: Node | None,
+        bases: list[tuple[Node, str]],
+    ) -> Symbol:
+        """The symbol of a type declaration or an extension: its head as the signature."""
+        words, attributes = modifiers(node)
+        return self.add_symbol(
             node,
             name,
             kind,
@@ -217,14 +225,6 @@ class SwiftWalker(Walker):
             decorators=self.decorators(attributes),
             bases=tuple(b for _, b in bases if b),
         )
-        for i, (at, base) in enumerate(bases):
-            first_of_class = i == 0 and keyword == "class"
-            relation = "extends" if first_of_class or kind == "interface" else "implements"
-            self.add_supertype(symbol.qualname, base, at, relation)
-        self._members([name], body)
-
-    def pop_scope(self, count: int) -> None:
-        del self.scope[len(self.scope) - count :]
 
     def _members(self, names: list[str], body: Node | None) -> None:
         for part in names:
