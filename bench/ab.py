@@ -64,3 +64,8 @@ def load_range(report: dict[str, Any]) -> str:
     """The 1-minute load average over the run, as "min-max"."""
     load = report["load_1min"]
     return f"{min(load):.1f}-{max(load):.1f}"
+
+
+def percentile(values: Iterable[float], q: int) -> float:
+    """The ``q``-th percentile (inclusive method: linear between the two nearest values)."""
+    return statistics.quantiles(list(values), n=100, method="inclusive")[q - 1]

@@ -40,7 +40,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ab import alternate, arms_of, load_range, medians, ratio_table
+from ab import alternate, arms_of, load_range, medians, percentile, ratio_table
 
 HERE = Path(__file__).resolve()
 FILL = 10_000
@@ -169,7 +169,7 @@ def child(spec: dict[str, Any]) -> dict[str, Any]:
         after.append(_timed(vault.recall, f"after write {r} {n} {fresh[n].text}", identity=who))
     out = {
         "miss_ms": statistics.median(misses) * 1000,
-        "miss_p90_ms": _p90(misses) * 1000,
+        "miss_p90_ms": percentile(misses, 90) * 1000,
         "hit_ms": statistics.median(hits) * 1000,
         "first_load_s": first_load,
         "update_ms": statistics.median(updates) * 1000,
@@ -184,10 +184,6 @@ def child(spec: dict[str, Any]) -> dict[str, Any]:
         pstats.Stats(prof, stream=text).sort_stats("cumulative").print_stats("clawql_git", 40)
         out["profile"] = text.getvalue()
     return out
-
-
-def _p90(values: list[float]) -> float:
-    return statistics.quantiles(values, n=10, method="inclusive")[-1]
 
 
 def _timed(fn: Any, *args: Any, **kwargs: Any) -> float:

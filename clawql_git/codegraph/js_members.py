@@ -28,7 +28,7 @@ from typing import ClassVar
 
 from tree_sitter import Node
 
-from clawql_git.codegraph.js_modules import JsModuleWalker
+from clawql_git.codegraph.js_modules import EXPORTS_OBJECTS, JsModuleWalker
 from clawql_git.codegraph.model import SymbolKind
 from clawql_git.codegraph.ts_util import string_value, text
 
@@ -82,7 +82,7 @@ class JsMemberWalker(JsModuleWalker):
         owner, _, method = target.partition(".prototype.")
         if not method or "." in method:
             owner, _, method = target.rpartition(".")
-        if owner in {"exports", "module.exports"}:
+        if owner in EXPORTS_OBJECTS:
             self.function_def(node, method, fn)
             return True
         if not owner or owner.split(".")[0] in _NOT_OWNERS or ".prototype" in owner:

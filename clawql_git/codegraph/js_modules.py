@@ -26,6 +26,7 @@ from clawql_git.codegraph.ts_util import (
     text,
 )
 
+EXPORTS_OBJECTS = frozenset({"module.exports", "exports"})  # what CommonJS exports through
 _DEFAULT_VALUES = frozenset(
     {"identifier", "class", "function_expression", "function", "arrow_function"}
 )
@@ -189,7 +190,7 @@ class JsModuleWalker(Walker):
                 self.import_(module, key, text(part.child_by_field_name("value")), node)
 
     def commonjs_export(self, target: str, right: Node) -> None:
-        if target in {"module.exports", "exports"}:
+        if target in EXPORTS_OBJECTS:
             if right.type in _DEFAULT_VALUES:  # a function or class: its own name, if any
                 named = right if right.type == "identifier" else right.child_by_field_name("name")
                 self.default_export(text(named), right)

@@ -35,7 +35,7 @@ from clawql_git.codegraph.js_members import (
     object_literal,
     type_literals,
 )
-from clawql_git.codegraph.js_modules import require_module
+from clawql_git.codegraph.js_modules import EXPORTS_OBJECTS, require_module
 from clawql_git.codegraph.js_routes import callee_name, decorator_text
 from clawql_git.codegraph.model import FileFacts, RepoView, SymbolKind
 from clawql_git.codegraph.react_routes import react_routes
@@ -407,7 +407,7 @@ class JsWalker(JsMemberWalker):
             literal = object_literal(right)
             if (
                 literal is not None
-                and target in {"module.exports", "exports"}
+                and target in EXPORTS_OBJECTS
                 and not (self.function_depth or self.class_depth)
             ):
                 self.object_members(literal, "", True)

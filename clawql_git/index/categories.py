@@ -172,12 +172,6 @@ def _nodes(page_index_path: str) -> tuple[str, ...]:
     return (*("/".join(parts[:depth]) for depth in range(1, len(parts) + 1)), "")
 
 
-@lru_cache(maxsize=1 << 12)
-def _categories(page_index_path: str) -> tuple[str, ...]:
-    """The tree nodes an entry is under but the root."""
-    return _nodes(page_index_path)[:-1]
-
-
 def _children(members: dict[str, list[str]]) -> dict[str, list[str]]:
     """node -> child nodes, sorted (so a tree patched after writes equals a fresh one)."""
     children: dict[str, list[str]] = defaultdict(list)
@@ -224,7 +218,7 @@ def query_class(tree: CategoryTree, query: str, entries: Mapping[str, Any]) -> s
     scores: dict[str, float] = defaultdict(float)
     for path, w in weight.items():
         row = entries.get(path)
-        for node in _categories(row["page_index_path"]) if row is not None else ():
+        for node in _nodes(row["page_index_path"])[:-1] if row is not None else ():
             scores[node] += w
     if not scores:
         return ""

@@ -73,11 +73,12 @@ def rerank(
     head, tail = list(ranked[:DEPTH]), list(ranked[DEPTH:])
     if not head:
         return []
-    matrix, kind = features(head, cands, ctx)
+    rows, metas, kind = _kind_of(head, ctx)
     if kind.kind == "plain":  # plain queries keep the fusion's order and scores
         return list(ranked)
     import numpy as np
 
+    matrix = _matrix(head, cands, ctx, (rows, metas, kind))
     raw = matrix @ np.asarray(weights()[kind.kind], dtype=np.float32)
     order = sorted(range(len(head)), key=lambda i: (-float(raw[i]), head[i][0]))
     # The model decides the order; the scores stay the fusion's, handed out best first, so
@@ -90,12 +91,30 @@ def features(
     head: Sequence[tuple[str, float]], cands: dict[str, Any], ctx: RankContext
 ) -> tuple[np.ndarray, QueryKind]:
     """One row of ``FEATURES`` per candidate, and the query's kind."""
-    import numpy as np
+    known = _kind_of(head, ctx)
+    return _matrix(head, cands, ctx, known), known[2]
 
+
+def _kind_of(
+    head: Sequence[tuple[str, float]], ctx: RankContext
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]], QueryKind]:
+    """The candidates' rows and frontmatter, and the query's kind (its people are those the
+    candidates name as speaker or agent): all a plain query needs before it is let through."""
     rows = [ctx.loaded.entries[p] for p, _ in head]
     metas = [json.loads(r["frontmatter"] or "{}") for r in rows]
     names = {n for m, r in zip(metas, rows, strict=True) for n in _people(m, r)}
-    kind = parse_query(ctx.text, names, ctx.now)
+    return rows, metas, parse_query(ctx.text, names, ctx.now)
+
+
+def _matrix(
+    head: Sequence[tuple[str, float]],
+    cands: dict[str, Any],
+    ctx: RankContext,
+    known: tuple[list[dict[str, Any]], list[dict[str, Any]], QueryKind],
+) -> np.ndarray:
+    import numpy as np
+
+    rows, metas, kind = known
     out = np.zeros((len(head), len(FEATURES)), dtype=np.float32)
     best = head[0][1] or 1.0
     out[:, 0] = [s / best for _, s in head]
@@ -108,7 +127,7 @@ def features(
         out[i, 7] = float(bool(kind.people & _people(meta, row)))
         out[i, 8] = float(_inside(row["timestamp"], kind))
         out[i, 9] = float(row["status"] in ("superseded", "archived"))
-    return out, kind
+    return out
 
 
 def _fts(
