@@ -206,7 +206,9 @@ def test_every_tool_answers_from_the_vault(
         found = await ok(
             session, "memory_recall", query="webhook delivery from a postgres outbox", limit=3
         )
-        assert found["hits"][0]["path"] == OUTBOX
+        # the decision and its rollout's task result both answer this; which leads depends
+        # on the embedder (this server runs the hash one; ranking is measured in bench/)
+        assert OUTBOX in [h["path"] for h in found["hits"][:2]]
         assert found["truncated"] is False and found["audit_ref"].startswith("git:")
         assert all(h["worm_ref"].startswith("git:") for h in found["hits"])
 

@@ -569,16 +569,21 @@ class SearchIndex:
         return self._loaded
 
     def vector_in_memory(
-        self, vec: np.ndarray, limit: int, allow: Callable[[str], bool] | None = None
+        self,
+        vec: np.ndarray,
+        limit: int,
+        allow: Callable[[str], bool] | None = None,
+        sims: np.ndarray | None = None,
     ) -> list[Hit]:
         """Cosine similarity over the chunk vectors held in memory (one matrix product; the
         same vectors LanceDB stores, without a per-query table scan). ``allow`` keeps only the
         chunks of the entries it accepts (a filtered query), still ``limit`` of them when
-        there are that many."""
+        there are that many; ``sims`` is that product when the caller already has it."""
         loaded = self.loaded()
         if loaded.chunk_vectors is None or not len(loaded.chunk_keys):
             return []
-        sims = loaded.chunk_vectors @ vec
+        if sims is None:
+            sims = loaded.chunk_vectors @ vec
         keys = loaded.chunk_keys
         ok = None if allow is None else (lambda i: allow(keys[i][0]))
         return [Hit(keys[i][0], keys[i][1], float(sims[i])) for i in top_indices(sims, limit, ok)]

@@ -19,7 +19,7 @@ from clawql_git.index.store import Hit, SearchIndex
 from clawql_git.index.topk import top_indices
 from clawql_git.links import NoteInfo
 from clawql_git.model.entry import parse_timestamp
-from clawql_git.recall import freshness
+from clawql_git.recall import cosines, freshness
 from clawql_git.recall.ranker import RankContext
 from clawql_git.recall.ranker import rerank as rerank_candidates
 from clawql_git.recall.standing import weigh_standing
@@ -29,18 +29,21 @@ if TYPE_CHECKING:
     import numpy as np
 
 BACKENDS = ("auto", "hybrid", "fts", "vector", "page_index")
-# Layer weights for the fusion of max-normalised scores. Measured with bench/recall_quality.py
-# on the ADR corpus (150 questions, checked on both halves): weighted fusion beats RRF there;
-# catalog and category-tree matches mostly repeat the title (already prefixed to every chunk)
-# and pulled wrong records up, so they only break ties (0.03); links help little there.
+# Layer weights for the fusion. Full-text, catalog, category-tree and link scores are divided
+# by their layer's best; the two vector layers are weighed by every candidate's real cosines,
+# standardised over the whole index (recall/cosines.py), so their weights are per standard
+# deviation. Chosen with bench/recall_heldout.py on the tuning halves of both kinds (decision
+# records, conversation turns); catalog and category-tree matches mostly repeat the title
+# (already prefixed to every chunk) and pulled wrong records up, so they only break ties.
 WEIGHTS = {
     "fts": 1.0,
-    "vector": 1.1,
-    "entry_vector": 0.5,
+    "vector": 0.05,
+    "entry_vector": 0.15,
     "catalog": 0.03,
     "page_index": 0.03,
     "links": 0.25,
 }
+VECTOR_LAYERS = ("vector", "entry_vector")
 # FTS is asked without LanceDB's prefilter (which costs a scan of the filter columns) when the
 # only filter is "not retracted, not PHI": it then fetches as many extra chunks as those hide,
 # and the hidden ones are dropped, which leaves the same top chunks. Past this many hidden
@@ -206,6 +209,10 @@ class _Candidate:
     chunk: int = 0
     chunk_score: float = -1.0
     snippet: str = ""
+    # (best chunk, whole entry) cosines with the query, whether or not a vector layer's pool
+    # held the entry; their deviations above the index's mean feed the fusion
+    cosines: tuple[float, float] | None = None
+    standard: tuple[float, float] = (0.0, 0.0)
 
     def add(self, layer: str, score: float, chunk: int | None = None, snippet: str = "") -> None:
         if score > self.scores.get(layer, -1.0):
@@ -272,18 +279,18 @@ class Recaller:
             qvec = None
         elif qvec is None:
             qvec = embedder.embed_query(q.text)
-        self._first_pass(q, layers, where, qvec, cands)
+        sims = self._first_pass(q, layers, where, qvec, cands)
         if "page_index" in layers:
             tree = self.tree()
             start = self.query_class(q.text)
             for path, score in page_index_walk(tree, q.text, entries=loaded.entries, start=start):
                 cands[path].add("page_index", score)
         allowed = {p for p in cands if passes(loaded.entries.get(p), q)}
-        scored = _fuse({p: cands[p] for p in allowed})
+        scored = _fuse(_with_cosines({p: cands[p] for p in allowed}, sims, loaded))
         if "links" in layers:
             self._links(scored, cands, q)
             allowed = {p for p in cands if passes(loaded.entries.get(p), q)}
-            scored = _fuse({p: cands[p] for p in allowed})
+            scored = _fuse(_with_cosines({p: cands[p] for p in allowed}, sims, loaded))
         ctx = None
         if LEARNED_RANKER and q.backend == "auto" and qvec is not None:
             ctx = RankContext(q.text, qvec, loaded)
@@ -298,7 +305,9 @@ class Recaller:
         where: str,
         qvec: Any,
         cands: dict[str, _Candidate],
-    ) -> None:
+    ) -> cosines.Similarities | None:
+        """Each layer's candidates into ``cands``; the query's similarities when it has a
+        vector."""
         if "catalog" in layers:
             tree = self.tree()
             for path, score in tree.catalog_survey(q.text):
@@ -306,12 +315,17 @@ class Recaller:
         if "fts" in layers:
             for hit in self._fts(q, where):
                 cands[hit.path].add("fts", hit.score, hit.chunk, hit.snippet)
-        if qvec is not None:
-            allow = self._allow(q)
-            for hit in self.index.vector_in_memory(qvec, POOL * 2, allow):
-                cands[hit.path].add("vector", max(hit.score, 0.0), hit.chunk, hit.snippet)
-            for path, score in self._entry_vectors(qvec, allow):
+        if qvec is None:
+            return None
+        sims = cosines.of_query(self.index.loaded(), qvec)
+        allow = self._allow(q)
+        chunk_sims = None if sims is None else sims.chunk
+        for hit in self.index.vector_in_memory(qvec, POOL * 2, allow, chunk_sims):
+            cands[hit.path].add("vector", max(hit.score, 0.0), hit.chunk, hit.snippet)
+        if sims is not None and sims.entry is not None:
+            for path, score in self._entry_vectors(sims.entry, allow):
                 cands[path].add("entry_vector", score)
+        return sims
 
     def _allow(self, q: RecallQuery) -> Callable[[str], bool] | None:
         """For a filtered query: the entries it may return (the vector layers then rank only
@@ -339,13 +353,11 @@ class Recaller:
         return tree
 
     def _entry_vectors(
-        self, qvec: np.ndarray, allow: Callable[[str], bool] | None
+        self, sims: np.ndarray, allow: Callable[[str], bool] | None
     ) -> list[tuple[str, float]]:
-        loaded = self.index.loaded()
-        if loaded.entry_vectors is None:
-            return []
-        sims = loaded.entry_vectors @ qvec
-        order = loaded.entry_order
+        """The pool of entries whose whole-entry vectors are nearest (``sims``: the query's
+        cosine with each, in ``entry_order``)."""
+        order = self.index.loaded().entry_order
         ok = None if allow is None else (lambda i: allow(order[i]))
         return [(order[i], float(max(sims[i], 0.0))) for i in top_indices(sims, POOL, ok)]
 
@@ -523,21 +535,41 @@ def _in_window(stamp: str, since: datetime | None, until: datetime | None) -> bo
     return (since is None or when >= since) and (until is None or when <= until)
 
 
+def _with_cosines(
+    cands: dict[str, _Candidate], sims: cosines.Similarities | None, loaded: Resident
+) -> dict[str, _Candidate]:
+    """``cands``, each with its real cosines (looked up once per candidate)."""
+    if sims is None:
+        return cands
+    for path, cand in cands.items():
+        if cand.cosines is None:
+            cand.cosines = cosines.real(sims, loaded, path)
+            cand.standard = sims.standard(*cand.cosines)
+    return cands
+
+
 def _fuse(cands: dict[str, _Candidate]) -> list[tuple[str, float]]:
-    """Weighted sum of per-layer scores, each normalised by the layer's best score."""
+    """Weighted sum of per-layer scores: each non-vector layer's divided by its best score;
+    with the query's similarities known, every candidate's standardised cosines for the two
+    vector layers (else their pooled scores, divided by their best as the others)."""
     best: dict[str, float] = defaultdict(float)
     for cand in cands.values():
         for layer, score in cand.scores.items():
             best[layer] = max(best[layer], score)
-    fused = {
-        path: sum(
-            WEIGHTS[layer] * (score / best[layer])
-            for layer, score in cand.scores.items()
-            if best[layer] > 0
-        )
-        for path, cand in cands.items()
-    }
+    fused = {path: _fused(cand, best) for path, cand in cands.items()}
     return sorted(fused.items(), key=lambda kv: (-kv[1], kv[0]))
+
+
+def _fused(cand: _Candidate, best: dict[str, float]) -> float:
+    real = cand.cosines is not None
+    total = sum(
+        WEIGHTS[layer] * (score / best[layer])
+        for layer, score in cand.scores.items()
+        if best[layer] > 0 and not (real and layer in VECTOR_LAYERS)
+    )
+    if real:
+        total += WEIGHTS["vector"] * cand.standard[0] + WEIGHTS["entry_vector"] * cand.standard[1]
+    return total
 
 
 def _rerank(

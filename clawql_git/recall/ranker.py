@@ -119,7 +119,7 @@ def _matrix(
     best = head[0][1] or 1.0
     out[:, 0] = [s / best for _, s in head]
     out[:, 1], out[:, 2] = _fts(head, cands)
-    out[:, 3], out[:, 4] = _cosines([p for p, _ in head], ctx)
+    out[:, 3], out[:, 4] = _cosines(head, cands)
     terms = _content(ctx.text)
     for i, (row, meta) in enumerate(zip(rows, metas, strict=True)):
         out[i, 5] = _share(terms, row["title"])
@@ -140,23 +140,16 @@ def _fts(
     return [s / best for s in scores], ranks
 
 
-def _cosines(paths: list[str], ctx: RankContext) -> tuple[Any, Any]:
+def _cosines(head: Sequence[tuple[str, float]], cands: dict[str, Any]) -> tuple[Any, Any]:
     """The real cosine of each entry's best chunk and of its whole-entry vector (every
-    candidate, not only those inside a layer's pool), each minus the best of them."""
+    candidate's, as the pipeline looked them up, not only those inside a layer's pool), each
+    minus the best of them."""
     import numpy as np
 
-    loaded, qvec = ctx.loaded, ctx.qvec
-    chunk, entry = np.zeros(len(paths), np.float32), np.zeros(len(paths), np.float32)
-    if qvec is None or loaded.chunk_vectors is None:
-        return chunk, entry
-    offsets, counts = loaded.chunk_offsets(), loaded.chunk_counts()
-    index = loaded.memo("entry_index", lambda: {p: i for i, p in enumerate(loaded.entry_order)})
-    for n, path in enumerate(paths):
-        rows = [offsets[(path, c)] for c in range(counts[path]) if (path, c) in offsets]
-        if rows:
-            chunk[n] = float(np.max(loaded.chunk_vectors[rows] @ qvec))
-        if path in index:
-            entry[n] = float(loaded.entry_vectors[index[path]] @ qvec)
+    pairs = np.array([cands[p].cosines or (0.0, 0.0) for p, _ in head], dtype=np.float32).reshape(
+        -1, 2
+    )
+    chunk, entry = pairs[:, 0], pairs[:, 1]
     return chunk - chunk.max(), entry - entry.max()
 
 
