@@ -154,6 +154,7 @@ def test_ts_class_with_parameter_properties_interfaces_enums() -> None:
     assert calls(f) == [("this.repo.store", "User.save", 12)]
     assert asgs(f) == [
         ("this", "User", "User.constructor", True),
+        ("id", "?", "User.constructor", True),  # of no nominal type: hides an outer `id`
         ("repo", "UserRepo", "User.constructor", True),
         ("this.repo", "UserRepo", "User.constructor", True),
         ("this", "User", "User.save", True),

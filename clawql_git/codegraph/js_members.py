@@ -30,7 +30,7 @@ from tree_sitter import Node
 
 from clawql_git.codegraph.js_modules import EXPORTS_OBJECTS, JsModuleWalker
 from clawql_git.codegraph.model import SymbolKind
-from clawql_git.codegraph.ts_util import string_value, text
+from clawql_git.codegraph.ts_util import string_value, strip_generics, text
 
 FUNCTION_VALUES = frozenset(
     {"arrow_function", "function_expression", "function", "generator_function"}
@@ -38,6 +38,22 @@ FUNCTION_VALUES = frozenset(
 _OBJECT_WRAPPERS = frozenset({"parenthesized_expression", "as_expression", "satisfies_expression"})
 _MEMBER = re.compile(r"^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+$")  # a.b.c, no calls or [k]
 _NOT_OWNERS = frozenset({"this", "module", "exports", "globalThis", "window", "self", "super"})
+TYPE_NAMES = frozenset({"type_identifier", "nested_type_identifier", "generic_type", "identifier"})
+
+
+def type_name(node: Node | None) -> str:
+    """The nominal type of an annotation (``Repo``, ``ns.Repo``, ``Promise`` of
+    ``Promise<X>``), '' for primitive, literal, union and structural types."""
+    if node is None:
+        return ""
+    if node.type == "type_annotation":
+        inner = node.named_children
+        return type_name(inner[0]) if inner else ""
+    if node.type == "generic_type":
+        return type_name(node.child_by_field_name("name") or node.named_children[0])
+    if node.type in TYPE_NAMES:
+        return strip_generics(text(node))
+    return ""
 
 
 class JsMemberWalker(JsModuleWalker):
@@ -126,29 +142,49 @@ class JsMemberWalker(JsModuleWalker):
 
     def type_members(self, body: Node | None) -> None:
         """The methods of an interface body or type literal: method signatures and
-        properties typed with a function type (``json: <J>() => Promise<J>``)."""
+        properties typed with a function type (``json: <J>() => Promise<J>``) or an object
+        type of call signatures; a call signature's return type is the type's ``()``."""
         for member in body.named_children if body is not None else []:
+            returned = _signature_return(member)
             if member.type == "comment":
                 self.note_above(member)
-            elif member.type == "method_signature" or (
-                member.type == "property_signature"
-                and _function_type(member.child_by_field_name("type"))
-            ):
+            elif returned is not None and member.type == "call_signature":
+                self.assign("()", returned, member, True)
+            elif returned is not None:
+                name = text(member.child_by_field_name("name"))
                 self.add_symbol(
                     member,
-                    text(member.child_by_field_name("name")),
+                    name,
                     "method",
                     signature=self.sig(member, None),
                     docstring=self.doc(member),
                 )
+                self.assign(f"{name}()", returned, member, True)
 
 
-def _function_type(annotation: Node | None) -> bool:
-    """Whether a ``type_annotation`` is a function type (``: () => void``, parenthesized)."""
+def _signature_return(member: Node) -> str | None:
+    """The nominal return type of a type member that can be called ('' when not nominal):
+    a method or call signature, or a property of a function type or an object type of call
+    signatures; None for anything else (``status: number``)."""
+    if member.type in {"method_signature", "call_signature"}:
+        return type_name(member.child_by_field_name("return_type"))
+    if member.type != "property_signature":
+        return None
+    inner = _annotated(member.child_by_field_name("type"))
+    if inner is not None and inner.type == "function_type":
+        return type_name(inner.child_by_field_name("return_type"))
+    signatures = [c for c in inner.named_children if c.type == "call_signature"] if inner else []
+    if inner is None or inner.type != "object_type" or not signatures:
+        return None
+    return type_name(signatures[0].child_by_field_name("return_type"))
+
+
+def _annotated(annotation: Node | None) -> Node | None:
+    """The type a ``type_annotation`` writes, parentheses taken off."""
     inner = annotation.named_children[0] if annotation and annotation.named_children else None
     while inner is not None and inner.type == "parenthesized_type" and inner.named_children:
         inner = inner.named_children[0]
-    return inner is not None and inner.type == "function_type"
+    return inner
 
 
 def type_literals(value: Node | None) -> list[Node]:

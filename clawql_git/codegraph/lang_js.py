@@ -34,10 +34,11 @@ from clawql_git.codegraph.js_members import (
     JsMemberWalker,
     object_literal,
     type_literals,
+    type_name,
 )
 from clawql_git.codegraph.js_modules import EXPORTS_OBJECTS, require_module
 from clawql_git.codegraph.js_routes import callee_name, decorator_text
-from clawql_git.codegraph.model import FileFacts, RepoView, SymbolKind
+from clawql_git.codegraph.model import Assignment, FileFacts, RepoView, SymbolKind
 from clawql_git.codegraph.react_routes import react_routes
 from clawql_git.codegraph.ts_util import (
     Parsers,
@@ -49,7 +50,8 @@ from clawql_git.codegraph.ts_util import (
     walk_file,
 )
 
-TYPE_NAMES = frozenset({"type_identifier", "nested_type_identifier", "generic_type", "identifier"})
+TYPESCRIPT = frozenset({"typescript", "tsx"})
+
 _WRAPPERS = frozenset({"await_expression", "parenthesized_expression", "non_null_expression"})
 _COMMENTS = frozenset({"comment"})
 _DECORATORS = frozenset({"decorator"})
@@ -64,21 +66,6 @@ def _languages() -> dict[str, object]:
         "typescript": tree_sitter_typescript.language_typescript,
         "tsx": tree_sitter_typescript.language_tsx,
     }
-
-
-def type_name(node: Node | None) -> str:
-    """The nominal type of an annotation (``Repo``, ``ns.Repo``, ``Promise`` of
-    ``Promise<X>``), '' for primitive, literal, union and structural types."""
-    if node is None:
-        return ""
-    if node.type == "type_annotation":
-        inner = node.named_children
-        return type_name(inner[0]) if inner else ""
-    if node.type == "generic_type":
-        return type_name(node.child_by_field_name("name") or node.named_children[0])
-    if node.type in TYPE_NAMES:
-        return strip_generics(text(node))
-    return ""
 
 
 def value_name(node: Node | None) -> tuple[str, bool]:
@@ -139,6 +126,12 @@ class JsWalker(JsMemberWalker):
             exported=self.take_export(),
         )
         self.walk_function(name, node)
+
+    def walk_function(self, name: str, node: Node) -> None:
+        """The function's scope walked; its declared return type (a class, interface or
+        type alias) is recorded as ``name()`` in the enclosing scope, for call results."""
+        self.assign(f"{name}()", type_name(node.child_by_field_name("return_type")), node, True)
+        super().walk_function(name, node)
 
     def on_class(self, node: Node) -> None:
         name_node = node.child_by_field_name("name")
@@ -318,8 +311,10 @@ class JsWalker(JsMemberWalker):
             self.visit(value)
             return
         name = text(name_node)
-        if module is not None:
-            self.import_(module, "", name, decl)
+        member = _required_member(value)
+        if module is not None or member is not None:
+            module, imported = member or (module or "", "")
+            self.import_(module, imported, name, decl)
             return
         if value is not None and value.type in FUNCTION_VALUES:
             self.add_symbol(
@@ -429,6 +424,8 @@ class JsWalker(JsMemberWalker):
             pattern = param.child_by_field_name("pattern")
             declared = type_name(param.child_by_field_name("type"))
             name = text(pattern) if pattern is not None and pattern.type == "identifier" else ""
+            if name and not declared and self.facts.language in TYPESCRIPT:
+                self.shadow(name, param)
             if name and declared:
                 self.assign(name, declared, param, True)
                 self.express.note_param(name, declared)
@@ -445,6 +442,11 @@ class JsWalker(JsMemberWalker):
             if param.type not in {"required_parameter", "optional_parameter"}:
                 self.visit(param)
 
+    def shadow(self, name: str, param: Node) -> None:
+        """A TypeScript parameter of no nominal type hides the outer ``name``: evidence
+        that proves nothing ('?'), so the name resolves to nothing in the function."""
+        self.facts.assignments.append(Assignment(name, "?", self.qualname, line(param), True))
+
     def on_jsx(self, node: Node) -> None:
         name = node.child_by_field_name("name")
         written = text(name)
@@ -458,7 +460,7 @@ class JsWalker(JsMemberWalker):
 class JsExtractor:
     """The JS/TS/TSX extractor the code graph loads as ``lang_js.EXTRACTOR``."""
 
-    version = "1"  # 1: definitions written as values (js_members)
+    version = "2"  # 1: definitions written as values (js_members); 2: TypeScript types
 
     def __init__(self) -> None:
         self.suffixes = {
@@ -491,6 +493,15 @@ class JsExtractor:
     def resolve_module(self, importer: str, module: str, repo: RepoView) -> list[str]:
         """Repository files a specifier denotes ([] for packages and node built-ins)."""
         return self._resolver.resolve(importer, module, repo)
+
+
+def _required_member(value: Node | None) -> tuple[str, str] | None:
+    """(module, name) of ``require('m').name``, else None."""
+    if value is None or value.type != "member_expression":
+        return None
+    module = require_module(value.child_by_field_name("object"))
+    prop = value.child_by_field_name("property")
+    return (module, text(prop)) if module is not None and prop is not None else None
 
 
 def _module_doc(root: Node) -> str:

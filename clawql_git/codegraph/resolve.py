@@ -28,7 +28,11 @@ JS_OBJECTS = frozenset({"javascript", "typescript", "tsx", "svelte"})
 GLOBAL_CONSTANTS = frozenset({"ruby"})  # a class defined in any file is seen (autoload)
 BUILTINS = frozenset(dir(builtins))
 MAX_DEPTH = 14
-DOTTED = re.compile(r"^[A-Za-z_$][\w$]*[?!]?(\.[A-Za-z_$][\w$]*[?!]?)*$")  # Ruby ``valid?``
+# Ruby ``valid?``, JS/TS ``this.#private``
+DOTTED = re.compile(r"^[A-Za-z_$][\w$]*[?!]?(\.#?[A-Za-z_$][\w$]*[?!]?)*$")
+CHAIN = re.compile(r"^[A-Za-z_$][\w$.#]*(\(\)\.#?[A-Za-z_$][\w$]*)+$")  # JS ``a.b().c().d``
+VARIABLES = frozenset({"variable", "constant"})
+TYPESCRIPT = frozenset({"typescript", "tsx"})  # a call of a variable links to its declaration
 CONSTRUCTED = re.compile(r"^([A-Za-z_$][\w$.]*)\(\)\.([A-Za-z_$][\w$]*)$")
 # bare names may be members of the enclosing class
 IMPLICIT_THIS = frozenset({"java", "kotlin", "csharp", "cpp", "ruby", "swift", "dart", "scala"})
@@ -69,7 +73,9 @@ C_HEADERS = (".h", ".hh", ".hpp", ".hxx", ".h++", ".inl")
 C_SOURCES = (".c", ".cc", ".cpp", ".cxx", ".c++")
 
 # Entities: what a name denotes. ("mod", paths) | ("ns", dotted, importer) |
-# ("def", path, qualname) | ("inst", path, qualname) | ("ext", name) | ("unk",)
+# ("def", path, qualname) | ("inst", path, qualname) | ("ext", name) | ("unk",) |
+# ("var", path, qualname): a TypeScript module-level variable (a call of it is a call of
+# that declaration, as the TypeScript checker links it; its members are those of its value)
 Entity = tuple[str, ...]
 UNK: Entity = ("unk",)
 
@@ -329,7 +335,8 @@ class Resolver:
         dotted = written.replace("::", ".")
         if not DOTTED.match(dotted):
             return "", ""
-        found = self.expression(path, scope, dotted, ResolutionNotes())
+        notes = ResolutionNotes()
+        found = self.value(self.expression(path, scope, dotted, notes), notes, 0)
         language = self.index[path].facts.language
         if found[0] == "unk" and language == "java":
             found = self._java_package_type(path, dotted)
@@ -357,6 +364,9 @@ class Resolver:
         line, column, context = call.line, call.column, call.context  # type: ignore[attr-defined]
         if e[0] == "def" and self.index[path].facts.language in CFAMILY:
             e = self._c_definition(path, e[1], e[2], ctx)
+        if e[0] == "var":  # the variable's own declaration
+            how, conf = ("inferred", 0.8) if ctx.inferred else ("exact", 1.0)
+            return Edge(path, caller, callee, line, column, context, e[1], e[2], conf, how)
         if e[0] == "def" and self.index[e[1]].defs[e[2]].kind in CALLABLE:
             how = "inferred" if ctx.inferred else "exact"
             conf = 0.8 if ctx.inferred else 1.0
@@ -371,6 +381,8 @@ class Resolver:
         callee = callee.replace("::", ".")
         if DOTTED.match(callee):
             return self.expression(path, scope, callee, ctx)
+        if self.index[path].facts.language in JS_OBJECTS and CHAIN.match(callee):
+            return self._chain(path, scope, callee, ctx, 0)
         m = CONSTRUCTED.match(callee)
         if m is None:
             return UNK
@@ -379,6 +391,45 @@ class Resolver:
             ctx.inferred = True
             return self.attribute(("inst", made[1], made[2]), m.group(2), ctx, 0)
         return made if made[0] == "ext" else UNK
+
+    def _chain(
+        self, path: str, scope: str, callee: str, ctx: ResolutionNotes, depth: int
+    ) -> Entity:
+        """JS/TS ``a.b().c().d``: each call's result typed by what was called (a class: its
+        instance; a function: its declared return type; a value of a type with a call
+        signature: that signature's return type), then the next members looked up on it."""
+        first, *calls = callee.split("().")
+        entity = self._resolve_in(path, scope, first, ctx, depth)
+        for dotted in calls:
+            entity = self.called(entity, ctx, depth + 1)
+            for part in dotted.split("."):
+                if entity[0] in ("unk", "ext"):
+                    return entity
+                entity = self.attribute(entity, part, ctx, depth + 1)
+        return entity
+
+    def called(self, entity: Entity, ctx: ResolutionNotes, depth: int) -> Entity:
+        """What calling ``entity`` gives (JS/TS), when its declaration proves it."""
+        entity = self.value(entity, ctx, depth)
+        if entity[0] not in ("def", "inst"):
+            return entity if entity[0] == "ext" else UNK
+        sym = self.index[entity[1]].defs[entity[2]]
+        ctx.inferred = True
+        if entity[0] == "def" and sym.kind in CLASSLIKE:
+            return ("inst", entity[1], entity[2])
+        if entity[0] == "def":
+            return self._returns(entity[1], sym, ctx, depth + 1)
+        signature = self.index[entity[1]].assigns.get((entity[2], "()"))
+        return self.infer(entity[1], entity[2], signature, ctx, depth + 1) if signature else UNK
+
+    def value(self, entity: Entity, ctx: ResolutionNotes, depth: int) -> Entity:
+        """What a JS/TS variable holds (inferred from its assignments); another entity as
+        it is."""
+        if entity[0] != "var":
+            return entity
+        path, qual = entity[1], entity[2]
+        assigns = self.index[path].assigns.get((parent(qual), qual.rsplit(".", 1)[-1]))
+        return self.infer(path, parent(qual), assigns, ctx, depth + 1) if assigns else UNK
 
     def expression(self, path: str, scope: str, dotted: str, ctx: ResolutionNotes) -> Entity:
         """What a dotted name denotes in ``scope`` of ``path``."""
@@ -599,8 +650,10 @@ class Resolver:
         idx = self.index[path]
         qual = f"{scope}.{name}" if scope else name
         sym = idx.defs.get(qual)
-        if sym is not None and (sym.kind not in ("variable", "constant") or qual in idx.owners):
+        if sym is not None and (sym.kind not in VARIABLES or qual in idx.owners):
             return ("def", path, qual)
+        if sym is not None and not scope and idx.facts.language in TYPESCRIPT:
+            return ("var", path, qual)
         imports = idx.imports.get((scope, name))
         if imports:
             return self.follow(path, imports[-1], ctx, depth + 1)
@@ -688,10 +741,15 @@ class Resolver:
             value = annotation_type(value)
             if not value:
                 return UNK
+        elif CHAIN.match(value) and self.index[path].facts.language in JS_OBJECTS:
+            made = self._chain(path, scope, value, ctx, depth + 1)  # x = a.b().c()
+            return self.called(made, ctx, depth + 1)
         elif not DOTTED.match(value):
             return UNK
         target = self._resolve_in(path, scope, value, ctx, depth)
         ctx.inferred = True
+        if target[0] == "var":  # a variable's value called (JS/TS ``x = ky()``)
+            return UNK if asg.annotation else self.called(target, ctx, depth + 1)
         if target[0] == "def":
             sym = self.index[target[1]].defs[target[2]]
             if sym.kind in CLASSLIKE:
@@ -712,6 +770,9 @@ class Resolver:
             named = go_return_type(sym.signature)
         elif language == "rust":
             named = rust_return_type(sym.signature, parent(sym.qualname))
+        elif language in JS_OBJECTS:  # the extractor wrote the declared type as ``name()``
+            declared = self.index[path].assigns.get((parent(sym.qualname), sym.name + "()"))
+            named = declared[0].value if declared and len(declared) == 1 else ""
         else:
             return UNK
         if not named:
@@ -816,6 +877,7 @@ class Resolver:
     def attribute(self, entity: Entity, name: str, ctx: ResolutionNotes, depth: int) -> Entity:
         if depth > MAX_DEPTH:
             return UNK
+        entity = self.value(entity, ctx, depth)
         kind = entity[0]
         if kind == "mod":
             return self._module_attr(entity[1:], name, ctx, depth)
