@@ -27,13 +27,14 @@ from typing import ClassVar
 
 from tree_sitter import Node
 
-from clawql_git.codegraph.model import FileFacts, RepoView, SymbolKind
+from clawql_git.codegraph.model import Call, FileFacts, RepoView, SymbolKind
 from clawql_git.codegraph.spring_routes import spring_routes
 from clawql_git.codegraph.ts_util import (
     Parsers,
     Walker,
     clean_block_doc,
     collapse,
+    line,
     strip_generics,
     text,
     walk_file,
@@ -83,6 +84,52 @@ def callee_name(node: Node) -> str:
     if kind == "object_creation_expression":
         return f"new {type_name(node.child_by_field_name('type'))}()"
     return collapse(text(node), 80)
+
+
+def argument_count(node: Node) -> int:
+    """How many arguments a call or ``new`` passes."""
+    args = node.child_by_field_name("arguments")
+    return len([c for c in args.named_children if c.type not in _COMMENTS]) if args else 0
+
+
+def chain_args(node: Node | None) -> tuple[int, ...]:
+    """The argument counts of the calls of a receiver chain as ``callee_name`` writes it,
+    left to right (``a.b(x).c(y, z)`` -> (1, 2))."""
+    if node is None:
+        return ()
+    kind = node.type
+    if kind == "method_invocation":
+        return (*chain_args(node.child_by_field_name("object")), argument_count(node))
+    if kind == "field_access":
+        return chain_args(node.child_by_field_name("object"))
+    if kind == "parenthesized_expression" and node.named_children:
+        return chain_args(node.named_children[0])
+    if kind == "object_creation_expression":
+        return (argument_count(node),)
+    return ()
+
+
+def parameter_shape(node: Node) -> tuple[int, bool]:
+    """(how many parameters, whether the last is ``T...``) of a method or constructor."""
+    params = node.child_by_field_name("parameters")
+    if params is None:  # a compact record constructor takes the record's components
+        return -1, False
+    kinds = [c.type for c in params.named_children]
+    count = sum(k in {"formal_parameter", "spread_parameter"} for k in kinds)
+    return count, "spread_parameter" in kinds
+
+
+def return_type(node: Node) -> str:
+    """The declared return type of a method, '' when void, primitive or a type variable."""
+    written = type_name(node.child_by_field_name("type"))
+    variables = node.child_by_field_name("type_parameters")
+    if variables is not None and any(
+        text(c.child_by_field_name("name") or c.named_children[0]) == written
+        for c in variables.named_children
+        if c.named_children
+    ):
+        return ""
+    return written
 
 
 class JavaWalker(Walker):
@@ -216,6 +263,7 @@ class JavaWalker(Walker):
         keywords, annotations = self.modifiers(node)
         body = node.child_by_field_name("body")
         kind: SymbolKind = "method" if self.type_scopes else "function"
+        params, variadic = parameter_shape(node)
         self.add_symbol(
             node,
             name,
@@ -224,6 +272,9 @@ class JavaWalker(Walker):
             docstring=self.doc(node),
             exported="public" in keywords or self.interface_depth > 0,
             decorators=annotations,
+            returns=return_type(node),
+            params=params,
+            variadic=variadic,
         )
         with self.enter(name):
             if self.type_scopes and "static" not in keywords:
@@ -282,15 +333,23 @@ class JavaWalker(Walker):
         name = text(node.child_by_field_name("name"))
         return f"{callee_name(obj)}.{name}" if obj is not None else name
 
+    def add_java_call(self, callee: str, node: Node, args: tuple[int, ...]) -> None:
+        """A call site with the argument counts of its chain (overloads are told apart by
+        them)."""
+        if callee:
+            at = (line(node), node.start_point[1])
+            self.facts.calls.append(Call(callee, self.qualname, *at, self.context, args))
+
     def on_invocation(self, node: Node) -> None:
-        self.add_call(self.invocation_name(node), node)
+        self.add_java_call(self.invocation_name(node), node, chain_args(node))
         obj = node.child_by_field_name("object")
         if obj is not None and obj.type not in {"identifier", "this"}:
             self.visit(obj)
         self.visit(node.child_by_field_name("arguments"))
 
     def on_new(self, node: Node) -> None:
-        self.add_call(type_name(node.child_by_field_name("type")), node)
+        made = type_name(node.child_by_field_name("type"))
+        self.add_java_call(made, node, (argument_count(node),))
         self.visit(node.child_by_field_name("arguments"))
         body = next((c for c in node.named_children if c.type == "class_body"), None)
         if body is not None:  # an anonymous class: ``this`` in its methods is that type

@@ -16,6 +16,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from clawql_git.codegraph.java_resolve import JavaCalls
 from clawql_git.codegraph.model import Assignment, Extractor, FileFacts, Import, RepoView, Symbol
 
 CALLABLE = frozenset(
@@ -33,7 +34,7 @@ CONSTRUCTED = re.compile(r"^([A-Za-z_$][\w$.]*)\(\)\.([A-Za-z_$][\w$]*)$")
 # bare names may be members of the enclosing class
 IMPLICIT_THIS = frozenset({"java", "kotlin", "csharp", "cpp", "ruby", "swift", "dart", "scala"})
 # a name of the file's own namespace (package) needs no import
-NAMESPACED = frozenset({"csharp", "php", "kotlin", "scala"})
+NAMESPACED = frozenset({"csharp", "php", "kotlin", "scala", "java"})
 SELF_NAMES = ("self", "cls", "this")
 JAVA_LANG = frozenset(
     [
@@ -132,6 +133,7 @@ class FileIndex:
     assigns: dict[tuple[str, str], list[Assignment]] = field(default_factory=dict)
     self_attrs: dict[tuple[str, str], list[Assignment]] = field(default_factory=dict)
     owners: set[str] = field(default_factory=set)  # JS objects/functions given methods
+    overloads: dict[str, list[Symbol]] = field(default_factory=dict)  # Java: every declaration
 
     @classmethod
     def build(cls, facts: FileFacts) -> FileIndex:
@@ -141,6 +143,8 @@ class FileIndex:
         for sym in facts.symbols:
             if sym.kind != "extension":  # a Swift extension's members are its type's
                 idx.defs.setdefault(sym.qualname, sym)
+            if facts.language == "java":
+                idx.overloads.setdefault(sym.qualname, []).append(sym)
             if objects and sym.kind == "method":
                 idx.owners.add(parent(sym.qualname))
         for imp in facts.imports:
@@ -226,6 +230,7 @@ class Resolver:
         self._inferred: dict[tuple[str, str, Assignment, int], tuple[Entity, bool] | None] = {}
         self._constants: dict[str, list[str]] | None = None  # Ruby qualname -> files
         self._swift_roots: dict[str, list[str]] | None = None  # Swift module dir -> files
+        self.java = JavaCalls(self)
 
     def replace(self, facts: FileFacts) -> None:
         """Take the new facts of a file already known (the set of files is unchanged, so
@@ -234,6 +239,7 @@ class Resolver:
         self._visible, self._includers, self._constants = {}, None, None
         self._swift_roots = None
         self._inferred = {}
+        self.java = JavaCalls(self)
 
     # ------------------------------------------------------------ modules
 
@@ -288,7 +294,10 @@ class Resolver:
             if call.context != "body" and call.caller not in self.index[path].defs:
                 scope = call.caller
             ctx = ResolutionNotes()
-            entity = self.callee(path, scope, call.callee, ctx)
+            if self.index[path].facts.language == "java":
+                entity = self.java.callee(path, scope, call, ctx)
+            else:
+                entity = self.callee(path, scope, call.callee, ctx)
             out.append(self._edge(path, call.caller, call.callee, call, entity, ctx))
         return out
 
