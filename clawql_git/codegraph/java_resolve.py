@@ -16,7 +16,7 @@ import re
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from clawql_git.codegraph.model import Call, Symbol
+from clawql_git.codegraph.model import Assignment, Call, Symbol
 
 if TYPE_CHECKING:
     from clawql_git.codegraph.resolve import Entity, ResolutionNotes, Resolver
@@ -116,23 +116,81 @@ class JavaCalls:
             klass = self.r._enclosing_class(path, scope)
             entity: Entity = ("super", path, klass) if klass and not rest else UNK
             return entity
+        ctx.inferred = ctx.inferred or head.startswith("new ") or head.endswith("()")
         if head.startswith("new "):
             entity = self.type_named(path, scope, head[4:-2])
             entity = ("inst", *entity[1:]) if entity[0] == "def" else entity
         elif head.endswith("()"):
             found = self.implicit(path, scope, head[:-2], next(calls, -1))
             entity = self.returns(found) if found is not None else UNK
-        else:
+        elif head == "this":
             entity = self.r.name(path, scope, head, ctx, 0)
+        else:
+            entity = self.variable(path, scope, head, ctx)
         for part in rest:
             if entity[0] not in ("inst", "def") or not self.is_type(entity[1], entity[2]):
                 return entity if entity[0] == "ext" else UNK
-            if part.endswith("()"):
+            if part.endswith("()"):  # typed by a declared return type: inferred
+                ctx.inferred = True
                 found = self.method(entity[1], entity[2], part[:-2], next(calls, -1))
                 entity = self.returns(found) if found is not None else UNK
             else:
-                entity = self.r.attribute(entity, part, ctx, 0)
+                entity = self.member(entity, part, ctx)
         return entity
+
+    def variable(self, path: str, scope: str, name: str, ctx: ResolutionNotes) -> Entity:
+        """What a simple name denotes as an expression (JLS 6.5.6.1): a local or parameter of
+        the enclosing methods, a field of the enclosing classes (inherited ones too), else a
+        type or an import (methods live in another name space and are skipped)."""
+        from clawql_git.codegraph.resolve import parent
+
+        cur = scope
+        while cur:
+            if self.is_type(path, cur):
+                found = self.field(path, cur, name, ctx)
+                if found is not None:
+                    return found
+            else:
+                assigns = self.r.index[path].assigns.get((cur, name))
+                if assigns:
+                    return self.declared(path, cur, assigns, ctx)
+            cur = parent(cur)
+        return self.r.name(path, scope, name, ctx, 0)
+
+    def field(self, path: str, klass: str, name: str, ctx: ResolutionNotes) -> Entity | None:
+        """The type of field ``name`` of ``klass`` or of the nearest base declaring it."""
+        for file, qual in [(path, klass), *self.ancestors(path, klass)]:
+            assigns = self.r.index[file].assigns.get((qual, name))
+            if assigns:
+                return self.declared(file, qual, assigns, ctx)
+        return None
+
+    def member(self, entity: Entity, name: str, ctx: ResolutionNotes) -> Entity:
+        """``x.name`` where ``x`` has a type of the repository: a field, else a nested type."""
+        from clawql_git.codegraph.resolve import UNK
+
+        found = self.field(entity[1], entity[2], name, ctx)
+        if found is not None:
+            return found
+        nested = f"{entity[2]}.{name}"
+        if self.is_type(entity[1], nested):
+            return ("def", entity[1], nested)
+        return self._external_member(entity, name) if entity[0] == "inst" else UNK
+
+    def declared(
+        self, path: str, scope: str, assigns: list[Assignment], ctx: ResolutionNotes
+    ) -> Entity:
+        """The type a variable is declared with (``var x = new Foo()``: the constructor's)."""
+        from clawql_git.codegraph.resolve import UNK
+
+        ctx.inferred = True  # the declared type: the object may be of a subtype
+        typed = {a.value for a in assigns if a.annotation}
+        if len(typed) > 1:  # the same name declared in two blocks with two types
+            return UNK
+        if typed:
+            found = self.type_named(path, scope, typed.pop())
+            return ("inst", *found[1:]) if found[0] == "def" else found
+        return self.r.infer(path, scope, assigns, ctx, 0)
 
     def type_named(self, path: str, scope: str, written: str) -> Entity:
         """The class a type written in ``scope`` of ``path`` names: a nested type of an

@@ -1,0 +1,208 @@
+"""Java calls resolved by declared types: fields, locals, parameters, inheritance, static
+methods, overloads told apart by argument count, chained return types, ``super`` and ``new``
+(the idioms of the Java Language Specification, chapters 8 and 15.12), and types of the
+same package, which need no import."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.codegraph_facts import build, extract
+
+ROOT = "src/main/java/com/acme/"
+NODE = """package com.acme;
+
+public abstract class Node {
+    protected Node parent;
+
+    public Node parent() { return parent; }
+
+    public String attr(String key) { return key; }
+
+    public Node attr(String key, String value) { return this; }
+
+    public Node before(Node other) { return this; }
+
+    public Node cloneNode() { return this; }
+}
+"""
+ELEMENT = """package com.acme;
+
+public class Element extends Node implements Named {
+    private final Tag tag;
+
+    public Element(Tag tag) { this.tag = tag; }
+
+    @Override
+    public Element attr(String key, String value) {
+        super.attr(key, value);
+        return this;
+    }
+
+    public Element child(int index) { return this; }
+
+    public Tag tag() { return tag; }
+
+    public String name() { return tag.name(); }
+
+    public String describe() { return name() + tag.normal(); }
+
+    @Override
+    public Node before(Node other) {
+        return super.before(other);
+    }
+
+    public static Element create(String name) { return new Element(Tag.valueOf(name)); }
+
+    class Walker {
+        Element next() { return child(0); }
+    }
+}
+"""
+NAMED = """package com.acme;
+
+public interface Named {
+    String name();
+
+    default String label() { return name(); }
+}
+"""
+TAG = """package com.acme;
+
+public final class Tag {
+    public static Tag valueOf(String name) { return new Tag(); }
+
+    public static Tag valueOf(String name, boolean normalize) { return new Tag(); }
+
+    public String name() { return ""; }
+
+    public String normal() { return ""; }
+
+    public Tag copy(String... names) { return this; }
+}
+"""
+DOCUMENT = """package com.acme.doc;
+
+import com.acme.Element;
+import com.acme.Node;
+import com.acme.Tag;
+import java.util.ArrayList;
+
+public class Document extends Element {
+    private Element body;
+
+    public Document() { super(Tag.valueOf("#root")); }
+
+    public Element body() { return body; }
+
+    public String title(Element head) {
+        Element first = head.child(0);
+        first.attr("class", "t").attr("x");
+        Node up = first.parent();
+        up.attr("id");
+        body().child(1).tag().name();
+        new Elements().first().tag().normal();
+        Tag.valueOf("p", true).copy("a", "b").name();
+        this.body.tag().copy();
+        return body.attr("title");
+    }
+
+    static class Elements extends ArrayList<Element> {
+        Element first() { return get(0); }
+    }
+}
+"""
+FILES = {
+    ROOT + "Node.java": NODE,
+    ROOT + "Element.java": ELEMENT,
+    ROOT + "Named.java": NAMED,
+    ROOT + "Tag.java": TAG,
+    ROOT + "doc/Document.java": DOCUMENT,
+}
+
+
+@pytest.fixture(scope="module")
+def targets(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, int, str], str]:
+    """(file name, line, callee as written) -> 'File.java:qualname' it resolved to ('' when
+    unresolved)."""
+    root: Path = tmp_path_factory.mktemp("java")
+    graph = build(root, FILES)
+    out = {}
+    rows = graph.store.query("SELECT path, line, callee, target_path, target_qualname FROM calls")
+    for r in rows:
+        where = f"{r[3].rsplit('/', 1)[-1]}:{r[4]}" if r[3] else ""
+        out[(r[0].rsplit("/", 1)[-1], r[1], r[2])] = where
+    graph.close()
+    return out
+
+
+@pytest.mark.parametrize(
+    ("site", "target"),
+    [
+        # a parameter's declared type, then a local's (JLS 6.5.6.1)
+        (("Document.java", 16, "head.child"), "Element.java:Element.child"),
+        # overloads by argument count (15.12.2): the two-argument attr is Element's override,
+        # the one-argument attr is inherited from Node (8.4.8)
+        (("Document.java", 17, "first.attr"), "Element.java:Element.attr"),
+        (("Document.java", 17, "first.attr().attr"), "Node.java:Node.attr"),
+        (("Document.java", 18, "first.parent"), "Node.java:Node.parent"),
+        (("Document.java", 19, "up.attr"), "Node.java:Node.attr"),
+        # chained calls typed by declared return types (15.12.1)
+        (("Document.java", 20, "body().child"), "Element.java:Element.child"),
+        (("Document.java", 20, "body().child().tag"), "Element.java:Element.tag"),
+        (("Document.java", 20, "body().child().tag().name"), "Tag.java:Tag.name"),
+        # new X() as a receiver; a nested class; a method inherited from outside (ArrayList)
+        (("Document.java", 21, "new Elements().first"), "Document.java:Document.Elements.first"),
+        (("Document.java", 21, "new Elements().first().tag().normal"), "Tag.java:Tag.normal"),
+        (("Document.java", 21, "Elements"), "Document.java:Document.Elements"),
+        # static methods by class name, overloads and a variadic method
+        (("Document.java", 22, "Tag.valueOf"), "Tag.java:Tag.valueOf"),
+        (("Document.java", 22, "Tag.valueOf().copy"), "Tag.java:Tag.copy"),
+        (("Document.java", 22, "Tag.valueOf().copy().name"), "Tag.java:Tag.name"),
+        # a field through this, then a field by its simple name (8.3)
+        (("Document.java", 23, "this.body.tag().copy"), "Tag.java:Tag.copy"),
+        (("Document.java", 24, "body.attr"), "Node.java:Node.attr"),
+        # super.m() (15.12.1): the superclass's declaration, not the override
+        (("Element.java", 10, "super.attr"), "Node.java:Node.attr"),
+        (("Element.java", 24, "super.before"), "Node.java:Node.before"),
+        # a field's type; implicit this; a type of the same package without an import (7.4)
+        (("Element.java", 18, "tag.name"), "Tag.java:Tag.name"),
+        (("Element.java", 20, "name"), "Element.java:Element.name"),
+        (("Element.java", 20, "tag.normal"), "Tag.java:Tag.normal"),
+        (("Element.java", 27, "Tag.valueOf"), "Tag.java:Tag.valueOf"),
+        (("Element.java", 27, "Element"), "Element.java:Element.Element"),
+        # an inner class calls a method of its enclosing class (8.1.3)
+        (("Element.java", 30, "child"), "Element.java:Element.child"),
+        # an interface's default method calls its abstract method
+        (("Named.java", 6, "name"), "Named.java:Named.name"),
+    ],
+)
+def test_java_call_targets(
+    targets: dict[tuple[str, int, str], str], site: tuple[str, int, str], target: str
+) -> None:
+    assert targets[site] == target
+
+
+def test_unproven_receivers_stay_unresolved(targets: dict[tuple[str, int, str], str]) -> None:
+    # ArrayList.get is outside the repository: not bound to anything of it
+    assert targets[("Document.java", 28, "get")] == ""
+
+
+def test_java_methods_record_returns_and_parameters() -> None:
+    facts = extract("java", ROOT + "Tag.java", TAG)
+    shapes = {(s.qualname, s.returns, s.params, s.variadic) for s in facts.symbols}
+    assert ("Tag.valueOf", "Tag", 2, False) in shapes
+    assert ("Tag.copy", "Tag", 1, True) in shapes
+    assert ("Tag.name", "String", 0, False) in shapes
+
+
+def test_java_calls_record_argument_counts_of_their_chain() -> None:
+    facts = extract("java", ROOT + "doc/Document.java", DOCUMENT)
+    args = {c.callee: c.args for c in facts.calls if c.line == 22}
+    assert args == {
+        "Tag.valueOf": (2,),
+        "Tag.valueOf().copy": (2, 2),
+        "Tag.valueOf().copy().name": (2, 2, 0),
+    }
