@@ -114,12 +114,71 @@ public class Document extends Element {
     }
 }
 """
+NODES = """package com.acme.select;
+
+import com.acme.Node;
+import java.util.ArrayList;
+
+public class Nodes<T extends Node> extends ArrayList<T> {
+    public T firstOne() { return get(0); }
+}
+"""
+ELEMENTS = """package com.acme.select;
+
+import com.acme.Element;
+
+public class Elements extends Nodes<Element> {
+}
+"""
+QUERIES = """package com.acme.select;
+
+import com.acme.Element;
+import com.acme.Tag;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+
+public class Queries implements Map.Entry<String, String> {
+    private static final boolean ready = ready();
+    private Map.@Nullable Entry<String, Tag> entry;
+
+    static boolean ready() { return Helper.check(); }
+
+    void walk(List<Element> found, Elements els, Iterator<Tag> tags) {
+        found.get(0).child(1);
+        els.get(0).tag();
+        tags.next().name();
+        entry.getValue().normal();
+        found.size();
+    }
+
+    void pick(com.acme.Element in) { in.tag(); }
+
+    void pick(com.acme.doc.Document in) { in.body(); }
+
+    public String getKey() { return Helper.check() ? "" : ""; }
+
+    public String getValue() { return ""; }
+
+    public String setValue(String v) { return v; }
+}
+"""
+HELPER = """package com.acme.select;
+
+class Helper {
+    static boolean check() { return true; }
+}
+"""
 FILES = {
     ROOT + "Node.java": NODE,
     ROOT + "Element.java": ELEMENT,
     ROOT + "Named.java": NAMED,
     ROOT + "Tag.java": TAG,
     ROOT + "doc/Document.java": DOCUMENT,
+    ROOT + "select/Nodes.java": NODES,
+    ROOT + "select/Elements.java": ELEMENTS,
+    ROOT + "select/Queries.java": QUERIES,
+    ROOT + "select/Helper.java": HELPER,
 }
 
 
@@ -177,6 +236,21 @@ def targets(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, int, st
         (("Element.java", 30, "child"), "Element.java:Element.child"),
         # an interface's default method calls its abstract method
         (("Named.java", 6, "name"), "Named.java:Named.name"),
+        # elements of the JDK's containers: List<Element>.get, Iterator<Tag>.next,
+        # Map.Entry<String, Tag>.getValue (a type annotation inside the type dropped), and
+        # a class given its element through a generic base (Elements extends Nodes<Element>)
+        (("Queries.java", 16, "found.get().child"), "Element.java:Element.child"),
+        (("Queries.java", 17, "els.get().tag"), "Element.java:Element.tag"),
+        (("Queries.java", 18, "tags.next().name"), "Tag.java:Tag.name"),
+        (("Queries.java", 19, "entry.getValue().normal"), "Tag.java:Tag.normal"),
+        # a field initializer calls a static method; a type of the same package from a class
+        # with an outside base; a constant and a method of the same name
+        (("Queries.java", 10, "ready"), "Queries.java:Queries.ready"),
+        (("Queries.java", 13, "Helper.check"), "Helper.java:Helper.check"),
+        (("Queries.java", 27, "Helper.check"), "Helper.java:Helper.check"),
+        # fully qualified parameter types, one per overload of the same name
+        (("Queries.java", 23, "in.tag"), "Element.java:Element.tag"),
+        (("Queries.java", 25, "in.body"), "Document.java:Document.body"),
     ],
 )
 def test_java_call_targets(
@@ -188,6 +262,8 @@ def test_java_call_targets(
 def test_unproven_receivers_stay_unresolved(targets: dict[tuple[str, int, str], str]) -> None:
     # ArrayList.get is outside the repository: not bound to anything of it
     assert targets[("Document.java", 28, "get")] == ""
+    assert targets[("Queries.java", 16, "found.get")] == ""  # List.get is the JDK's
+    assert targets[("Queries.java", 20, "found.size")] == ""
 
 
 def test_java_methods_record_returns_and_parameters() -> None:

@@ -13,7 +13,12 @@ Conventions:
   ``Foo``; calls inside annotation arguments get context 'decorator'.
 - assignments: fields (target the field, scope the class, annotation), ``this`` -> the class
   in every method and constructor, typed parameters and locals (annotation; ``var x = new
-  Foo()`` -> value 'Foo'), ``this.x = new Foo()`` (value the constructor).
+  Foo()`` -> value 'Foo'), ``this.x = new Foo()`` (value the constructor). Declared types
+  keep their type arguments (``List<Node>``) and drop type annotations (``Map.@Nullable
+  Entry`` -> ``Map.Entry``); so do a class's bases and a method's ``returns``.
+- methods record ``returns`` (the declared return type, '' for void, primitives and the
+  method's own type variables), ``params`` and ``variadic``; calls record ``args``, the
+  argument count of each call of the callee chain (java_resolve tells overloads apart).
 - exported: the ``public`` modifier (interface members are public).
 - ``resolve_module``: ``com.acme.Foo`` -> the file ending in ``com/acme/Foo.java`` under any
   source root; ``com.acme`` (a package, as in the module of ``import com.acme.Foo``) -> the
@@ -23,6 +28,7 @@ Conventions:
 from __future__ import annotations
 
 import posixpath
+import re
 from typing import ClassVar
 
 from tree_sitter import Node
@@ -41,6 +47,7 @@ from clawql_git.codegraph.ts_util import (
 )
 
 _COMMENTS = frozenset({"block_comment", "line_comment"})
+_TYPE_ANNOTATION = re.compile(r"@[\w.]+(\([^()]*\))?\s*")
 _NO_SKIP: frozenset[str] = frozenset()
 _ANNOTATIONS = frozenset({"annotation", "marker_annotation"})
 TYPE_KINDS: dict[str, SymbolKind] = {
@@ -64,8 +71,16 @@ def type_name(node: Node | None) -> str:
         return ""
     if node.type == "array_type":
         return ""
-    name = strip_generics(text(node))
+    name = strip_generics(_TYPE_ANNOTATION.sub("", text(node)))  # Map.@Nullable Entry
     return "" if name in {"var", "void"} else name
+
+
+def declared_type(node: Node | None) -> str:
+    """A declared type with its type arguments (``List<Node>``, ``Map<String, Tag>``); ''
+    for primitives, arrays, ``var`` and ``void``."""
+    if not type_name(node):
+        return ""
+    return collapse(_TYPE_ANNOTATION.sub("", text(node)))
 
 
 def callee_name(node: Node) -> str:
@@ -121,10 +136,10 @@ def parameter_shape(node: Node) -> tuple[int, bool]:
 
 def return_type(node: Node) -> str:
     """The declared return type of a method, '' when void, primitive or a type variable."""
-    written = type_name(node.child_by_field_name("type"))
+    written = declared_type(node.child_by_field_name("type"))
     variables = node.child_by_field_name("type_parameters")
     if variables is not None and any(
-        text(c.child_by_field_name("name") or c.named_children[0]) == written
+        text(c.child_by_field_name("name") or c.named_children[0]) == strip_generics(written)
         for c in variables.named_children
         if c.named_children
     ):
@@ -227,7 +242,7 @@ class JavaWalker(Walker):
                     types = types[0].named_children
                 relation = "implements" if child.type == "super_interfaces" else "extends"
                 written += [(t, relation) for t in types if t.type != "comment"]
-        bases = [strip_generics(text(t)) for t, _ in written]
+        bases = [declared_type(t) or strip_generics(text(t)) for t, _ in written]
         symbol = self.add_symbol(
             node,
             name,
@@ -254,7 +269,7 @@ class JavaWalker(Walker):
             node.child_by_field_name("parameters") if node.type == "record_declaration" else None
         )
         for param in params.named_children if params is not None else []:
-            declared = type_name(param.child_by_field_name("type"))
+            declared = declared_type(param.child_by_field_name("type"))
             self.assign(text(param.child_by_field_name("name")), declared, param, True)
 
     def on_method(self, node: Node) -> None:
@@ -284,7 +299,7 @@ class JavaWalker(Walker):
 
     def on_field(self, node: Node) -> None:
         keywords, _ = self.modifiers(node)
-        declared = type_name(node.child_by_field_name("type"))
+        declared = declared_type(node.child_by_field_name("type"))
         constant = {"static", "final"} <= keywords or self.interface_depth > 0
         for decl in node.children_by_field_name("declarator"):
             name = text(decl.child_by_field_name("name"))
@@ -301,7 +316,7 @@ class JavaWalker(Walker):
             self.visit(decl.child_by_field_name("value"))
 
     def on_local(self, node: Node) -> None:
-        declared = type_name(node.child_by_field_name("type"))
+        declared = declared_type(node.child_by_field_name("type"))
         for decl in node.children_by_field_name("declarator"):
             name = text(decl.child_by_field_name("name"))
             value = decl.child_by_field_name("value")
@@ -312,7 +327,7 @@ class JavaWalker(Walker):
 
     def on_for(self, node: Node) -> None:
         name = node.child_by_field_name("name")
-        self.assign(text(name), type_name(node.child_by_field_name("type")), node, True)
+        self.assign(text(name), declared_type(node.child_by_field_name("type")), node, True)
         self.visit_children(node)
 
     def evidence(self, target: str, value: Node, at: Node) -> None:
@@ -364,7 +379,7 @@ class JavaWalker(Walker):
     def on_params(self, node: Node) -> None:
         for param in node.named_children:
             if param.type in {"formal_parameter", "spread_parameter"}:
-                declared = type_name(param.child_by_field_name("type"))
+                declared = declared_type(param.child_by_field_name("type"))
                 name = param.child_by_field_name("name")
                 if name is None:  # spread: the declarator holds the name
                     decl = next(

@@ -15,9 +15,12 @@ import posixpath
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from clawql_git.codegraph.java_resolve import JavaCalls
 from clawql_git.codegraph.model import Assignment, Extractor, FileFacts, Import, RepoView, Symbol
+
+if TYPE_CHECKING:
+    from clawql_git.codegraph.java_resolve import JavaCalls
 
 CALLABLE = frozenset(
     {"function", "method", "class", "struct", "interface", "trait", "enum", "type"}
@@ -145,6 +148,8 @@ class FileIndex:
                 idx.defs.setdefault(sym.qualname, sym)
             if facts.language == "java":
                 idx.overloads.setdefault(sym.qualname, []).append(sym)
+                if idx.defs[sym.qualname].kind == "constant" and sym.kind == "method":
+                    idx.defs[sym.qualname] = sym  # a constant and a method share a name
             if objects and sym.kind == "method":
                 idx.owners.add(parent(sym.qualname))
         for imp in facts.imports:
@@ -191,6 +196,17 @@ def annotation_type(text: str) -> str:
     return parts[0].strip("'\"") if DOTTED.match(parts[0].strip("'\"")) else ""
 
 
+TYPE_ARGUMENTS = re.compile(r"<[^<>]*>")
+
+
+def strip_generics(written: str) -> str:
+    """``Map<String, List<Node>>`` -> ``Map`` (a Java type as declared)."""
+    previous = None
+    while previous != written:
+        previous, written = written, TYPE_ARGUMENTS.sub("", written)
+    return written.replace(" ", "")
+
+
 GO_RESULT = re.compile(r"\)\s*\*?([A-Za-z_][\w.]*)$")
 GO_RESULTS = re.compile(r"\)\s*\(\s*\*?([A-Za-z_][\w.]*)\s*,\s*error\s*\)$")
 
@@ -230,7 +246,7 @@ class Resolver:
         self._inferred: dict[tuple[str, str, Assignment, int], tuple[Entity, bool] | None] = {}
         self._constants: dict[str, list[str]] | None = None  # Ruby qualname -> files
         self._swift_roots: dict[str, list[str]] | None = None  # Swift module dir -> files
-        self.java = JavaCalls(self)
+        self.java = self._java_calls()
 
     def replace(self, facts: FileFacts) -> None:
         """Take the new facts of a file already known (the set of files is unchanged, so
@@ -239,7 +255,12 @@ class Resolver:
         self._visible, self._includers, self._constants = {}, None, None
         self._swift_roots = None
         self._inferred = {}
-        self.java = JavaCalls(self)
+        self.java = self._java_calls()
+
+    def _java_calls(self) -> JavaCalls:
+        from clawql_git.codegraph.java_resolve import JavaCalls  # it builds on this module
+
+        return JavaCalls(self)
 
     # ------------------------------------------------------------ modules
 
@@ -694,7 +715,8 @@ class Resolver:
                 self._resolve_in(path, scope, dotted, ctx, depth) if DOTTED.match(dotted) else UNK
             )
         if asg.annotation:
-            value = annotation_type(value)
+            java = self.index[path].facts.language == "java"
+            value = annotation_type(strip_generics(value) if java else value)
             if not value:
                 return UNK
         elif not DOTTED.match(value):
@@ -887,6 +909,8 @@ class Resolver:
             return self.infer_attr(path, attrs, ctx, depth + 1)
         external = False
         for base in idx.defs[klass].bases if klass in idx.defs else ():
+            if idx.facts.language == "java":  # written with its type arguments
+                base = strip_generics(base)
             if not DOTTED.match(base):
                 continue
             target = self._resolve_in(path, parent(klass), base, ctx, depth + 1)
