@@ -169,6 +169,52 @@ class Helper {
     static boolean check() { return true; }
 }
 """
+MODES = """package com.acme.select;
+
+import static com.acme.select.Modes.Escape.lookup;
+
+import com.acme.Element;
+import com.acme.Node;
+import com.acme.Tag;
+import java.io.Reader;
+
+public class Modes {
+    enum Escape {
+        base, extended;
+
+        static Escape lookup(String name) { return base; }
+
+        Tag tagFor(String name) { return Tag.valueOf(name); }
+    }
+
+    static class Settings {
+        Settings(int level) {}
+
+        Settings mode(Escape mode) { return this; }
+
+        Escape mode() { return Escape.base; }
+
+        Reader open() { return null; }
+    }
+
+    void use(Node node) throws Exception {
+        Escape.extended.tagFor("b").name();
+        lookup("x").tagFor("y");
+        new Settings(1).mode(Escape.base).open();
+        new Settings(2).mode().tagFor("z");
+        ((Element) node).tag().normal();
+        try (Parsed parsed = new Parsed()) {
+            parsed.root();
+        }
+    }
+
+    static class Parsed implements AutoCloseable {
+        Element root() { return null; }
+
+        public void close() {}
+    }
+}
+"""
 FILES = {
     ROOT + "Node.java": NODE,
     ROOT + "Element.java": ELEMENT,
@@ -179,6 +225,7 @@ FILES = {
     ROOT + "select/Elements.java": ELEMENTS,
     ROOT + "select/Queries.java": QUERIES,
     ROOT + "select/Helper.java": HELPER,
+    ROOT + "select/Modes.java": MODES,
 }
 
 
@@ -251,6 +298,19 @@ def targets(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, int, st
         # fully qualified parameter types, one per overload of the same name
         (("Queries.java", 23, "in.tag"), "Element.java:Element.tag"),
         (("Queries.java", 25, "in.body"), "Document.java:Document.body"),
+        # an enum constant has its enum's type; a method imported by ``import static``
+        (("Modes.java", 30, "Escape.extended.tagFor"), "Modes.java:Modes.Escape.tagFor"),
+        (("Modes.java", 30, "Escape.extended.tagFor().name"), "Tag.java:Tag.name"),
+        (("Modes.java", 31, "lookup"), "Modes.java:Modes.Escape.lookup"),
+        (("Modes.java", 31, "lookup().tagFor"), "Modes.java:Modes.Escape.tagFor"),
+        # the constructor's arguments do not count for the method after it: mode(x) gives
+        # Settings, mode() an Escape
+        (("Modes.java", 32, "new Settings().mode().open"), "Modes.java:Modes.Settings.open"),
+        (("Modes.java", 33, "new Settings().mode().tagFor"), "Modes.java:Modes.Escape.tagFor"),
+        # a cast types its operand (15.16); a try-with-resources variable its declared type
+        (("Modes.java", 34, "((Element) node).tag"), "Element.java:Element.tag"),
+        (("Modes.java", 34, "((Element) node).tag().normal"), "Tag.java:Tag.normal"),
+        (("Modes.java", 36, "parsed.root"), "Modes.java:Modes.Parsed.root"),
     ],
 )
 def test_java_call_targets(

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from clawql_git.codegraph.resolve import Resolver
 
 SEGMENT = re.compile(r"^[A-Za-z_$][\w$]*(\(\))?$")
+CAST = re.compile(r"^\(\(([A-Za-z_$][\w$.]*)\) ")
 # methods of the JDK's containers (List, Map, Iterator, Optional, Deque...) giving an element:
 # the last type argument (``Map<K, V>.get`` gives a V)
 ELEMENT_METHODS = frozenset(
@@ -75,7 +76,12 @@ def segments(callee: str) -> list[str] | None:
     names and calls (a cast, an array element, a literal)."""
     head: list[str] = []
     rest = callee
-    if callee.startswith("new "):
+    if callee.startswith("(("):  # a cast: ``((Element) node).attr``
+        end = _closing(callee)
+        if end < 0 or not CAST.match(callee[: end + 1]) or callee[end + 1 : end + 2] != ".":
+            return None
+        head, rest = [callee[: end + 1]], callee[end + 2 :]
+    elif callee.startswith("new "):
         end = callee.find("()")
         if end < 0 or not re.match(r"^[A-Za-z_$][\w$.]*$", callee[4:end]):
             return None
@@ -86,6 +92,16 @@ def segments(callee: str) -> list[str] | None:
     if not all(SEGMENT.match(p) for p in parts):
         return None
     return head + parts
+
+
+def _closing(text: str) -> int:
+    """The index of the parenthesis closing the one ``text`` starts with, or -1."""
+    depth = 0
+    for i, ch in enumerate(text):
+        depth += (ch == "(") - (ch == ")")
+        if depth == 0:
+            return i
+    return -1
 
 
 def applicable(sym: Symbol, arity: int) -> bool:
@@ -113,7 +129,7 @@ class JavaCalls:
         if parts is None:
             return UNK
         self.line = call.line
-        calls = [p for p in parts[:-1] if p.endswith("()")]
+        calls = [p for p in parts[:-1] if p.endswith("()") and not CAST.match(p)]
         arities = list(call.args) if len(call.args) == len(calls) + 1 else [-1] * (len(calls) + 1)
         last = parts[-1]
         if len(parts) == 1:
@@ -151,8 +167,12 @@ class JavaCalls:
             klass = self.r._enclosing_class(path, scope)
             entity: Entity = ("super", path, klass) if klass and not rest else UNK
             return entity
-        ctx.inferred = ctx.inferred or head.startswith("new ") or head.endswith("()")
-        if head.startswith("new "):
+        ctx.inferred = ctx.inferred or head.startswith(("new ", "((")) or head.endswith("()")
+        cast = CAST.match(head)
+        if cast is not None:
+            entity = self.instance(self.type_named(path, scope, cast.group(1)))
+        elif head.startswith("new "):
+            next(calls, -1)  # the constructor's arguments
             entity = self.instance(self.type_named(path, scope, head[4:-2]))
         elif head.endswith("()"):
             found = self.implicit(path, scope, head[:-2], next(calls, -1))
@@ -200,9 +220,9 @@ class JavaCalls:
                 if found is not None:
                     return found
             else:
-                assigns = self.r.index[path].assigns.get((cur, name))
-                if assigns:
-                    return self.declared(path, cur, self.in_scope(path, cur, assigns), ctx)
+                seen = self.in_scope(path, cur, self.r.index[path].assigns.get((cur, name), []))
+                if seen:  # (a local of another overload is not seen)
+                    return self.declared(path, cur, seen, ctx)
             cur = parent(cur)
         if name[:1].isupper():
             typed = self.type_named(path, scope, name)
@@ -336,10 +356,16 @@ class JavaCalls:
     # ------------------------------------------------------------ methods
 
     def implicit(self, path: str, scope: str, name: str, arity: int) -> Method | None:
-        """A bare ``m(...)``: a method of the innermost enclosing class that has one named
-        ``m`` (its bases included)."""
+        """A bare ``m(...)`` (JLS 15.12.1): a method of the innermost enclosing class that
+        has one named ``m`` (its bases included), else one imported by ``import static``."""
         for file, klass in self.enclosing_types(path, scope):
             found = self.method(file, klass, name, arity)
+            if found is not None:
+                return found
+        idx = self.r.index[path]
+        for imp in [*idx.imports.get(("", name), []), *idx.stars.get("", [])]:
+            owner = self._qualified(path, imp.module) if "." in imp.module else UNK
+            found = self.method(owner[1], owner[2], name, arity) if owner[0] == "def" else None
             if found is not None:
                 return found
         return None

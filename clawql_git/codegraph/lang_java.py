@@ -94,8 +94,12 @@ def callee_name(node: Node) -> str:
         obj = node.child_by_field_name("object")
         field = text(node.child_by_field_name("field"))
         return f"{callee_name(obj)}.{field}" if obj is not None else field
-    if kind == "parenthesized_expression" and node.named_children:
-        return callee_name(node.named_children[0])
+    inner = node.named_children[0] if kind == "parenthesized_expression" else None
+    if inner is not None and inner.type == "cast_expression":  # ((Element) node)
+        value = collapse(text(inner.child_by_field_name("value")), 60)
+        return f"(({type_name(inner.child_by_field_name('type'))}) {value})"
+    if inner is not None:
+        return callee_name(inner)
     if kind == "object_creation_expression":
         return f"new {type_name(node.child_by_field_name('type'))}()"
     return collapse(text(node), 80)
@@ -117,7 +121,7 @@ def chain_args(node: Node | None) -> tuple[int, ...]:
         return (*chain_args(node.child_by_field_name("object")), argument_count(node))
     if kind == "field_access":
         return chain_args(node.child_by_field_name("object"))
-    if kind == "parenthesized_expression" and node.named_children:
+    if kind == "parenthesized_expression" and node.named_children:  # a cast: opaque
         return chain_args(node.named_children[0])
     if kind == "object_creation_expression":
         return (argument_count(node),)
@@ -161,6 +165,7 @@ class JavaWalker(Walker):
         "constant_declaration": "on_field",
         "local_variable_declaration": "on_local",
         "enhanced_for_statement": "on_for",
+        "resource": "on_resource",
         "assignment_expression": "on_assign",
         "method_invocation": "on_invocation",
         "object_creation_expression": "on_new",
@@ -260,9 +265,16 @@ class JavaWalker(Walker):
             self.type_scopes.append(self.qualname)
             self.interface_depth += interface
             self.record_fields(node)
+            self.record_constants(body, name)
             self.visit(body)
             self.interface_depth -= interface
             self.type_scopes.pop()
+
+    def record_constants(self, body: Node | None, enum: str) -> None:
+        """An enum's constants: fields of the enum's own type."""
+        for constant in body.named_children if body is not None else []:
+            if constant.type == "enum_constant":
+                self.assign(text(constant.child_by_field_name("name")), enum, constant, True)
 
     def record_fields(self, node: Node) -> None:
         params = (
@@ -324,6 +336,13 @@ class JavaWalker(Walker):
             if not declared and value is not None:
                 self.evidence(name, value, decl)
             self.visit(value)
+
+    def on_resource(self, node: Node) -> None:
+        """``try (Reader r = open())``: a local declared with its type."""
+        name = node.child_by_field_name("name")
+        if name is not None:
+            self.assign(text(name), declared_type(node.child_by_field_name("type")), node, True)
+        self.visit_children(node)
 
     def on_for(self, node: Node) -> None:
         name = node.child_by_field_name("name")
