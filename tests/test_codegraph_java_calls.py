@@ -171,6 +171,7 @@ class Helper {
 """
 MODES = """package com.acme.select;
 
+import static com.acme.select.Modes.Escape.extended;
 import static com.acme.select.Modes.Escape.lookup;
 
 import com.acme.Element;
@@ -206,7 +207,12 @@ public class Modes {
         try (Parsed parsed = new Parsed()) {
             parsed.root();
         }
+        extended.tagFor("q");
+        Current.mode();
     }
+
+    private static final Settings Current = new Settings(3);
+    private static final Parsed Parsed = new Parsed();
 
     static class Parsed implements AutoCloseable {
         Element root() { return null; }
@@ -299,18 +305,23 @@ def targets(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, int, st
         (("Queries.java", 23, "in.tag"), "Element.java:Element.tag"),
         (("Queries.java", 25, "in.body"), "Document.java:Document.body"),
         # an enum constant has its enum's type; a method imported by ``import static``
-        (("Modes.java", 30, "Escape.extended.tagFor"), "Modes.java:Modes.Escape.tagFor"),
-        (("Modes.java", 30, "Escape.extended.tagFor().name"), "Tag.java:Tag.name"),
-        (("Modes.java", 31, "lookup"), "Modes.java:Modes.Escape.lookup"),
-        (("Modes.java", 31, "lookup().tagFor"), "Modes.java:Modes.Escape.tagFor"),
+        (("Modes.java", 31, "Escape.extended.tagFor"), "Modes.java:Modes.Escape.tagFor"),
+        (("Modes.java", 31, "Escape.extended.tagFor().name"), "Tag.java:Tag.name"),
+        (("Modes.java", 32, "lookup"), "Modes.java:Modes.Escape.lookup"),
+        (("Modes.java", 32, "lookup().tagFor"), "Modes.java:Modes.Escape.tagFor"),
         # the constructor's arguments do not count for the method after it: mode(x) gives
         # Settings, mode() an Escape
-        (("Modes.java", 32, "new Settings().mode().open"), "Modes.java:Modes.Settings.open"),
-        (("Modes.java", 33, "new Settings().mode().tagFor"), "Modes.java:Modes.Escape.tagFor"),
+        (("Modes.java", 33, "new Settings().mode().open"), "Modes.java:Modes.Settings.open"),
+        (("Modes.java", 34, "new Settings().mode().tagFor"), "Modes.java:Modes.Escape.tagFor"),
         # a cast types its operand (15.16); a try-with-resources variable its declared type
-        (("Modes.java", 34, "((Element) node).tag"), "Element.java:Element.tag"),
-        (("Modes.java", 34, "((Element) node).tag().normal"), "Tag.java:Tag.normal"),
-        (("Modes.java", 36, "parsed.root"), "Modes.java:Modes.Parsed.root"),
+        (("Modes.java", 35, "((Element) node).tag"), "Element.java:Element.tag"),
+        (("Modes.java", 35, "((Element) node).tag().normal"), "Tag.java:Tag.normal"),
+        (("Modes.java", 37, "parsed.root"), "Modes.java:Modes.Parsed.root"),
+        # an enum constant imported by ``import static``; a constant of a class type
+        (("Modes.java", 39, "extended.tagFor"), "Modes.java:Modes.Escape.tagFor"),
+        (("Modes.java", 40, "Current.mode"), "Modes.java:Modes.Settings.mode"),
+        # a constant named like its class, declared before it, does not hide the class
+        (("Modes.java", 44, "Parsed"), "Modes.java:Modes.Parsed"),
     ],
 )
 def test_java_call_targets(

@@ -119,6 +119,10 @@ class JavaCalls:
     def __init__(self, resolver: Resolver) -> None:
         self.r = resolver
         self._bases: dict[Type, Bases] = {}
+        # worked out once per resolver (it is rebuilt when a file's facts change)
+        self._types: dict[tuple[str, str, str], Entity] = {}
+        self._ancestors: dict[Type, list[Type]] = {}
+        self._pending = 0  # how many classes' bases are being worked out
         self.line = 0  # the line of the call being resolved (picks a local's declaration)
 
     # ------------------------------------------------------------ calls
@@ -224,11 +228,32 @@ class JavaCalls:
                 if seen:  # (a local of another overload is not seen)
                     return self.declared(path, cur, seen, ctx)
             cur = parent(cur)
+        imported = self.static_field(path, name, ctx)
+        if imported is not None:
+            return imported
         if name[:1].isupper():
             typed = self.type_named(path, scope, name)
             if typed[0] != "unk":
                 return typed
         return self.r.name(path, scope, name, ctx, 0)
+
+    def static_field(self, path: str, name: str, ctx: ResolutionNotes) -> Entity | None:
+        """A field (an enum constant) imported by ``import static``."""
+        for owner in self.static_owners(path, name):
+            found = self.field(owner[0], owner[1], name, ctx)
+            if found is not None:
+                return found
+        return None
+
+    def static_owners(self, path: str, name: str) -> list[Type]:
+        """The classes ``import static`` lines of ``path`` may bring ``name`` from."""
+        idx = self.r.index[path]
+        out = []
+        for imp in [*idx.imports.get(("", name), []), *idx.stars.get("", [])]:
+            owner = self._qualified(path, imp.module) if "." in imp.module else UNK
+            if owner[0] == "def":
+                out.append((owner[1], owner[2]))
+        return out
 
     def in_scope(self, path: str, scope: str, assigns: list[Assignment]) -> list[Assignment]:
         """The declarations of a name that the call being resolved sees: those of the
@@ -297,6 +322,15 @@ class JavaCalls:
         of an enclosing class or of its supertypes (innermost first), a type of the file, a
         single-type import, a type of the same package, a fully qualified name, else the way
         any name resolves there."""
+        key = (path, scope, written)
+        if key in self._types:
+            return self._types[key]
+        found = self._type_named(path, scope, written)
+        if not self._pending:  # while bases are worked out a lookup may be partial
+            self._types[key] = found
+        return found
+
+    def _type_named(self, path: str, scope: str, written: str) -> Entity:
         head, _, rest = written.partition(".")
         for file, qual in self.enclosing_types(path, scope):
             for owner_file, owner in [(file, qual), *self.ancestors(file, qual)]:
@@ -362,10 +396,8 @@ class JavaCalls:
             found = self.method(file, klass, name, arity)
             if found is not None:
                 return found
-        idx = self.r.index[path]
-        for imp in [*idx.imports.get(("", name), []), *idx.stars.get("", [])]:
-            owner = self._qualified(path, imp.module) if "." in imp.module else UNK
-            found = self.method(owner[1], owner[2], name, arity) if owner[0] == "def" else None
+        for owner in self.static_owners(path, name):
+            found = self.method(owner[0], owner[1], name, arity)
             if found is not None:
                 return found
         return None
@@ -406,24 +438,34 @@ class JavaCalls:
         key = (path, klass)
         if key not in self._bases:
             self._bases[key] = ([], False, None)  # a cycle (A extends B extends A) stops here
-            inside: list[Type] = []
-            outside = False
-            element: Type | None = None
-            for base in self.r.index[path].defs[klass].bases:
-                found = self.typed(path, parent(klass), base)
-                if found[0] == "inst":
-                    inside.append((found[1], found[2]))
-                elif found[0] == "elem":
-                    element = element or (found[1], found[2])
-                outside = outside or found[0] in ("ext", "elem")
-            self._bases[key] = (inside, outside, element)
+            self._pending += 1
+            try:
+                self._bases[key] = self._work_out_bases(path, klass)
+            finally:
+                self._pending -= 1
         return self._bases[key]
+
+    def _work_out_bases(self, path: str, klass: str) -> Bases:
+        inside: list[Type] = []
+        outside = False
+        element: Type | None = None
+        for base in self.r.index[path].defs[klass].bases:
+            found = self.typed(path, parent(klass), base)
+            if found[0] == "inst":
+                inside.append((found[1], found[2]))
+            elif found[0] == "elem":
+                element = element or (found[1], found[2])
+            outside = outside or found[0] in ("ext", "elem")
+        return inside, outside, element
 
     def ancestors(self, path: str, klass: str) -> list[Type]:
         """Every repository supertype of ``klass``, breadth first (a class's own bases before
         theirs)."""
-        seen = {(path, klass)}
-        queue = [(path, klass)]
+        key = (path, klass)
+        if key in self._ancestors:
+            return self._ancestors[key]
+        seen = {key}
+        queue = [key]
         out: list[Type] = []
         while queue and len(out) < MAX_BASES:
             here = queue.pop(0)
@@ -432,6 +474,8 @@ class JavaCalls:
                     seen.add(base)
                     out.append(base)
                     queue.append(base)
+        if not self._pending:  # while bases are worked out a walk may be partial
+            self._ancestors[key] = out
         return out
 
     def reaches_outside(self, path: str, klass: str) -> bool:

@@ -148,8 +148,8 @@ class FileIndex:
                 idx.defs.setdefault(sym.qualname, sym)
             if facts.language == "java":
                 idx.overloads.setdefault(sym.qualname, []).append(sym)
-                if idx.defs[sym.qualname].kind == "constant" and sym.kind == "method":
-                    idx.defs[sym.qualname] = sym  # a constant and a method share a name
+                if idx.defs[sym.qualname].kind == "constant" and sym.kind != "constant":
+                    idx.defs[sym.qualname] = sym  # a constant beside a method or a class
             if objects and sym.kind == "method":
                 idx.owners.add(parent(sym.qualname))
         for imp in facts.imports:
