@@ -9,8 +9,9 @@ Conventions:
   ``Class.Class``; ``static final`` fields are constants ``Class.NAME``.
 - imports: ``import a.b.C;`` -> module 'a.b', name 'C'; ``import a.b.*;`` -> name '*';
   ``import static a.b.C.m;`` -> module 'a.b.C', name 'm'.
-- calls: ``obj.method(...)`` as written (``this.repo.find``, ``Foo.bar``), ``new Foo()`` ->
-  ``Foo``; calls inside annotation arguments get context 'decorator'.
+- calls: ``obj.method(...)`` as written (``this.repo.find``, ``Foo.bar``, a chain
+  ``a.b().c``, a cast ``((Element) node).attr``), ``new Foo()`` -> ``Foo``; calls inside
+  annotation arguments get context 'decorator'.
 - assignments: fields (target the field, scope the class, annotation), ``this`` -> the class
   in every method and constructor, typed parameters and locals (annotation; ``var x = new
   Foo()`` -> value 'Foo'), ``this.x = new Foo()`` (value the constructor). Declared types
