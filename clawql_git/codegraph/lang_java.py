@@ -34,6 +34,7 @@ from typing import ClassVar
 
 from tree_sitter import Node
 
+from clawql_git.codegraph.java_resolve import JavaCalls
 from clawql_git.codegraph.model import Call, FileFacts, RepoView, SymbolKind
 from clawql_git.codegraph.spring_routes import spring_routes
 from clawql_git.codegraph.ts_util import (
@@ -418,6 +419,7 @@ class JavaExtractor:
         self._parsers = Parsers(_languages())  # type: ignore[arg-type]
         self._repo: RepoView | None = None
         self._by_suffix: dict[str, list[str]] = {}
+        self.call_resolver = JavaCalls  # the resolver types receivers by declarations
 
     def extract(self, path: str, source: bytes, language: str) -> FileFacts:
         """Facts of one Java file; syntax errors are counted and the rest still extracted."""

@@ -15,12 +15,17 @@ import posixpath
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-from clawql_git.codegraph.model import Assignment, Extractor, FileFacts, Import, RepoView, Symbol
-
-if TYPE_CHECKING:
-    from clawql_git.codegraph.java_resolve import JavaCalls
+from clawql_git.codegraph.model import (
+    Assignment,
+    Call,
+    Extractor,
+    FileFacts,
+    Import,
+    RepoView,
+    Symbol,
+)
 
 CALLABLE = frozenset(
     {"function", "method", "class", "struct", "interface", "trait", "enum", "type"}
@@ -246,7 +251,7 @@ class Resolver:
         self._inferred: dict[tuple[str, str, Assignment, int], tuple[Entity, bool] | None] = {}
         self._constants: dict[str, list[str]] | None = None  # Ruby qualname -> files
         self._swift_roots: dict[str, list[str]] | None = None  # Swift module dir -> files
-        self.java = self._java_calls()
+        self.typed: dict[str, CallResolver] = self._typed_calls()
 
     def replace(self, facts: FileFacts) -> None:
         """Take the new facts of a file already known (the set of files is unchanged, so
@@ -255,12 +260,17 @@ class Resolver:
         self._visible, self._includers, self._constants = {}, None, None
         self._swift_roots = None
         self._inferred = {}
-        self.java = self._java_calls()
+        self.typed = self._typed_calls()
 
-    def _java_calls(self) -> JavaCalls:
-        from clawql_git.codegraph.java_resolve import JavaCalls  # it builds on this module
-
-        return JavaCalls(self)
+    def _typed_calls(self) -> dict[str, CallResolver]:
+        """The call resolvers of the extractors that bring one (``call_resolver``: a factory
+        taking this resolver), per language; made again when facts change (they cache)."""
+        out = {}
+        for language, extractor in self.extractors.items():
+            factory = getattr(extractor, "call_resolver", None)
+            if factory is not None:
+                out[language] = factory(self)
+        return out
 
     # ------------------------------------------------------------ modules
 
@@ -315,8 +325,9 @@ class Resolver:
             if call.context != "body" and call.caller not in self.index[path].defs:
                 scope = call.caller
             ctx = ResolutionNotes()
-            if self.index[path].facts.language == "java":
-                entity = self.java.callee(path, scope, call, ctx)
+            typed = self.typed.get(self.index[path].facts.language)
+            if typed is not None:
+                entity = typed.callee(path, scope, call, ctx)
             else:
                 entity = self.callee(path, scope, call.callee, ctx)
             out.append(self._edge(path, call.caller, call.callee, call, entity, ctx))
@@ -963,6 +974,13 @@ class ResolutionNotes:
     """Per-resolution notes: did the answer rest on an inferred type?"""
 
     inferred: bool = False
+
+
+class CallResolver(Protocol):
+    """A language's own call resolution (Java: by declared types, ``java_resolve``), built on
+    a :class:`Resolver`'s facts and lookups; an extractor brings one as ``call_resolver``."""
+
+    def callee(self, path: str, scope: str, call: Call, ctx: ResolutionNotes) -> Entity: ...
 
 
 def _join(module: str, name: str) -> str:
