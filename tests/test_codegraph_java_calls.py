@@ -154,6 +154,8 @@ public class Queries implements Map.Entry<String, String> {
 
     void pick(com.acme.Element in) { in.tag(); }
 
+    void generic(Nodes<Element> nodes) { nodes.get(0).child(2); }
+
     void pick(com.acme.doc.Document in) { in.body(); }
 
     public String getKey() { return Helper.check() ? "" : ""; }
@@ -300,10 +302,13 @@ def targets(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, int, st
         # with an outside base; a constant and a method of the same name
         (("Queries.java", 10, "ready"), "Queries.java:Queries.ready"),
         (("Queries.java", 13, "Helper.check"), "Helper.java:Helper.check"),
-        (("Queries.java", 27, "Helper.check"), "Helper.java:Helper.check"),
+        (("Queries.java", 29, "Helper.check"), "Helper.java:Helper.check"),
         # fully qualified parameter types, one per overload of the same name
         (("Queries.java", 23, "in.tag"), "Element.java:Element.tag"),
-        (("Queries.java", 25, "in.body"), "Document.java:Document.body"),
+        (("Queries.java", 27, "in.body"), "Document.java:Document.body"),
+        # a generic class of the repository given its element type (Nodes<T> extends
+        # ArrayList<T>)
+        (("Queries.java", 25, "nodes.get().child"), "Element.java:Element.child"),
         # an enum constant has its enum's type; a method imported by ``import static``
         (("Modes.java", 31, "Escape.extended.tagFor"), "Modes.java:Modes.Escape.tagFor"),
         (("Modes.java", 31, "Escape.extended.tagFor().name"), "Tag.java:Tag.name"),

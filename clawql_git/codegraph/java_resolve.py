@@ -162,9 +162,10 @@ class JavaCalls:
     def type_of(
         self, path: str, scope: str, parts: list[str], arities: list[int], ctx: ResolutionNotes
     ) -> Entity:
-        """The type a receiver chain has: ('inst', file, class) for a value, ('def', file,
-        class) for a type named statically, ('super', file, class) for ``super``, ('elem',
-        file, class) for an outside container of that class."""
+        """The type a receiver chain has: ('inst', file, class) for a value (('inst', file,
+        class, element file, element class) for a generic one given an element type, as
+        ``Nodes<Node>``), ('def', file, class) for a type named statically, ('super', file,
+        class) for ``super``, ('elem', file, class) for an outside container of that class."""
         head, rest = parts[0], parts[1:]
         calls = iter(arities)
         if head == "super":
@@ -205,6 +206,8 @@ class JavaCalls:
             if found is not None:
                 return self.returns(found)
             element = self.element_of(entity[1], entity[2])
+            if element is None and len(entity) == 5:  # given as a type argument
+                element = (entity[3], entity[4])
         elif entity[0] == "ext":
             return entity
         if element is None:
@@ -304,9 +307,10 @@ class JavaCalls:
         """A value of the declared type ``written`` (``List<Node>``: an outside container of
         the repository class ``Node``)."""
         found = self.type_named(path, scope, strip_generics(written))
-        if found[0] == "def":
-            return ("inst", *found[1:])
         element = element_type(written)
+        if found[0] == "def":  # ``Nodes<Node>``: the element a generic container is given
+            inner = self.type_named(path, scope, element) if element else UNK
+            return ("inst", *found[1:], *inner[1:]) if inner[0] == "def" else ("inst", *found[1:])
         if found[0] == "ext" and element:
             inner = self.type_named(path, scope, element)
             if inner[0] == "def":
