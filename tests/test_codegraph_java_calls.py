@@ -121,6 +121,8 @@ import java.util.ArrayList;
 
 public class Nodes<T extends Node> extends ArrayList<T> {
     public T firstOne() { return get(0); }
+
+    void touch(T node) { node.cloneNode(); }
 }
 """
 ELEMENTS = """package com.acme.select;
@@ -309,6 +311,8 @@ def targets(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, int, st
         # a generic class of the repository given its element type (Nodes<T> extends
         # ArrayList<T>)
         (("Queries.java", 25, "nodes.get().child"), "Element.java:Element.child"),
+        # inside the class, a bounded type variable is its bound (JLS 4.4)
+        (("Nodes.java", 9, "node.cloneNode"), "Node.java:Node.cloneNode"),
         # an enum constant has its enum's type; a method imported by ``import static``
         (("Modes.java", 31, "Escape.extended.tagFor"), "Modes.java:Modes.Escape.tagFor"),
         (("Modes.java", 31, "Escape.extended.tagFor().name"), "Tag.java:Tag.name"),

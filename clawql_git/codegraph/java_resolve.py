@@ -336,6 +336,10 @@ class JavaCalls:
 
     def _type_named(self, path: str, scope: str, written: str) -> Entity:
         head, _, rest = written.partition(".")
+        for file, qual in self.enclosing_types(path, scope) if not rest else ():
+            bound = self.r.index[file].assigns.get((qual, f"<{head}>"))
+            if bound:  # a type variable of the class: its bound
+                return self.type_named(file, parent(qual), strip_generics(bound[0].value))
         for file, qual in self.enclosing_types(path, scope):
             for owner_file, owner in [(file, qual), *self.ancestors(file, qual)]:
                 if self.is_type(owner_file, f"{owner}.{head}"):

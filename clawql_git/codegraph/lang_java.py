@@ -16,7 +16,8 @@ Conventions:
   in every method and constructor, typed parameters and locals (annotation; ``var x = new
   Foo()`` -> value 'Foo'), ``this.x = new Foo()`` (value the constructor). Declared types
   keep their type arguments (``List<Node>``) and drop type annotations (``Map.@Nullable
-  Entry`` -> ``Map.Entry``); so do a class's bases and a method's ``returns``.
+  Entry`` -> ``Map.Entry``); so do a class's bases and a method's ``returns``. A class's
+  bounded type variable ``<T extends Node>`` -> target '<T>', value 'Node', scope the class.
 - methods record ``returns`` (the declared return type, '' for void, primitives and the
   method's own type variables), ``params`` and ``variadic``; calls record ``args``, the
   argument count of each call of the callee chain (java_resolve tells overloads apart).
@@ -267,10 +268,22 @@ class JavaWalker(Walker):
             self.type_scopes.append(self.qualname)
             self.interface_depth += interface
             self.record_fields(node)
+            self.record_bounds(node)
             self.record_constants(body, name)
             self.visit(body)
             self.interface_depth -= interface
             self.type_scopes.pop()
+
+    def record_bounds(self, node: Node) -> None:
+        """``class Nodes<T extends Node>``: inside the class a ``T`` is a ``Node`` (recorded
+        as target ``<T>``, which no variable can be named)."""
+        params = node.child_by_field_name("type_parameters")
+        for param in params.named_children if params is not None else []:
+            bound = next((c for c in param.named_children if c.type == "type_bound"), None)
+            if param.type == "type_parameter" and bound is not None and bound.named_children:
+                name = next((c for c in param.named_children if c.type == "type_identifier"), None)
+                first = declared_type(bound.named_children[0])
+                self.assign(f"<{text(name)}>", first, param, True)
 
     def record_constants(self, body: Node | None, enum: str) -> None:
         """An enum's constants: fields of the enum's own type."""

@@ -45,7 +45,7 @@ class Symbol:
     exported: bool = True  # visible outside the file (Python: no leading underscore / __all__)
     decorators: tuple[str, ...] = ()
     bases: tuple[str, ...] = ()  # base classes / implemented interfaces, as written
-    returns: str = ""  # Java: the declared return type, type arguments dropped ('' for none)
+    returns: str = ""  # Java: the declared return type with its type arguments ('' for none)
     params: int = -1  # Java: how many parameters (-1 unknown)
     variadic: bool = False  # Java: the last parameter is ``T...``
 
