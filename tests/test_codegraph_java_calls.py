@@ -362,3 +362,27 @@ def test_java_calls_record_argument_counts_of_their_chain() -> None:
         "Tag.valueOf().copy": (2, 2),
         "Tag.valueOf().copy().name": (2, 2, 0),
     }
+
+
+def test_java_and_kotlin_of_one_directory_resolve_imports_each_their_way(tmp_path: Path) -> None:
+    # both import from package ``lib``: the Java extractor finds its .java files there, the
+    # Kotlin one its .kt files; neither answer stands in for the other
+    graph = build(
+        tmp_path,
+        {
+            "src/lib/Tool.kt": "package lib\n\nobject Tool {\n    fun run() {}\n}\n",
+            "src/lib/Helper.java": (
+                "package lib;\n\npublic class Helper {\n    public static void help() {}\n}\n"
+            ),
+            "src/app/Main.java": (
+                "package app;\n\nimport lib.Helper;\n\nclass Main {\n"
+                "    void go() { Helper.help(); }\n}\n"
+            ),
+            "src/app/Use.kt": "package app\n\nimport lib.Tool\n\nfun use() {\n    Tool.run()\n}\n",
+        },
+    )
+    rows = graph.store.query("SELECT path, callee, target_path, target_qualname FROM calls")
+    found = {(r[0], r[1]): (r[2], r[3]) for r in rows}
+    graph.close()
+    assert found[("src/app/Main.java", "Helper.help")] == ("src/lib/Helper.java", "Helper.help")
+    assert found[("src/app/Use.kt", "Tool.run")] == ("src/lib/Tool.kt", "Tool.run")

@@ -241,7 +241,7 @@ class Resolver:
         self.repo = repo
         self.extractors = extractors  # language -> extractor
         self.index = {path: FileIndex.build(f) for path, f in files.items()}
-        self._modules: dict[tuple[str, str], tuple[str, ...]] = {}
+        self._modules: dict[tuple[int, str, str], tuple[str, ...]] = {}
         self._go_dirs: dict[str, list[str]] | None = None  # Go package dir -> its files
         self._visible: dict[str, list[str]] = {}  # C/C++ file -> itself and its includes
         self._includers: dict[str, list[str]] | None = None  # header -> sources including it
@@ -275,13 +275,15 @@ class Resolver:
     # ------------------------------------------------------------ modules
 
     def module_files(self, importer: str, module: str) -> tuple[str, ...]:
-        """The files an import denotes (empty: external), cached per (importer dir, module);
-        per importer file for Rust, where ``mod x;`` in ``src/a.rs`` is ``src/a/x.rs`` but
-        in ``src/lib.rs`` (or a ``mod.rs``) is a sibling file."""
+        """The files an import denotes (empty: external), cached per (extractor, importer
+        dir, module) (a Java and a Kotlin file of one directory ask two extractors); per
+        importer file for Rust, where ``mod x;`` in ``src/a.rs`` is ``src/a/x.rs`` but in
+        ``src/lib.rs`` (or a ``mod.rs``) is a sibling file."""
         language = self.index[importer].facts.language if importer in self.index else ""
-        key = (importer if language == "rust" else posixpath.dirname(importer), module)
+        ex = self.extractors.get(language)
+        where = importer if language == "rust" else posixpath.dirname(importer)
+        key = (id(ex), where, module)
         if key not in self._modules:
-            ex = self.extractors.get(language)
             found = ex.resolve_module(importer, module, self.repo) if ex is not None else []
             self._modules[key] = tuple(p for p in found if p in self.index)
         return self._modules[key]
