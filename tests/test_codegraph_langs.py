@@ -496,7 +496,7 @@ def test_java_nested_classes_overloads_constructors_constants() -> None:
     ]
     evidence = asgs(f)
     for expected in [
-        ("users", "List", "App", True),
+        ("users", "List<User>", "App", True),  # type arguments kept
         ("this", "App", "App.App", True),
         ("out", "StringBuilder", "App.greet", True),
         ("u", "User", "App.greet", True),

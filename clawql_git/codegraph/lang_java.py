@@ -9,11 +9,18 @@ Conventions:
   ``Class.Class``; ``static final`` fields are constants ``Class.NAME``.
 - imports: ``import a.b.C;`` -> module 'a.b', name 'C'; ``import a.b.*;`` -> name '*';
   ``import static a.b.C.m;`` -> module 'a.b.C', name 'm'.
-- calls: ``obj.method(...)`` as written (``this.repo.find``, ``Foo.bar``), ``new Foo()`` ->
-  ``Foo``; calls inside annotation arguments get context 'decorator'.
+- calls: ``obj.method(...)`` as written (``this.repo.find``, ``Foo.bar``, a chain
+  ``a.b().c``, a cast ``((Element) node).attr``), ``new Foo()`` -> ``Foo``; calls inside
+  annotation arguments get context 'decorator'.
 - assignments: fields (target the field, scope the class, annotation), ``this`` -> the class
   in every method and constructor, typed parameters and locals (annotation; ``var x = new
-  Foo()`` -> value 'Foo'), ``this.x = new Foo()`` (value the constructor).
+  Foo()`` -> value 'Foo'), ``this.x = new Foo()`` (value the constructor). Declared types
+  keep their type arguments (``List<Node>``) and drop type annotations (``Map.@Nullable
+  Entry`` -> ``Map.Entry``); so do a class's bases and a method's ``returns``. A class's
+  bounded type variable ``<T extends Node>`` -> target '<T>', value 'Node', scope the class.
+- methods record ``returns`` (the declared return type, '' for void, primitives and the
+  method's own type variables), ``params`` and ``variadic``; calls record ``args``, the
+  argument count of each call of the callee chain (java_resolve tells overloads apart).
 - exported: the ``public`` modifier (interface members are public).
 - ``resolve_module``: ``com.acme.Foo`` -> the file ending in ``com/acme/Foo.java`` under any
   source root; ``com.acme`` (a package, as in the module of ``import com.acme.Foo``) -> the
@@ -23,23 +30,27 @@ Conventions:
 from __future__ import annotations
 
 import posixpath
+import re
 from typing import ClassVar
 
 from tree_sitter import Node
 
-from clawql_git.codegraph.model import FileFacts, RepoView, SymbolKind
+from clawql_git.codegraph.java_resolve import JavaCalls
+from clawql_git.codegraph.model import Call, FileFacts, RepoView, SymbolKind
 from clawql_git.codegraph.spring_routes import spring_routes
 from clawql_git.codegraph.ts_util import (
     Parsers,
     Walker,
     clean_block_doc,
     collapse,
+    line,
     strip_generics,
     text,
     walk_file,
 )
 
 _COMMENTS = frozenset({"block_comment", "line_comment"})
+_TYPE_ANNOTATION = re.compile(r"@[\w.]+(\([^()]*\))?\s*")
 _NO_SKIP: frozenset[str] = frozenset()
 _ANNOTATIONS = frozenset({"annotation", "marker_annotation"})
 TYPE_KINDS: dict[str, SymbolKind] = {
@@ -63,8 +74,16 @@ def type_name(node: Node | None) -> str:
         return ""
     if node.type == "array_type":
         return ""
-    name = strip_generics(text(node))
+    name = strip_generics(_TYPE_ANNOTATION.sub("", text(node)))  # Map.@Nullable Entry
     return "" if name in {"var", "void"} else name
+
+
+def declared_type(node: Node | None) -> str:
+    """A declared type with its type arguments (``List<Node>``, ``Map<String, Tag>``); ''
+    for primitives, arrays, ``var`` and ``void``."""
+    if not type_name(node):
+        return ""
+    return collapse(_TYPE_ANNOTATION.sub("", text(node)))
 
 
 def callee_name(node: Node) -> str:
@@ -78,11 +97,61 @@ def callee_name(node: Node) -> str:
         obj = node.child_by_field_name("object")
         field = text(node.child_by_field_name("field"))
         return f"{callee_name(obj)}.{field}" if obj is not None else field
-    if kind == "parenthesized_expression" and node.named_children:
-        return callee_name(node.named_children[0])
+    inner = node.named_children[0] if kind == "parenthesized_expression" else None
+    if inner is not None and inner.type == "cast_expression":  # ((Element) node)
+        value = collapse(text(inner.child_by_field_name("value")), 60)
+        return f"(({type_name(inner.child_by_field_name('type'))}) {value})"
+    if inner is not None:
+        return callee_name(inner)
     if kind == "object_creation_expression":
         return f"new {type_name(node.child_by_field_name('type'))}()"
     return collapse(text(node), 80)
+
+
+def argument_count(node: Node) -> int:
+    """How many arguments a call or ``new`` passes."""
+    args = node.child_by_field_name("arguments")
+    return len([c for c in args.named_children if c.type not in _COMMENTS]) if args else 0
+
+
+def chain_args(node: Node | None) -> tuple[int, ...]:
+    """The argument counts of the calls of a receiver chain as ``callee_name`` writes it,
+    left to right (``a.b(x).c(y, z)`` -> (1, 2))."""
+    if node is None:
+        return ()
+    kind = node.type
+    if kind == "method_invocation":
+        return (*chain_args(node.child_by_field_name("object")), argument_count(node))
+    if kind == "field_access":
+        return chain_args(node.child_by_field_name("object"))
+    if kind == "parenthesized_expression" and node.named_children:  # a cast: opaque
+        return chain_args(node.named_children[0])
+    if kind == "object_creation_expression":
+        return (argument_count(node),)
+    return ()
+
+
+def parameter_shape(node: Node) -> tuple[int, bool]:
+    """(how many parameters, whether the last is ``T...``) of a method or constructor."""
+    params = node.child_by_field_name("parameters")
+    if params is None:  # a compact record constructor takes the record's components
+        return -1, False
+    kinds = [c.type for c in params.named_children]
+    count = sum(k in {"formal_parameter", "spread_parameter"} for k in kinds)
+    return count, "spread_parameter" in kinds
+
+
+def return_type(node: Node) -> str:
+    """The declared return type of a method, '' when void, primitive or a type variable."""
+    written = declared_type(node.child_by_field_name("type"))
+    variables = node.child_by_field_name("type_parameters")
+    if variables is not None and any(
+        text(c.child_by_field_name("name") or c.named_children[0]) == strip_generics(written)
+        for c in variables.named_children
+        if c.named_children
+    ):
+        return ""
+    return written
 
 
 class JavaWalker(Walker):
@@ -99,6 +168,7 @@ class JavaWalker(Walker):
         "constant_declaration": "on_field",
         "local_variable_declaration": "on_local",
         "enhanced_for_statement": "on_for",
+        "resource": "on_resource",
         "assignment_expression": "on_assign",
         "method_invocation": "on_invocation",
         "object_creation_expression": "on_new",
@@ -180,7 +250,7 @@ class JavaWalker(Walker):
                     types = types[0].named_children
                 relation = "implements" if child.type == "super_interfaces" else "extends"
                 written += [(t, relation) for t in types if t.type != "comment"]
-        bases = [strip_generics(text(t)) for t, _ in written]
+        bases = [declared_type(t) or strip_generics(text(t)) for t, _ in written]
         symbol = self.add_symbol(
             node,
             name,
@@ -198,16 +268,35 @@ class JavaWalker(Walker):
             self.type_scopes.append(self.qualname)
             self.interface_depth += interface
             self.record_fields(node)
+            self.record_bounds(node)
+            self.record_constants(body, name)
             self.visit(body)
             self.interface_depth -= interface
             self.type_scopes.pop()
+
+    def record_bounds(self, node: Node) -> None:
+        """``class Nodes<T extends Node>``: inside the class a ``T`` is a ``Node`` (recorded
+        as target ``<T>``, which no variable can be named)."""
+        params = node.child_by_field_name("type_parameters")
+        for param in params.named_children if params is not None else []:
+            bound = next((c for c in param.named_children if c.type == "type_bound"), None)
+            if param.type == "type_parameter" and bound is not None and bound.named_children:
+                name = next((c for c in param.named_children if c.type == "type_identifier"), None)
+                first = declared_type(bound.named_children[0])
+                self.assign(f"<{text(name)}>", first, param, True)
+
+    def record_constants(self, body: Node | None, enum: str) -> None:
+        """An enum's constants: fields of the enum's own type."""
+        for constant in body.named_children if body is not None else []:
+            if constant.type == "enum_constant":
+                self.assign(text(constant.child_by_field_name("name")), enum, constant, True)
 
     def record_fields(self, node: Node) -> None:
         params = (
             node.child_by_field_name("parameters") if node.type == "record_declaration" else None
         )
         for param in params.named_children if params is not None else []:
-            declared = type_name(param.child_by_field_name("type"))
+            declared = declared_type(param.child_by_field_name("type"))
             self.assign(text(param.child_by_field_name("name")), declared, param, True)
 
     def on_method(self, node: Node) -> None:
@@ -216,6 +305,7 @@ class JavaWalker(Walker):
         keywords, annotations = self.modifiers(node)
         body = node.child_by_field_name("body")
         kind: SymbolKind = "method" if self.type_scopes else "function"
+        params, variadic = parameter_shape(node)
         self.add_symbol(
             node,
             name,
@@ -224,6 +314,9 @@ class JavaWalker(Walker):
             docstring=self.doc(node),
             exported="public" in keywords or self.interface_depth > 0,
             decorators=annotations,
+            returns=return_type(node),
+            params=params,
+            variadic=variadic,
         )
         with self.enter(name):
             if self.type_scopes and "static" not in keywords:
@@ -233,7 +326,7 @@ class JavaWalker(Walker):
 
     def on_field(self, node: Node) -> None:
         keywords, _ = self.modifiers(node)
-        declared = type_name(node.child_by_field_name("type"))
+        declared = declared_type(node.child_by_field_name("type"))
         constant = {"static", "final"} <= keywords or self.interface_depth > 0
         for decl in node.children_by_field_name("declarator"):
             name = text(decl.child_by_field_name("name"))
@@ -250,7 +343,7 @@ class JavaWalker(Walker):
             self.visit(decl.child_by_field_name("value"))
 
     def on_local(self, node: Node) -> None:
-        declared = type_name(node.child_by_field_name("type"))
+        declared = declared_type(node.child_by_field_name("type"))
         for decl in node.children_by_field_name("declarator"):
             name = text(decl.child_by_field_name("name"))
             value = decl.child_by_field_name("value")
@@ -259,9 +352,16 @@ class JavaWalker(Walker):
                 self.evidence(name, value, decl)
             self.visit(value)
 
+    def on_resource(self, node: Node) -> None:
+        """``try (Reader r = open())``: a local declared with its type."""
+        name = node.child_by_field_name("name")
+        if name is not None:
+            self.assign(text(name), declared_type(node.child_by_field_name("type")), node, True)
+        self.visit_children(node)
+
     def on_for(self, node: Node) -> None:
         name = node.child_by_field_name("name")
-        self.assign(text(name), type_name(node.child_by_field_name("type")), node, True)
+        self.assign(text(name), declared_type(node.child_by_field_name("type")), node, True)
         self.visit_children(node)
 
     def evidence(self, target: str, value: Node, at: Node) -> None:
@@ -282,15 +382,23 @@ class JavaWalker(Walker):
         name = text(node.child_by_field_name("name"))
         return f"{callee_name(obj)}.{name}" if obj is not None else name
 
+    def add_java_call(self, callee: str, node: Node, args: tuple[int, ...]) -> None:
+        """A call site with the argument counts of its chain (overloads are told apart by
+        them)."""
+        if callee:
+            at = (line(node), node.start_point[1])
+            self.facts.calls.append(Call(callee, self.qualname, *at, self.context, args))
+
     def on_invocation(self, node: Node) -> None:
-        self.add_call(self.invocation_name(node), node)
+        self.add_java_call(self.invocation_name(node), node, chain_args(node))
         obj = node.child_by_field_name("object")
         if obj is not None and obj.type not in {"identifier", "this"}:
             self.visit(obj)
         self.visit(node.child_by_field_name("arguments"))
 
     def on_new(self, node: Node) -> None:
-        self.add_call(type_name(node.child_by_field_name("type")), node)
+        made = type_name(node.child_by_field_name("type"))
+        self.add_java_call(made, node, (argument_count(node),))
         self.visit(node.child_by_field_name("arguments"))
         body = next((c for c in node.named_children if c.type == "class_body"), None)
         if body is not None:  # an anonymous class: ``this`` in its methods is that type
@@ -305,7 +413,7 @@ class JavaWalker(Walker):
     def on_params(self, node: Node) -> None:
         for param in node.named_children:
             if param.type in {"formal_parameter", "spread_parameter"}:
-                declared = type_name(param.child_by_field_name("type"))
+                declared = declared_type(param.child_by_field_name("type"))
                 name = param.child_by_field_name("name")
                 if name is None:  # spread: the declarator holds the name
                     decl = next(
@@ -324,6 +432,7 @@ class JavaExtractor:
         self._parsers = Parsers(_languages())  # type: ignore[arg-type]
         self._repo: RepoView | None = None
         self._by_suffix: dict[str, list[str]] = {}
+        self.call_resolver = JavaCalls  # the resolver types receivers by declarations
 
     def extract(self, path: str, source: bytes, language: str) -> FileFacts:
         """Facts of one Java file; syntax errors are counted and the rest still extracted."""

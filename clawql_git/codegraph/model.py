@@ -45,6 +45,9 @@ class Symbol:
     exported: bool = True  # visible outside the file (Python: no leading underscore / __all__)
     decorators: tuple[str, ...] = ()
     bases: tuple[str, ...] = ()  # base classes / implemented interfaces, as written
+    returns: str = ""  # Java: the declared return type with its type arguments ('' for none)
+    params: int = -1  # Java: how many parameters (-1 unknown)
+    variadic: bool = False  # Java: the last parameter is ``T...``
 
 
 @dataclass(frozen=True)
@@ -77,6 +80,9 @@ class Call:
     line: int
     column: int = 0
     context: str = "body"
+    # Java: the argument count of each call of the callee chain, left to right, the call
+    # itself last (``a.b(x).c(y, z)`` -> (1, 2)); empty when not recorded
+    args: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -15,8 +15,17 @@ import posixpath
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Protocol
 
-from clawql_git.codegraph.model import Assignment, Extractor, FileFacts, Import, RepoView, Symbol
+from clawql_git.codegraph.model import (
+    Assignment,
+    Call,
+    Extractor,
+    FileFacts,
+    Import,
+    RepoView,
+    Symbol,
+)
 
 CALLABLE = frozenset(
     {"function", "method", "class", "struct", "interface", "trait", "enum", "type"}
@@ -37,7 +46,7 @@ CONSTRUCTED = re.compile(r"^([A-Za-z_$][\w$.]*)\(\)\.([A-Za-z_$][\w$]*)$")
 # bare names may be members of the enclosing class
 IMPLICIT_THIS = frozenset({"java", "kotlin", "csharp", "cpp", "ruby", "swift", "dart", "scala"})
 # a name of the file's own namespace (package) needs no import
-NAMESPACED = frozenset({"csharp", "php", "kotlin", "scala"})
+NAMESPACED = frozenset({"csharp", "php", "kotlin", "scala", "java"})
 SELF_NAMES = ("self", "cls", "this")
 JAVA_LANG = frozenset(
     [
@@ -138,6 +147,7 @@ class FileIndex:
     assigns: dict[tuple[str, str], list[Assignment]] = field(default_factory=dict)
     self_attrs: dict[tuple[str, str], list[Assignment]] = field(default_factory=dict)
     owners: set[str] = field(default_factory=set)  # JS objects/functions given methods
+    overloads: dict[str, list[Symbol]] = field(default_factory=dict)  # Java: every declaration
 
     @classmethod
     def build(cls, facts: FileFacts) -> FileIndex:
@@ -147,6 +157,10 @@ class FileIndex:
         for sym in facts.symbols:
             if sym.kind != "extension":  # a Swift extension's members are its type's
                 idx.defs.setdefault(sym.qualname, sym)
+            if facts.language == "java":
+                idx.overloads.setdefault(sym.qualname, []).append(sym)
+                if idx.defs[sym.qualname].kind == "constant" and sym.kind != "constant":
+                    idx.defs[sym.qualname] = sym  # a constant beside a method or a class
             if objects and sym.kind == "method":
                 idx.owners.add(parent(sym.qualname))
         for imp in facts.imports:
@@ -193,6 +207,17 @@ def annotation_type(text: str) -> str:
     return parts[0].strip("'\"") if DOTTED.match(parts[0].strip("'\"")) else ""
 
 
+TYPE_ARGUMENTS = re.compile(r"<[^<>]*>")
+
+
+def strip_generics(written: str) -> str:
+    """``Map<String, List<Node>>`` -> ``Map`` (a Java type as declared)."""
+    previous = None
+    while previous != written:
+        previous, written = written, TYPE_ARGUMENTS.sub("", written)
+    return written.replace(" ", "")
+
+
 GO_RESULT = re.compile(r"\)\s*\*?([A-Za-z_][\w.]*)$")
 GO_RESULTS = re.compile(r"\)\s*\(\s*\*?([A-Za-z_][\w.]*)\s*,\s*error\s*\)$")
 
@@ -222,7 +247,7 @@ class Resolver:
         self.repo = repo
         self.extractors = extractors  # language -> extractor
         self.index = {path: FileIndex.build(f) for path, f in files.items()}
-        self._modules: dict[tuple[str, str], tuple[str, ...]] = {}
+        self._modules: dict[tuple[int, str, str], tuple[str, ...]] = {}
         self._go_dirs: dict[str, list[str]] | None = None  # Go package dir -> its files
         self._visible: dict[str, list[str]] = {}  # C/C++ file -> itself and its includes
         self._includers: dict[str, list[str]] | None = None  # header -> sources including it
@@ -232,6 +257,7 @@ class Resolver:
         self._inferred: dict[tuple[str, str, Assignment, int], tuple[Entity, bool] | None] = {}
         self._constants: dict[str, list[str]] | None = None  # Ruby qualname -> files
         self._swift_roots: dict[str, list[str]] | None = None  # Swift module dir -> files
+        self.typed: dict[str, CallResolver] = self._typed_calls()
 
     def replace(self, facts: FileFacts) -> None:
         """Take the new facts of a file already known (the set of files is unchanged, so
@@ -240,17 +266,30 @@ class Resolver:
         self._visible, self._includers, self._constants = {}, None, None
         self._swift_roots = None
         self._inferred = {}
+        self.typed = self._typed_calls()
+
+    def _typed_calls(self) -> dict[str, CallResolver]:
+        """The call resolvers of the extractors that bring one (``call_resolver``: a factory
+        taking this resolver), per language; made again when facts change (they cache)."""
+        out = {}
+        for language, extractor in self.extractors.items():
+            factory = getattr(extractor, "call_resolver", None)
+            if factory is not None:
+                out[language] = factory(self)
+        return out
 
     # ------------------------------------------------------------ modules
 
     def module_files(self, importer: str, module: str) -> tuple[str, ...]:
-        """The files an import denotes (empty: external), cached per (importer dir, module);
-        per importer file for Rust, where ``mod x;`` in ``src/a.rs`` is ``src/a/x.rs`` but
-        in ``src/lib.rs`` (or a ``mod.rs``) is a sibling file."""
+        """The files an import denotes (empty: external), cached per (extractor, importer
+        dir, module) (a Java and a Kotlin file of one directory ask two extractors); per
+        importer file for Rust, where ``mod x;`` in ``src/a.rs`` is ``src/a/x.rs`` but in
+        ``src/lib.rs`` (or a ``mod.rs``) is a sibling file."""
         language = self.index[importer].facts.language if importer in self.index else ""
-        key = (importer if language == "rust" else posixpath.dirname(importer), module)
+        ex = self.extractors.get(language)
+        where = importer if language == "rust" else posixpath.dirname(importer)
+        key = (id(ex), where, module)
         if key not in self._modules:
-            ex = self.extractors.get(language)
             found = ex.resolve_module(importer, module, self.repo) if ex is not None else []
             self._modules[key] = tuple(p for p in found if p in self.index)
         return self._modules[key]
@@ -294,7 +333,11 @@ class Resolver:
             if call.context != "body" and call.caller not in self.index[path].defs:
                 scope = call.caller
             ctx = ResolutionNotes()
-            entity = self.callee(path, scope, call.callee, ctx)
+            typed = self.typed.get(self.index[path].facts.language)
+            if typed is not None:
+                entity = typed.callee(path, scope, call, ctx)
+            else:
+                entity = self.callee(path, scope, call.callee, ctx)
             out.append(self._edge(path, call.caller, call.callee, call, entity, ctx))
         return out
 
@@ -738,7 +781,8 @@ class Resolver:
                 self._resolve_in(path, scope, dotted, ctx, depth) if DOTTED.match(dotted) else UNK
             )
         if asg.annotation:
-            value = annotation_type(value)
+            java = self.index[path].facts.language == "java"
+            value = annotation_type(strip_generics(value) if java else value)
             if not value:
                 return UNK
         elif CHAIN.match(value) and self.index[path].facts.language in JS_OBJECTS:
@@ -940,6 +984,8 @@ class Resolver:
             return self.infer_attr(path, attrs, ctx, depth + 1)
         external = False
         for base in idx.defs[klass].bases if klass in idx.defs else ():
+            if idx.facts.language == "java":  # written with its type arguments
+                base = strip_generics(base)
             if not DOTTED.match(base):
                 continue
             target = self._resolve_in(path, parent(klass), base, ctx, depth + 1)
@@ -992,6 +1038,13 @@ class ResolutionNotes:
     """Per-resolution notes: did the answer rest on an inferred type?"""
 
     inferred: bool = False
+
+
+class CallResolver(Protocol):
+    """A language's own call resolution (Java: by declared types, ``java_resolve``), built on
+    a :class:`Resolver`'s facts and lookups; an extractor brings one as ``call_resolver``."""
+
+    def callee(self, path: str, scope: str, call: Call, ctx: ResolutionNotes) -> Entity: ...
 
 
 def _join(module: str, name: str) -> str:

@@ -25,7 +25,7 @@ from clawql_git.codegraph.model import (
 )
 from clawql_git.errors import StorageError
 
-SCHEMA_VERSION = "9"
+SCHEMA_VERSION = "10"
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS files (
