@@ -15,7 +15,20 @@ from clawql_git.recall import cosines
 from clawql_git.recall.pipeline import Recaller, RecallQuery
 
 WRITER = Identity(agent_id="note-taker", session_id="cosine-test")
-WORDS = "cache queue token shard replica lease quorum ledger bucket stream cursor batch".split()
+WORDS = [
+    "cache",
+    "queue",
+    "token",
+    "shard",
+    "replica",
+    "lease",
+    "quorum",
+    "ledger",
+    "bucket",
+    "stream",
+    "cursor",
+    "batch",
+]
 
 
 def _vault(root: Path, n: int = 220) -> Vault:
