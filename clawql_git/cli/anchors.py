@@ -36,7 +36,7 @@ repo_option = click.option(
 
 def show_code_stale(vault: Vault, repo: str, rev: str, as_json: bool) -> CodeStaleness:
     """Check the vault's anchors into ``repo`` against ``rev`` and print the stale entries."""
-    from clawql_git.codegraph.graph import locate
+    from clawql_git.codegraph.location import locate
     from clawql_git.vault.anchoring import check_code, graph_resolver
     from clawql_git.vault.code_commits import open_graph
 
@@ -89,7 +89,7 @@ def install(repo: str, vault: str | None, as_json: bool) -> None:
     """Install a post-commit hook in the code repository: every commit becomes a code_change
     entry in the vault (with the session's reasoning when $CLAWQL_SESSION_ID is set), and the
     entries anchored to the code are re-checked."""
-    from clawql_git.codegraph.graph import locate
+    from clawql_git.codegraph.location import locate
     from clawql_git.vault.code_commits import install_code_hook
     from clawql_git.vault.facade import Vault
 
@@ -104,7 +104,7 @@ def install(repo: str, vault: str | None, as_json: bool) -> None:
 
 def record_head(cwd: Path, agent: str, session: str) -> None:
     """``clawql hooks code-commit``: record HEAD of the repository at ``cwd``."""
-    from clawql_git.codegraph.graph import locate
+    from clawql_git.codegraph.location import locate
     from clawql_git.model.identity import Identity
     from clawql_git.vault.code_commits import hooked_vault, record_commit
     from clawql_git.vault.facade import Vault

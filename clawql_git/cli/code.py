@@ -96,13 +96,11 @@ def _render(answer: Answer, as_json: bool, line: Callable[[dict[str, Any]], str]
 @json_flag
 def index(path: str, no_history: bool, vault: str | None, agent: str, as_json: bool) -> None:
     """Index the repository at PATH (unchanged files, by content hash, are not re-parsed)."""
-    from clawql_git.vault.code_changes import record_index_update
-
     graph = _open(path, create=True)
     audit = _vault_or_none(vault)
     with progress("indexing code", not as_json) as bar:
         report = graph.index(bar, history=not no_history)
-    event = record_index_update(audit, graph.root, report, agent) if audit else None
+    event = _record_update(audit, graph, report, agent) if audit else None
     if as_json:
         emit_json({**report.to_record(), "graph": str(graph.db_path), "audit_event": event})
         return
@@ -397,6 +395,14 @@ def find_route(
     )
 
 
+def _record_update(audit: Vault, graph: CodeGraph, report: IndexReport, agent: str) -> str:
+    """The audit event of an index update (imported only with ``--vault``: the symbol diff
+    and the vault are not loaded for a plain ``code index``)."""
+    from clawql_git.vault.code_changes import record_index_update
+
+    return record_index_update(audit, graph.root, report, agent)
+
+
 def _vault_or_none(path: str | None) -> Vault | None:
     if not path:
         return None
@@ -468,7 +474,7 @@ def record_change(
 ) -> None:
     """Write a code_change entry for FROM..TO into the vault: affected symbols and files,
     breaking or not, a summary."""
-    from clawql_git.codegraph.graph import locate
+    from clawql_git.codegraph.location import locate
     from clawql_git.model.identity import Identity
     from clawql_git.vault.code_changes import record_change as record
     from clawql_git.vault.facade import Vault

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import difflib
 import json
-import subprocess
 import threading
 from collections import deque
 from collections.abc import Callable
@@ -18,11 +17,11 @@ from clawql_git.codegraph import hierarchy, recency
 from clawql_git.codegraph.churn import write_history
 from clawql_git.codegraph.files import load_extractors
 from clawql_git.codegraph.indexer import Indexer, IndexReport, Progress
+from clawql_git.codegraph.location import locate
 from clawql_git.codegraph.routes import match, specificity
 from clawql_git.codegraph.store import Store
 from clawql_git.errors import InvalidInput, NotFound
 
-DB_NAME = "graph.sqlite"
 DEFAULT_LIMIT = 50
 DEFAULT_MAX_CHARS = 20_000
 
@@ -67,24 +66,6 @@ def bounded(
             break
         kept.append(item)
     return Answer(query, kept, len(items), len(kept) < len(items), extra or {})
-
-
-def locate(path: str | Path) -> tuple[Path, Path]:
-    """(work tree root, graph file) for a path: ``$GIT_DIR/clawql/codegraph/`` in a git work
-    tree, ``.clawql-codegraph/`` at the directory otherwise."""
-    target = Path(path).resolve()
-    if not target.is_dir():
-        raise NotFound(f"no directory at {path}")
-    top = _git(target, "rev-parse", "--show-toplevel")
-    if top:
-        git_dir = _git(target, "rev-parse", "--absolute-git-dir")
-        return Path(top), Path(git_dir) / "clawql" / "codegraph" / DB_NAME
-    return target, target / ".clawql-codegraph" / DB_NAME
-
-
-def _git(cwd: Path, *args: str) -> str:
-    done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=False)
-    return done.stdout.strip() if done.returncode == 0 else ""
 
 
 class CodeGraph:

@@ -259,7 +259,7 @@ def attached_code(state_dir: Path, workdir: Path, code_repo: str = "") -> CodeLa
     """The code graph recall searches: the ``code_repo`` setting's, else the vault's own
     repository's (``clawql code index`` run in the vault), else the repository last indexed
     with ``clawql code index --vault`` naming this vault; None when there is none."""
-    from clawql_git.codegraph.graph import DB_NAME, locate
+    from clawql_git.codegraph.location import DB_NAME, locate
 
     if code_repo:
         root, db_path = locate(code_repo)
