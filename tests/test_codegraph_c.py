@@ -585,3 +585,83 @@ def test_using_lines_are_followed(tmp_path: Path) -> None:
     rows = graph.store.query("SELECT child_qualname, base, target_qualname FROM supertypes")
     assert [tuple(r) for r in rows] == [("D", "Base", "lib.Base")]
     assert deps(graph) == {("main.cpp", "ns.hpp", "ns.hpp", 1)}
+
+
+UNNAMED = {
+    "lib.cpp": (
+        "namespace {\n"  # an anonymous namespace: its names stay in the enclosing scope
+        "int hidden() { return 1; }\n"
+        "}  // namespace\n"
+        "namespace detail {\n"
+        "enum { buffer_size = 256 };\n"
+        "template <typename T> struct is_unit {};\n"
+        "template <> struct is_unit<char> {};\n"  # a full specialisation keeps its name
+        "}  // namespace detail\n"
+        "class value {\n"
+        " public:\n"
+        "  union {\n"  # an anonymous union member: i and d are members of value
+        "    int i;\n"
+        "    double d;\n"
+        "  };\n"
+        "  struct {\n"  # an unnamed struct typing a field: reset is reached through spec
+        "    int width;\n"
+        "    void reset() { width = 0; }\n"
+        "  } spec;\n"
+        "  void clear() { reset(); }\n"
+        "};\n"
+        "int use(value* v) { v->clear(); return hidden(); }\n"
+    )
+}
+
+
+def test_unnamed_records_are_anonymous_symbols(tmp_path: Path) -> None:
+    """An unnamed struct, union or enum is a symbol named ``<anonymous>`` (as codegraph names
+    it) and the container of the members it keeps; an anonymous namespace or an anonymous
+    union member adds no scope, and ``reset()`` in ``value.clear`` is not the unnamed
+    struct's method (it resolved to a ``value.reset`` before)."""
+    found = facts(UNNAMED, "lib.cpp")
+    assert found.errors == 0
+    assert [(s.qualname, s.name, s.kind, s.line, s.end_line) for s in found.symbols] == [
+        ("hidden", "hidden", "function", 2, 2),
+        ("detail.<anonymous>", "<anonymous>", "enum", 5, 5),
+        ("detail.is_unit", "is_unit", "struct", 6, 6),
+        ("detail.is_unit", "is_unit", "struct", 7, 7),
+        ("value", "value", "class", 9, 20),
+        ("value.<anonymous>", "<anonymous>", "struct", 11, 14),
+        ("value.<anonymous>", "<anonymous>", "struct", 15, 18),
+        ("value.<anonymous>.reset", "reset", "method", 17, 17),
+        ("value.clear", "clear", "method", 19, 19),
+        ("use", "use", "function", 21, 21),
+    ]
+    assert found.symbols[3].signature == "template <> struct is_unit<char>"
+    assert calls(build(tmp_path, UNNAMED)) == {
+        ("lib.cpp:19", "value.clear", "reset", "", 0.0, "unresolved"),
+        ("lib.cpp:21", "use", "v.clear", "lib.cpp:value.clear", 0.8, "inferred"),
+        ("lib.cpp:21", "use", "hidden", "lib.cpp:hidden", 1.0, "exact"),
+    }
+
+
+def test_functions_returning_references_and_reference_parameters(tmp_path: Path) -> None:
+    """``T& f()`` and ``const T& x``: the grammar keeps the declarator of a
+    ``reference_declarator`` in no field, so googletest's ``TypedExpectation& Times(...)``
+    was no definition and a ``const spec& s`` parameter gave no type to ``s.width()``."""
+    files = {
+        "spec.cpp": (
+            "struct spec {\n"
+            "  int width() const { return 0; }\n"
+            "  spec& times(int n) { return *this; }\n"
+            "};\n"
+            "const spec& current();\n"
+            "int measure(const spec& s) { return s.width(); }\n"
+        )
+    }
+    found = facts(files, "spec.cpp")
+    assert [(s.qualname, s.kind, s.line, s.signature) for s in found.symbols] == [
+        ("spec", "struct", 1, "struct spec"),
+        ("spec.width", "method", 2, "int width() const"),
+        ("spec.times", "method", 3, "spec& times(int n)"),
+        ("measure", "function", 6, "int measure(const spec& s)"),
+    ]
+    assert calls(build(tmp_path, files)) == {
+        ("spec.cpp:6", "measure", "s.width", "spec.cpp:spec.width", 0.8, "inferred")
+    }

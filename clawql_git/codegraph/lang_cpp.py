@@ -13,6 +13,11 @@ Conventions:
 - ``class``/``struct``/``union`` with a body -> 'class'/'struct', ``enum [class]`` -> 'enum',
   ``using X = Y;`` and ``typedef`` -> 'type'. Members are exported unless ``private:`` or
   ``protected:`` (a ``class`` starts private, a ``struct`` public).
+- an unnamed record (``enum { size = 256 };``, ``union { int i; };``, ``struct {...} spec;``)
+  is a symbol named ``<anonymous>`` (codegraph's name); one that declares nothing (an
+  anonymous union member) leaves its members in the enclosing scope, as C++ does, and one
+  typing a variable contains them (``value.<anonymous>.reset``; no ``this`` type in them).
+  A specialisation (``template <> struct is_unit<char>``) is named as its template.
 - bases: ``class A : public B, ns::C<int>`` -> Supertype edges ``A`` -> ``B`` and
   ``ns::C`` (relation 'extends'; template arguments dropped) and ``bases`` in dotted form.
 - calls: as in C, plus ``ns::f``, ``Foo::make``, ``this->f`` (``this.f``) and ``new Foo``
@@ -52,6 +57,18 @@ _CLASSES: dict[str, SymbolKind] = {
     "union_specifier": "struct",
     "enum_specifier": "enum",
 }
+ANONYMOUS = "<anonymous>"  # the name of an unnamed class, struct, union or enum
+
+
+def _injects_members(node: Node) -> bool:
+    """``union { int i; float f; };``: an unnamed record declaring nothing puts its members
+    in the enclosing scope; ``struct { ... } x;`` keeps them (reached through ``x``)."""
+    parent = node.parent
+    return (
+        parent is not None
+        and parent.type in {"field_declaration", "declaration"}
+        and not parent.children_by_field_name("declarator")
+    )
 
 
 EXPORT_MACRO = re.compile(
@@ -174,8 +191,8 @@ class CppWalker(CWalker):
         return bool(self.classes) and self.depth == 0
 
     def class_scope(self, qualifier: list[str]) -> str:
-        if self.in_class():
-            return self.classes[-1]
+        if self.in_class():  # an unnamed class has no type to look ``this`` up by
+            return "" if self.classes[-1].endswith(ANONYMOUS) else self.classes[-1]
         if qualifier and self.qualname not in self.namespaces:
             return self.qualname
         return ""
@@ -198,13 +215,33 @@ class CppWalker(CWalker):
 
     def on_record(self, node: Node) -> None:
         name_node = node.child_by_field_name("name")
-        if node.child_by_field_name("body") is None or name_node is None:
+        if node.child_by_field_name("body") is None:
             self.visit_children(node)
-            return
-        self.record(node, strip_generics(text(name_node)), node)
+        elif name_node is not None:
+            self.record(node, strip_generics(text(name_node)), node)
+        elif _injects_members(node):
+            self.add_record_symbol(node, ANONYMOUS, node)
+            self.visit_children(node)  # its members belong to the enclosing scope
+        else:
+            self.record(node, ANONYMOUS, node)
 
     def record(self, node: Node, name: str, whole: Node) -> None:
         """A class/struct/union/enum with a body: its symbol, bases, members."""
+        self.add_record_symbol(node, name, whole)
+        if node.type == "enum_specifier":
+            return
+        saved, self.depth = self.depth, 0
+        self.scope.append(name)
+        self.classes.append(self.qualname)
+        self.access.append(node.type != "class_specifier")
+        self.visit(node.child_by_field_name("body"))
+        self.access.pop()
+        self.classes.pop()
+        self.scope.pop()
+        self.depth = saved
+
+    def add_record_symbol(self, node: Node, name: str, whole: Node) -> None:
+        """The symbol of a class/struct/union/enum with a body, and its base classes."""
         body = node.child_by_field_name("body")
         clause = next((c for c in node.named_children if c.type == "base_class_clause"), None)
         written = [
@@ -228,17 +265,6 @@ class CppWalker(CWalker):
         )
         for base in written:
             self.add_supertype(symbol.qualname, strip_generics(text(base)), base, "extends")
-        if node.type == "enum_specifier":
-            return
-        saved, self.depth = self.depth, 0
-        self.scope.append(name)
-        self.classes.append(self.qualname)
-        self.access.append(node.type != "class_specifier")
-        self.visit(body)
-        self.access.pop()
-        self.classes.pop()
-        self.scope.pop()
-        self.depth = saved
 
     def on_access(self, node: Node) -> None:
         if self.access:
@@ -292,7 +318,7 @@ class CppWalker(CWalker):
 class CppExtractor:
     """The C++ extractor the code graph loads as ``lang_cpp.EXTRACTOR``."""
 
-    version = "1"
+    version = "2"  # 2: unnamed records as <anonymous>, reference declarators
 
     def __init__(self) -> None:
         self.suffixes = {
