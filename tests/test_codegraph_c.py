@@ -665,3 +665,30 @@ def test_functions_returning_references_and_reference_parameters(tmp_path: Path)
     assert calls(build(tmp_path, files)) == {
         ("spec.cpp:6", "measure", "s.width", "spec.cpp:spec.width", 0.8, "inferred")
     }
+
+
+def test_a_specialisation_is_found_by_its_written_name(tmp_path: Path) -> None:
+    """``template <> auto digits10<uint128_t>()`` is named ``digits10`` like its template
+    (calls name that); asking for ``digits10<uint128_t>`` finds that one definition."""
+    graph = build(
+        tmp_path,
+        {
+            "digits.hpp": (
+                "namespace detail {\n"
+                "template <typename T> constexpr auto digits10() -> int { return 1; }\n"
+                "template <> constexpr auto digits10<uint128_t>() -> int { return 38; }\n"
+                "template <typename T> struct is_unit {};\n"
+                "template <> struct is_unit<char> {};\n"
+                "}\n"
+            )
+        },
+    )
+    found = {
+        name: (answer.extra["match"], [(s["qualname"], s["line"]) for s in answer.items])
+        for name in ("digits10", "digits10<uint128_t>", "detail.is_unit<char>", "is_unit<int>")
+        for answer in [graph.find_symbol(name)]
+    }
+    assert found["digits10"] == ("exact", [("detail.digits10", 2), ("detail.digits10", 3)])
+    assert found["digits10<uint128_t>"] == ("exact", [("detail.digits10", 3)])
+    assert found["detail.is_unit<char>"] == ("exact", [("detail.is_unit", 5)])
+    assert found["is_unit<int>"][0] == "fuzzy"  # no such specialisation
