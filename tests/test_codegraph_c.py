@@ -692,3 +692,37 @@ def test_a_specialisation_is_found_by_its_written_name(tmp_path: Path) -> None:
     assert found["digits10<uint128_t>"] == ("exact", [("detail.digits10", 3)])
     assert found["detail.is_unit<char>"] == ("exact", [("detail.is_unit", 5)])
     assert found["is_unit<int>"][0] == "fuzzy"  # no such specialisation
+
+
+def test_macro_statements_at_namespace_level() -> None:
+    """googletest's ``GMOCK_DEFINE_DEFAULT_ACTION_FOR_RETURN_TYPE_(unsigned char, 0);`` (a
+    macro expanding to a specialisation, a type as argument): the grammar lost the class
+    after two of them. They are blanked and still calls of the macro; one in a body stays."""
+    source = {
+        "values.h": (
+            "#define DEFAULT_(type, value) template <> struct BuiltIn<type> {}\n"
+            "namespace testing {\n"
+            "namespace internal {\n"
+            "DEFAULT_(unsigned char, 0);\n"
+            "DEFAULT_(signed char, 0);  // NOLINT\n"
+            "}  // namespace internal\n"
+            "template <typename T>\n"
+            "class DefaultValue {\n"
+            " public:\n"
+            "  static void Set(T x) { DEFAULT_(x, 1); }\n"
+            "};\n"
+            "}  // namespace testing\n"
+        )
+    }
+    found = facts(source, "values.h")
+    assert found.language == "cpp"
+    assert [(s.qualname, s.kind, s.line) for s in found.symbols] == [
+        ("DEFAULT_", "function", 1),
+        ("testing.DefaultValue", "class", 8),
+        ("testing.DefaultValue.Set", "method", 10),
+    ]
+    assert sorted((c.callee, c.caller, c.line, c.column) for c in found.calls) == [
+        ("DEFAULT_", "testing.DefaultValue.Set", 10, 25),
+        ("DEFAULT_", "testing.internal", 4, 0),
+        ("DEFAULT_", "testing.internal", 5, 0),
+    ]

@@ -24,6 +24,9 @@ Conventions:
   (a call of ``Foo``).
 - ``class API_EXPORT Foo {``: an all-caps macro between ``class`` and the name is read as
   an export macro and blanked before parsing (lines and columns unchanged).
+- ``GMOCK_DECLARE_KIND_(unsigned char, kInteger);`` at column 0 (a macro that expands to
+  declarations, at namespace level) is blanked before parsing too, and kept as a call of the
+  macro from the enclosing namespace.
 - ``using namespace a::b;`` is a star import of module ``namespace a::b`` and ``using a::B;``
   an import of ``B`` from module ``a::B``; neither names a file (the resolver looks the
   names up in the included headers; a ``using`` of nothing the repository defines is
@@ -48,7 +51,7 @@ from clawql_git.codegraph.lang_c import (
     function_declarator,
     type_name,
 )
-from clawql_git.codegraph.model import FileFacts, RepoView, SymbolKind
+from clawql_git.codegraph.model import Call, FileFacts, RepoView, SymbolKind
 from clawql_git.codegraph.ts_util import Parsers, strip_generics, text, walk_file
 
 _CLASSES: dict[str, SymbolKind] = {
@@ -106,6 +109,9 @@ _PREFIX_MACRO = re.compile(
     + _DECLARATION_START
     + rb"))"
 )
+_MACRO_STATEMENT = re.compile(  # at column 0: a use at namespace level, not in a body
+    rb"(?m)^(" + _MACRO + rb")\((?:[^()\n]|\([^()\n]*\))*\);[ \t]*(?://[^\n]*)?$"
+)
 _IF_MACRO = re.compile(rb"\bif[ \t]+(" + _MACRO + rb")(?=[ \t]*\()")  # if FMT_CONSTEXPR20 (
 
 
@@ -143,6 +149,37 @@ def _ends_statement(line: bytes) -> bool:
         return True
     code = stripped.split(b"//", 1)[0].rstrip()
     return code.endswith((b";", b"{", b"}"))
+
+
+def blank_macro_statements(source: bytes) -> tuple[bytes, list[re.Match[bytes]]]:
+    """``GMOCK_DECLARE_KIND_(unsigned char, kInteger);`` at column 0, after a declaration
+    ends: a macro that expands to declarations, with arguments that are no expressions
+    (types, an empty one); the grammar cannot read it and error recovery swallowed the
+    classes after it. Blanked with spaces; the matches are returned so that each still
+    counts as a call of the macro."""
+    out = bytearray(source)
+    blanked = []
+    for match in _MACRO_STATEMENT.finditer(source):
+        end = match.start()
+        while end and out[end - 1] in b" \t\r\n":
+            end -= 1
+        if _ends_statement(bytes(out[out.rfind(b"\n", 0, end) + 1 : end])):
+            start, end = match.span()
+            out[start:end] = b" " * (end - start)
+            blanked.append(match)
+    return bytes(out), blanked
+
+
+def _namespace_at(root: Node, offset: int) -> str:
+    """The dotted namespace enclosing byte ``offset`` (a blanked macro statement)."""
+    node: Node | None = root.named_descendant_for_byte_range(offset, offset)
+    parts: list[str] = []
+    while node is not None:
+        name = node.child_by_field_name("name") if node.type == "namespace_definition" else None
+        if name is not None:
+            parts[:0] = [p for p in text(name).split("::") if p]
+        node = node.parent
+    return ".".join(parts)
 
 
 def blank_declaration_macros(source: bytes) -> bytes:
@@ -336,9 +373,13 @@ class CppExtractor:
 
     def extract(self, path: str, source: bytes, language: str) -> FileFacts:
         """Facts of one C++ file; syntax errors are counted and the rest still extracted."""
-        cleaned = blank_declaration_macros(source)
+        cleaned, statements = blank_macro_statements(blank_declaration_macros(source))
         root, facts, _ = walk_file(self._parsers, path, cleaned, "cpp", CppWalker)
         facts.module_doc = file_doc(root)
+        for match in statements:
+            line = source.count(b"\n", 0, match.start()) + 1
+            caller = _namespace_at(root, match.start())
+            facts.calls.append(Call(match.group(1).decode(), caller, line))
         return facts
 
     def resolve_module(self, importer: str, module: str, repo: RepoView) -> list[str]:
