@@ -24,7 +24,7 @@ Conventions:
   (a call of ``Foo``).
 - ``class API_EXPORT Foo {``: an all-caps macro between ``class`` and the name is read as
   an export macro and blanked before parsing (lines and columns unchanged).
-- ``GMOCK_DECLARE_KIND_(unsigned char, kInteger);`` at column 0 (a macro that expands to
+- ``GMOCK_DEFINE_DEFAULT_ACTION_FOR_RETURN_TYPE_(char, 0);`` at column 0 (a macro expanding to
   declarations, at namespace level) is blanked before parsing too, and kept as a call of the
   macro from the enclosing namespace.
 - ``using namespace a::b;`` is a star import of module ``namespace a::b`` and ``using a::B;``
@@ -152,8 +152,8 @@ def _ends_statement(line: bytes) -> bool:
 
 
 def blank_macro_statements(source: bytes) -> tuple[bytes, list[re.Match[bytes]]]:
-    """``GMOCK_DECLARE_KIND_(unsigned char, kInteger);`` at column 0, after a declaration
-    ends: a macro that expands to declarations, with arguments that are no expressions
+    """``GMOCK_DEFINE_DEFAULT_ACTION_FOR_RETURN_TYPE_(unsigned char, 0);`` at column 0, after a
+    declaration ends: a macro that expands to declarations, with arguments that are no expressions
     (types, an empty one); the grammar cannot read it and error recovery swallowed the
     classes after it. Blanked with spaces; the matches are returned so that each still
     counts as a call of the macro."""
