@@ -585,3 +585,144 @@ def test_using_lines_are_followed(tmp_path: Path) -> None:
     rows = graph.store.query("SELECT child_qualname, base, target_qualname FROM supertypes")
     assert [tuple(r) for r in rows] == [("D", "Base", "lib.Base")]
     assert deps(graph) == {("main.cpp", "ns.hpp", "ns.hpp", 1)}
+
+
+UNNAMED = {
+    "lib.cpp": (
+        "namespace {\n"  # an anonymous namespace: its names stay in the enclosing scope
+        "int hidden() { return 1; }\n"
+        "}  // namespace\n"
+        "namespace detail {\n"
+        "enum { buffer_size = 256 };\n"
+        "template <typename T> struct is_unit {};\n"
+        "template <> struct is_unit<char> {};\n"  # a full specialisation keeps its name
+        "}  // namespace detail\n"
+        "class value {\n"
+        " public:\n"
+        "  union {\n"  # an anonymous union member: i and d are members of value
+        "    int i;\n"
+        "    double d;\n"
+        "  };\n"
+        "  struct {\n"  # an unnamed struct typing a field: reset is reached through spec
+        "    int width;\n"
+        "    void reset() { width = 0; }\n"
+        "  } spec;\n"
+        "  void clear() { reset(); }\n"
+        "};\n"
+        "int use(value* v) { v->clear(); return hidden(); }\n"
+    )
+}
+
+
+def test_unnamed_records_are_anonymous_symbols(tmp_path: Path) -> None:
+    """An unnamed struct, union or enum is a symbol named ``<anonymous>`` (as codegraph names
+    it) and the container of the members it keeps; an anonymous namespace or an anonymous
+    union member adds no scope, and ``reset()`` in ``value.clear`` is not the unnamed
+    struct's method (it resolved to a ``value.reset`` before)."""
+    found = facts(UNNAMED, "lib.cpp")
+    assert found.errors == 0
+    assert [(s.qualname, s.name, s.kind, s.line, s.end_line) for s in found.symbols] == [
+        ("hidden", "hidden", "function", 2, 2),
+        ("detail.<anonymous>", "<anonymous>", "enum", 5, 5),
+        ("detail.is_unit", "is_unit", "struct", 6, 6),
+        ("detail.is_unit", "is_unit", "struct", 7, 7),
+        ("value", "value", "class", 9, 20),
+        ("value.<anonymous>", "<anonymous>", "struct", 11, 14),
+        ("value.<anonymous>", "<anonymous>", "struct", 15, 18),
+        ("value.<anonymous>.reset", "reset", "method", 17, 17),
+        ("value.clear", "clear", "method", 19, 19),
+        ("use", "use", "function", 21, 21),
+    ]
+    assert found.symbols[3].signature == "template <> struct is_unit<char>"
+    assert calls(build(tmp_path, UNNAMED)) == {
+        ("lib.cpp:19", "value.clear", "reset", "", 0.0, "unresolved"),
+        ("lib.cpp:21", "use", "v.clear", "lib.cpp:value.clear", 0.8, "inferred"),
+        ("lib.cpp:21", "use", "hidden", "lib.cpp:hidden", 1.0, "exact"),
+    }
+
+
+def test_functions_returning_references_and_reference_parameters(tmp_path: Path) -> None:
+    """``T& f()`` and ``const T& x``: the grammar keeps the declarator of a
+    ``reference_declarator`` in no field, so googletest's ``TypedExpectation& Times(...)``
+    was no definition and a ``const spec& s`` parameter gave no type to ``s.width()``."""
+    files = {
+        "spec.cpp": (
+            "struct spec {\n"
+            "  int width() const { return 0; }\n"
+            "  spec& times(int n) { return *this; }\n"
+            "};\n"
+            "const spec& current();\n"
+            "int measure(const spec& s) { return s.width(); }\n"
+        )
+    }
+    found = facts(files, "spec.cpp")
+    assert [(s.qualname, s.kind, s.line, s.signature) for s in found.symbols] == [
+        ("spec", "struct", 1, "struct spec"),
+        ("spec.width", "method", 2, "int width() const"),
+        ("spec.times", "method", 3, "spec& times(int n)"),
+        ("measure", "function", 6, "int measure(const spec& s)"),
+    ]
+    assert calls(build(tmp_path, files)) == {
+        ("spec.cpp:6", "measure", "s.width", "spec.cpp:spec.width", 0.8, "inferred")
+    }
+
+
+def test_a_specialisation_is_found_by_its_written_name(tmp_path: Path) -> None:
+    """``template <> auto digits10<uint128_t>()`` is named ``digits10`` like its template
+    (calls name that); asking for ``digits10<uint128_t>`` finds that one definition."""
+    graph = build(
+        tmp_path,
+        {
+            "digits.hpp": (
+                "namespace detail {\n"
+                "template <typename T> constexpr auto digits10() -> int { return 1; }\n"
+                "template <> constexpr auto digits10<uint128_t>() -> int { return 38; }\n"
+                "template <typename T> struct is_unit {};\n"
+                "template <> struct is_unit<char> {};\n"
+                "}\n"
+            )
+        },
+    )
+    found = {
+        name: (answer.extra["match"], [(s["qualname"], s["line"]) for s in answer.items])
+        for name in ("digits10", "digits10<uint128_t>", "detail.is_unit<char>", "is_unit<int>")
+        for answer in [graph.find_symbol(name)]
+    }
+    assert found["digits10"] == ("exact", [("detail.digits10", 2), ("detail.digits10", 3)])
+    assert found["digits10<uint128_t>"] == ("exact", [("detail.digits10", 3)])
+    assert found["detail.is_unit<char>"] == ("exact", [("detail.is_unit", 5)])
+    assert found["is_unit<int>"][0] == "fuzzy"  # no such specialisation
+
+
+def test_macro_statements_at_namespace_level() -> None:
+    """googletest's ``GMOCK_DEFINE_DEFAULT_ACTION_FOR_RETURN_TYPE_(unsigned char, 0);`` (a
+    macro expanding to a specialisation, a type as argument): the grammar lost the class
+    after two of them. They are blanked and still calls of the macro; one in a body stays."""
+    source = {
+        "values.h": (
+            "#define DEFAULT_(type, value) template <> struct BuiltIn<type> {}\n"
+            "namespace testing {\n"
+            "namespace internal {\n"
+            "DEFAULT_(unsigned char, 0);\n"
+            "DEFAULT_(signed char, 0);  // NOLINT\n"
+            "}  // namespace internal\n"
+            "template <typename T>\n"
+            "class DefaultValue {\n"
+            " public:\n"
+            "  static void Set(T x) { DEFAULT_(x, 1); }\n"
+            "};\n"
+            "}  // namespace testing\n"
+        )
+    }
+    found = facts(source, "values.h")
+    assert found.language == "cpp"
+    assert [(s.qualname, s.kind, s.line) for s in found.symbols] == [
+        ("DEFAULT_", "function", 1),
+        ("testing.DefaultValue", "class", 8),
+        ("testing.DefaultValue.Set", "method", 10),
+    ]
+    assert sorted((c.callee, c.caller, c.line, c.column) for c in found.calls) == [
+        ("DEFAULT_", "testing.DefaultValue.Set", 10, 25),
+        ("DEFAULT_", "testing.internal", 4, 0),
+        ("DEFAULT_", "testing.internal", 5, 0),
+    ]

@@ -176,12 +176,22 @@ class CodeGraph:
     ) -> Answer:
         """Definitions named ``name``: exact matches, else fuzzy ones (substring, close names)."""
         self._require_index()
-        found = [s for s in self.symbols(name) if kind is None or s["kind"] == kind]
+        found = self.symbols(name) or self._specialised(name)
+        found = [s for s in found if kind is None or s["kind"] == kind]
         how = "exact"
         if not found:
             how = "fuzzy"
             found = self._fuzzy(name, kind)
         return bounded(name, found, limit, max_chars, {"match": how})
+
+    def _specialised(self, name: str) -> list[dict[str, Any]]:
+        """``digits10<uint128_t>``: the definitions of ``digits10`` whose signature writes
+        those template arguments (a C++ specialisation keeps its template's name)."""
+        base, _, args = name.partition("<")
+        if not args.endswith(">"):
+            return []
+        written = (base.rpartition(":")[2].rsplit(".", 1)[-1] + "<" + args).replace(" ", "")
+        return [s for s in self.symbols(base) if written in s["signature"].replace(" ", "")]
 
     def _fuzzy(self, name: str, kind: str | None) -> list[dict[str, Any]]:
         short = name.rpartition(":")[2].rsplit(".", 1)[-1]

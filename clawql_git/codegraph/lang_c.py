@@ -117,11 +117,19 @@ def type_name(node: Node | None) -> str:
     return ""
 
 
+def inner_declarator(node: Node) -> Node | None:
+    """The declarator ``node`` wraps; a C++ ``reference_declarator`` (``T& f()``,
+    ``const T& x``) holds it as its last child, not in a ``declarator`` field."""
+    if node.type == "reference_declarator":
+        return node.named_children[-1] if node.named_children else None
+    return node.child_by_field_name("declarator")
+
+
 def declarator_name(node: Node | None) -> Node | None:
     """The name node inside a (pointer, array, init, function...) declarator."""
     while node is not None and node.type not in _NAMES:
         if node.type in _DECLARATORS or node.type == "function_declarator":
-            node = node.child_by_field_name("declarator")
+            node = inner_declarator(node)
         else:
             return None
     return node
@@ -155,7 +163,7 @@ def function_declarator(node: Node | None) -> Node | None:
             return node if inner is not None and inner.type != "parenthesized_declarator" else None
         if node.type not in _DECLARATORS or node.type == "parenthesized_declarator":
             return None
-        node = node.child_by_field_name("declarator")
+        node = inner_declarator(node)
     return None
 
 
@@ -447,7 +455,7 @@ def file_doc(root: Node) -> str:
 class CExtractor:
     """The C extractor the code graph loads as ``lang_c.EXTRACTOR``."""
 
-    version = "1"
+    version = "2"  # 2: reference declarators (``T& f()``); C++ headers: unnamed records
 
     def __init__(self) -> None:
         self.suffixes = {".c": "c", ".h": "c"}

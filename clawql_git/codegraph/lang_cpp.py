@@ -13,12 +13,20 @@ Conventions:
 - ``class``/``struct``/``union`` with a body -> 'class'/'struct', ``enum [class]`` -> 'enum',
   ``using X = Y;`` and ``typedef`` -> 'type'. Members are exported unless ``private:`` or
   ``protected:`` (a ``class`` starts private, a ``struct`` public).
+- an unnamed record (``enum { size = 256 };``, ``union { int i; };``, ``struct {...} spec;``)
+  is a symbol named ``<anonymous>`` (codegraph's name); one that declares nothing (an
+  anonymous union member) leaves its members in the enclosing scope, as C++ does, and one
+  typing a variable contains them (``value.<anonymous>.reset``; no ``this`` type in them).
+  A specialisation (``template <> struct is_unit<char>``) is named as its template.
 - bases: ``class A : public B, ns::C<int>`` -> Supertype edges ``A`` -> ``B`` and
   ``ns::C`` (relation 'extends'; template arguments dropped) and ``bases`` in dotted form.
 - calls: as in C, plus ``ns::f``, ``Foo::make``, ``this->f`` (``this.f``) and ``new Foo``
   (a call of ``Foo``).
 - ``class API_EXPORT Foo {``: an all-caps macro between ``class`` and the name is read as
   an export macro and blanked before parsing (lines and columns unchanged).
+- ``GMOCK_DEFINE_DEFAULT_ACTION_FOR_RETURN_TYPE_(char, 0);`` at column 0 (a macro expanding to
+  declarations, at namespace level) is blanked before parsing too, and kept as a call of the
+  macro from the enclosing namespace.
 - ``using namespace a::b;`` is a star import of module ``namespace a::b`` and ``using a::B;``
   an import of ``B`` from module ``a::B``; neither names a file (the resolver looks the
   names up in the included headers; a ``using`` of nothing the repository defines is
@@ -43,7 +51,7 @@ from clawql_git.codegraph.lang_c import (
     function_declarator,
     type_name,
 )
-from clawql_git.codegraph.model import FileFacts, RepoView, SymbolKind
+from clawql_git.codegraph.model import Call, FileFacts, RepoView, SymbolKind
 from clawql_git.codegraph.ts_util import Parsers, strip_generics, text, walk_file
 
 _CLASSES: dict[str, SymbolKind] = {
@@ -52,6 +60,18 @@ _CLASSES: dict[str, SymbolKind] = {
     "union_specifier": "struct",
     "enum_specifier": "enum",
 }
+ANONYMOUS = "<anonymous>"  # the name of an unnamed class, struct, union or enum
+
+
+def _injects_members(node: Node) -> bool:
+    """``union { int i; float f; };``: an unnamed record declaring nothing puts its members
+    in the enclosing scope; ``struct { ... } x;`` keeps them (reached through ``x``)."""
+    parent = node.parent
+    return (
+        parent is not None
+        and parent.type in {"field_declaration", "declaration"}
+        and not parent.children_by_field_name("declarator")
+    )
 
 
 EXPORT_MACRO = re.compile(
@@ -88,6 +108,9 @@ _PREFIX_MACRO = re.compile(
     + rb")(?=[ \t]+(?:"
     + _DECLARATION_START
     + rb"))"
+)
+_MACRO_STATEMENT = re.compile(  # at column 0: a use at namespace level, not in a body
+    rb"(?m)^(" + _MACRO + rb")\((?:[^()\n]|\([^()\n]*\))*\);[ \t]*(?://[^\n]*)?$"
 )
 _IF_MACRO = re.compile(rb"\bif[ \t]+(" + _MACRO + rb")(?=[ \t]*\()")  # if FMT_CONSTEXPR20 (
 
@@ -126,6 +149,37 @@ def _ends_statement(line: bytes) -> bool:
         return True
     code = stripped.split(b"//", 1)[0].rstrip()
     return code.endswith((b";", b"{", b"}"))
+
+
+def blank_macro_statements(source: bytes) -> tuple[bytes, list[re.Match[bytes]]]:
+    """``GMOCK_DEFINE_DEFAULT_ACTION_FOR_RETURN_TYPE_(unsigned char, 0);`` at column 0, after a
+    declaration ends: a macro that expands to declarations, with arguments that are no expressions
+    (types, an empty one); the grammar cannot read it and error recovery swallowed the
+    classes after it. Blanked with spaces; the matches are returned so that each still
+    counts as a call of the macro."""
+    out = bytearray(source)
+    blanked = []
+    for match in _MACRO_STATEMENT.finditer(source):
+        end = match.start()
+        while end and out[end - 1] in b" \t\r\n":
+            end -= 1
+        if _ends_statement(bytes(out[out.rfind(b"\n", 0, end) + 1 : end])):
+            start, end = match.span()
+            out[start:end] = b" " * (end - start)
+            blanked.append(match)
+    return bytes(out), blanked
+
+
+def _namespace_at(root: Node, offset: int) -> str:
+    """The dotted namespace enclosing byte ``offset`` (a blanked macro statement)."""
+    node: Node | None = root.named_descendant_for_byte_range(offset, offset)
+    parts: list[str] = []
+    while node is not None:
+        name = node.child_by_field_name("name") if node.type == "namespace_definition" else None
+        if name is not None:
+            parts[:0] = [p for p in text(name).split("::") if p]
+        node = node.parent
+    return ".".join(parts)
 
 
 def blank_declaration_macros(source: bytes) -> bytes:
@@ -174,8 +228,8 @@ class CppWalker(CWalker):
         return bool(self.classes) and self.depth == 0
 
     def class_scope(self, qualifier: list[str]) -> str:
-        if self.in_class():
-            return self.classes[-1]
+        if self.in_class():  # an unnamed class has no type to look ``this`` up by
+            return "" if self.classes[-1].endswith(ANONYMOUS) else self.classes[-1]
         if qualifier and self.qualname not in self.namespaces:
             return self.qualname
         return ""
@@ -198,13 +252,33 @@ class CppWalker(CWalker):
 
     def on_record(self, node: Node) -> None:
         name_node = node.child_by_field_name("name")
-        if node.child_by_field_name("body") is None or name_node is None:
+        if node.child_by_field_name("body") is None:
             self.visit_children(node)
-            return
-        self.record(node, strip_generics(text(name_node)), node)
+        elif name_node is not None:
+            self.record(node, strip_generics(text(name_node)), node)
+        elif _injects_members(node):
+            self.add_record_symbol(node, ANONYMOUS, node)
+            self.visit_children(node)  # its members belong to the enclosing scope
+        else:
+            self.record(node, ANONYMOUS, node)
 
     def record(self, node: Node, name: str, whole: Node) -> None:
         """A class/struct/union/enum with a body: its symbol, bases, members."""
+        self.add_record_symbol(node, name, whole)
+        if node.type == "enum_specifier":
+            return
+        saved, self.depth = self.depth, 0
+        self.scope.append(name)
+        self.classes.append(self.qualname)
+        self.access.append(node.type != "class_specifier")
+        self.visit(node.child_by_field_name("body"))
+        self.access.pop()
+        self.classes.pop()
+        self.scope.pop()
+        self.depth = saved
+
+    def add_record_symbol(self, node: Node, name: str, whole: Node) -> None:
+        """The symbol of a class/struct/union/enum with a body, and its base classes."""
         body = node.child_by_field_name("body")
         clause = next((c for c in node.named_children if c.type == "base_class_clause"), None)
         written = [
@@ -228,17 +302,6 @@ class CppWalker(CWalker):
         )
         for base in written:
             self.add_supertype(symbol.qualname, strip_generics(text(base)), base, "extends")
-        if node.type == "enum_specifier":
-            return
-        saved, self.depth = self.depth, 0
-        self.scope.append(name)
-        self.classes.append(self.qualname)
-        self.access.append(node.type != "class_specifier")
-        self.visit(body)
-        self.access.pop()
-        self.classes.pop()
-        self.scope.pop()
-        self.depth = saved
 
     def on_access(self, node: Node) -> None:
         if self.access:
@@ -292,7 +355,7 @@ class CppWalker(CWalker):
 class CppExtractor:
     """The C++ extractor the code graph loads as ``lang_cpp.EXTRACTOR``."""
 
-    version = "1"
+    version = "2"  # 2: unnamed records as <anonymous>, reference declarators
 
     def __init__(self) -> None:
         self.suffixes = {
@@ -310,9 +373,13 @@ class CppExtractor:
 
     def extract(self, path: str, source: bytes, language: str) -> FileFacts:
         """Facts of one C++ file; syntax errors are counted and the rest still extracted."""
-        cleaned = blank_declaration_macros(source)
+        cleaned, statements = blank_macro_statements(blank_declaration_macros(source))
         root, facts, _ = walk_file(self._parsers, path, cleaned, "cpp", CppWalker)
         facts.module_doc = file_doc(root)
+        for match in statements:
+            line = source.count(b"\n", 0, match.start()) + 1
+            caller = _namespace_at(root, match.start())
+            facts.calls.append(Call(match.group(1).decode(), caller, line))
         return facts
 
     def resolve_module(self, importer: str, module: str, repo: RepoView) -> list[str]:
