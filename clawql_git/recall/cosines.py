@@ -42,18 +42,39 @@ def of_query(loaded: Any, qvec: np.ndarray) -> Similarities | None:
     return Similarities(chunk, entry, _stats(chunk), _stats(entry))
 
 
-def real(sims: Similarities, loaded: Any, path: str) -> tuple[float, float]:
-    """The cosine of ``path``'s best chunk and of its whole-entry vector (0.0 where it has
-    none)."""
-    offsets, counts = loaded.chunk_offsets(), loaded.chunk_counts()
-    rows = [offsets[(path, c)] for c in range(counts[path]) if (path, c) in offsets]
-    chunk = float(sims.chunk[rows].max()) if rows else 0.0
-    entry = 0.0
+def real(sims: Similarities, loaded: Any, paths: list[str]) -> list[tuple[float, float]]:
+    """For each of ``paths``: the cosine of its best chunk and of its whole-entry vector (0.0
+    where it has none), gathered in one pass over the arrays."""
+    import numpy as np
+
+    by_path = _chunk_rows(loaded)
+    lists = [by_path.get(p, []) for p in paths]
+    chunk = np.zeros(len(paths), dtype=np.float64)
+    have = [n for n, rows in enumerate(lists) if rows]
+    if have:
+        flat = np.fromiter((r for n in have for r in lists[n]), dtype=np.int64)
+        starts = np.cumsum([0] + [len(lists[n]) for n in have[:-1]])
+        chunk[have] = np.maximum.reduceat(sims.chunk[flat], starts)
+    entry = np.zeros(len(paths), dtype=np.float64)
     if sims.entry is not None:
         index = loaded.memo("entry_index", lambda: {p: i for i, p in enumerate(loaded.entry_order)})
-        if path in index:
-            entry = float(sims.entry[index[path]])
-    return chunk, entry
+        at = [(n, index[p]) for n, p in enumerate(paths) if p in index]
+        if at:
+            entry[[n for n, _ in at]] = sims.entry[[i for _, i in at]]
+    return list(zip(chunk.tolist(), entry.tolist(), strict=True))
+
+
+def _chunk_rows(loaded: Any) -> dict[str, list[int]]:
+    """path -> the rows of its chunks in the chunk matrix (built once per resident rows)."""
+
+    def build() -> dict[str, list[int]]:
+        out: dict[str, list[int]] = {}
+        for row, (path, _) in enumerate(loaded.chunk_keys):
+            out.setdefault(path, []).append(row)
+        return out
+
+    rows: dict[str, list[int]] = loaded.memo("chunk_rows", build)
+    return rows
 
 
 def _stats(values: np.ndarray | None) -> tuple[float, float]:

@@ -541,10 +541,10 @@ def _with_cosines(
     """``cands``, each with its real cosines (looked up once per candidate)."""
     if sims is None:
         return cands
-    for path, cand in cands.items():
-        if cand.cosines is None:
-            cand.cosines = cosines.real(sims, loaded, path)
-            cand.standard = sims.standard(*cand.cosines)
+    missing = [path for path, cand in cands.items() if cand.cosines is None]
+    for path, found in zip(missing, cosines.real(sims, loaded, missing), strict=True):
+        cands[path].cosines = found
+        cands[path].standard = sims.standard(*found)
     return cands
 
 
