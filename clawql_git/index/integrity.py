@@ -22,6 +22,8 @@ if TYPE_CHECKING:
     from clawql_git.index.store import SearchIndex
 
 KNOWN_LIMIT = 20_000  # records kept per process (a few KB each); past it, the memo restarts
+TREES_KEPT = 1_024  # trees of worm_ref commits kept (an import's commit message lists every
+# path it wrote, and libgit2 keeps no commit over 4 KB: reading one again costs ~1 ms)
 
 
 @dataclass(frozen=True)
@@ -43,6 +45,7 @@ class Truth:
         self.store = store
         self._known: dict[tuple[str, str], Known | None] = {}
         self._holds: dict[tuple[str, str], str] = {}
+        self._trees: dict[str, Tree | None] = {}
 
     def known(self, tree: Tree | None, path: str) -> Known | None:
         """The entry at ``path`` in ``tree``, or None when there is none (or it does not
@@ -64,9 +67,18 @@ class Truth:
         if key not in self._holds:
             if len(self._holds) >= KNOWN_LIMIT:
                 self._holds.clear()
-            commit = self.store.commit_of(sha)
-            self._holds[key] = self.store.blob_id_at(commit.tree, path) if commit else ""
+            self._holds[key] = self.store.blob_id_at(self._tree_of(sha), path)
         return self._holds[key]
+
+    def _tree_of(self, sha: str) -> Tree | None:
+        """The tree of commit ``sha`` (None when there is no such commit), kept: many hits
+        name the same commit (every entry of one import does)."""
+        if sha not in self._trees:
+            if len(self._trees) >= TREES_KEPT:
+                self._trees.clear()
+            commit = self.store.commit_of(sha)
+            self._trees[sha] = commit.tree if commit is not None else None
+        return self._trees[sha]
 
 
 def _known(rec: EntryRecord | None) -> Known | None:
