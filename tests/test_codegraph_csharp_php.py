@@ -13,7 +13,9 @@ from click.testing import CliRunner
 from clawql_git.cli import cli
 from clawql_git.codegraph.files import load_extractors
 from clawql_git.codegraph.graph import CodeGraph
+from clawql_git.codegraph.indexer import WorkTree
 from clawql_git.codegraph.model import FileFacts
+from clawql_git.codegraph.resolve import Resolver
 
 CS = {
     "src/Models/User.cs": (
@@ -344,6 +346,33 @@ def test_csharp_file_scoped_namespace_attributes_and_external_roots(tmp_path: Pa
     assert supertypes(graph) == {
         ("Health.cs", "Health", "System.IDisposable", "implements", 3, "", "", "external")
     }
+
+
+def test_csharp_namespaces_using_each_other_and_a_file_edited(tmp_path: Path) -> None:
+    """Two namespaces whose usings form a cycle: a name neither defines stays unresolved, and
+    once an edit defines it (the watcher's path: the same resolver, new facts) it resolves."""
+    caller = (
+        "using App.B;\nnamespace App.A;\n"
+        "public class Caller { void M() { Helper.Run(); Missing.Go(); } }\n"
+    )
+    before = "using App.A;\nnamespace App.B;\npublic class Other {}\n"
+    after = before + "public class Helper { public static void Run() {} }\n"
+    sources = {"A.cs": caller, "B.cs": before}
+    for path, body in sources.items():
+        (tmp_path / path).write_text(body)
+    facts = {path: extract("csharp", path, body) for path, body in sources.items()}
+    resolver = Resolver(facts, load_extractors(), WorkTree(tmp_path, frozenset(facts)))
+
+    def resolved() -> list[tuple[str, str, str]]:
+        return [(e.callee, e.target_qualname, e.resolution) for e in resolver.edges("A.cs")]
+
+    assert resolved() == [("Helper.Run", "", "unresolved"), ("Missing.Go", "", "unresolved")]
+    (tmp_path / "B.cs").write_text(after)
+    resolver.replace(extract("csharp", "B.cs", after))
+    assert resolved() == [
+        ("Helper.Run", "Helper.Run", "exact"),
+        ("Missing.Go", "", "unresolved"),
+    ]
 
 
 # --------------------------------------------------------------------------- PHP

@@ -248,6 +248,7 @@ class Resolver:
         self.extractors = extractors  # language -> extractor
         self.index = {path: FileIndex.build(f) for path, f in files.items()}
         self._modules: dict[tuple[int, str, str], tuple[str, ...]] = {}
+        self._module_of: dict[tuple[str, str], tuple[str, ...]] = {}  # (importer, module)
         self._go_dirs: dict[str, list[str]] | None = None  # Go package dir -> its files
         self._visible: dict[str, list[str]] = {}  # C/C++ file -> itself and its includes
         self._includers: dict[str, list[str]] | None = None  # header -> sources including it
@@ -257,6 +258,10 @@ class Resolver:
         self._inferred: dict[tuple[str, str, Assignment, int], tuple[Entity, bool] | None] = {}
         self._constants: dict[str, list[str]] | None = None  # Ruby qualname -> files
         self._swift_roots: dict[str, list[str]] | None = None  # Swift module dir -> files
+        # A module attribute looked up, per (files, name, depth): the star imports of C#
+        # namespaces (``using``) reach one another in cycles, and each lookup of a name the
+        # repository does not define walked every path of them down to MAX_DEPTH again.
+        self._attrs: dict[tuple[tuple[str, ...], str, int], tuple[Entity, bool]] = {}
         self.typed: dict[str, CallResolver] = self._typed_calls()
 
     def replace(self, facts: FileFacts) -> None:
@@ -265,7 +270,7 @@ class Resolver:
         self.index[facts.path] = FileIndex.build(facts)
         self._visible, self._includers, self._constants = {}, None, None
         self._swift_roots = None
-        self._inferred = {}
+        self._inferred, self._attrs = {}, {}
         self.typed = self._typed_calls()
 
     def _typed_calls(self) -> dict[str, CallResolver]:
@@ -285,6 +290,9 @@ class Resolver:
         dir, module) (a Java and a Kotlin file of one directory ask two extractors); per
         importer file for Rust, where ``mod x;`` in ``src/a.rs`` is ``src/a/x.rs`` but in
         ``src/lib.rs`` (or a ``mod.rs``) is a sibling file."""
+        files = self._module_of.get((importer, module))
+        if files is not None:  # asked again of this file (hot: star imports in lookups)
+            return files
         language = self.index[importer].facts.language if importer in self.index else ""
         ex = self.extractors.get(language)
         where = importer if language == "rust" else posixpath.dirname(importer)
@@ -292,6 +300,7 @@ class Resolver:
         if key not in self._modules:
             found = ex.resolve_module(importer, module, self.repo) if ex is not None else []
             self._modules[key] = tuple(p for p in found if p in self.index)
+        self._module_of[importer, module] = self._modules[key]
         return self._modules[key]
 
     def import_targets(self, path: str) -> list[tuple[Import, tuple[str, ...]]]:
@@ -942,8 +951,22 @@ class Resolver:
     def _module_attr(
         self, files: tuple[str, ...], name: str, ctx: ResolutionNotes, depth: int
     ) -> Entity:
+        """``name`` defined or imported by the module of ``files``, or re-exported by one of
+        its star imports (followed depth first), memoised per (files, name, depth)."""
         if depth > MAX_DEPTH:  # star re-exports (``export *``, ``#include``) may form a cycle
             return UNK
+        key = (files, name, depth)
+        known = self._attrs.get(key)
+        if known is None:
+            notes = ResolutionNotes()
+            known = (self._module_attr_uncached(files, name, notes, depth), notes.inferred)
+            self._attrs[key] = known
+        ctx.inferred = ctx.inferred or known[1]
+        return known[0]
+
+    def _module_attr_uncached(
+        self, files: tuple[str, ...], name: str, ctx: ResolutionNotes, depth: int
+    ) -> Entity:
         for path in files:
             found = self._in_scope(path, "", name, ctx, depth + 1)
             if found is not None:
