@@ -495,19 +495,15 @@ class SearchIndex:
                 self._db = lancedb.connect(str(self.root))
         return self._db
 
-    def fts(
-        self, query: str, limit: int, where: str | None = None, snippets: bool = True
-    ) -> list[Hit]:
+    def fts(self, query: str, limit: int, where: str | None = None) -> list[Hit]:
         """BM25 (stemmed, stop words removed) over chunk text. Runs as one task on LanceDB's
         event loop: its synchronous query builder hands over to that loop six times per
         search, which on a busy machine costs more than the search itself (same rows, same
-        scores: bench/README.md). Without ``snippets`` the hits carry no text (reading the
-        text of 160 chunks is some 40% of the search; recall reads the few it serves)."""
+        scores: bench/README.md)."""
         table = self.table("chunks#async")
-        cols = ["path", "chunk", "snippet"] if snippets else ["path", "chunk"]
         with lance_errors("search"):
-            rows = _on_loop(_fts_rows(table, query, limit, where, cols)).to_pylist()
-        return [Hit(r["path"], r["chunk"], float(r["_score"]), r.get("snippet", "")) for r in rows]
+            rows = _on_loop(_fts_rows(table, query, limit, where)).to_pylist()
+        return [Hit(r["path"], r["chunk"], float(r["_score"]), r["snippet"]) for r in rows]
 
     def catalog(self, query: str, limit: int, where: str | None = None) -> list[Hit]:
         """BM25 over the catalog view of each entry (title, description, tags)."""
@@ -653,11 +649,11 @@ async def _taken(table: Any, offsets: list[int]) -> Any:
     return await table.take_offsets(offsets).select(["path", "chunk", "snippet"]).to_arrow()
 
 
-async def _fts_rows(table: Any, query: str, limit: int, where: str | None, cols: list[str]) -> Any:
+async def _fts_rows(table: Any, query: str, limit: int, where: str | None) -> Any:
     q = table.query().nearest_to_text(query)
     if where:
         q = q.where(where)
-    return await q.limit(limit).select(cols).to_arrow()
+    return await q.limit(limit).select(["path", "chunk", "snippet"]).to_arrow()
 
 
 class _CannotEmbed(StorageError):

@@ -495,7 +495,7 @@ def _safe_fts(search: Any, text: str, limit: int, where: str | None) -> list[Hit
     cleaned = " ".join(WORD.findall(text.lower()))
     if not cleaned:
         return []
-    result: list[Hit] = search(cleaned, limit, where, snippets=False)  # _budget reads the few
+    result: list[Hit] = search(cleaned, limit, where)
     return result
 
 
