@@ -163,3 +163,40 @@ def test_answers_served_from_the_cache_do_not_shrink_it(demo: Path) -> None:
     assert not vault.recall(questions[3], limit=3).cache_hit
     # asking it again evicted the next least recently used (questions[0]), no more
     assert all(vault.recall(text, limit=3).cache_hit for text in questions[1:3])
+
+
+def _edit_cache(root: Path, *statements: str) -> None:
+    db = sqlite3.connect(root / ".git" / "clawql" / "recall-cache.sqlite")
+    try:
+        for statement in statements:
+            db.execute(statement)
+        db.commit()
+    finally:
+        db.close()
+
+
+def test_a_size_row_edited_by_hand_does_not_unbound_the_cache(demo: Path) -> None:
+    vault = hash_vault(demo)
+    vault.recall_service().cache_capacity = 3
+    for n in range(3):
+        vault.recall(f"webhook question number {n}", limit=3)
+    vault.close()
+    _edit_cache(demo, "UPDATE size SET n = -1000")  # would stop every eviction if trusted
+    vault = hash_vault(demo)
+    vault.recall_service().cache_capacity = 3
+    for n in range(3, 8):
+        vault.recall(f"webhook question number {n}", limit=3)
+    assert cache_rows(demo) == 3
+    assert vault.recall("webhook question number 7", limit=3).cache_hit
+
+
+def test_a_cache_file_missing_its_size_row_is_started_again(demo: Path) -> None:
+    vault = hash_vault(demo)
+    vault.recall("webhook retries", limit=3)
+    vault.close()
+    _edit_cache(demo, "DROP TABLE size")
+    vault = hash_vault(demo)
+    first = vault.recall("webhook retries", limit=3)
+    assert first.hits and not first.cache_hit and not first.warnings
+    assert vault.recall("webhook retries", limit=3).cache_hit
+    assert cache_rows(demo) == 1

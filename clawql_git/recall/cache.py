@@ -1,7 +1,8 @@
 """The recall answer cache: an SQLite file of answers keyed by exactly what decides them (the
 commit, the index's embedder, every option and the question's text), bounded in size with
-least-recently-used eviction. A lookup and an insert are each one indexed statement, so the
-cost of a recall does not grow with the answers the cache holds.
+least-recently-used eviction. A lookup and an insert are each a few indexed statements (the
+number of answers is a row SQLite's triggers keep), so the cost of a recall does not grow
+with the answers the cache holds, nor with its capacity.
 
 There are no similarity hits: two different questions, however close their embeddings, get
 their own answers (issue 15: a 0.92-similarity cache served 63 of 1,982 questions an earlier,
@@ -24,7 +25,8 @@ from clawql_git.recall.pipeline import RecallHit, RecallQuery, RecallResult
 # At most this many answers are kept (about 10 KB each at the default token budget, so some
 # 10 MB); the least recently used go first.
 CACHE_CAPACITY = 1000
-SCHEMA = 2  # PRAGMA user_version of the file: another version is dropped and started again
+SCHEMA = 3  # PRAGMA user_version of the file: another version is dropped and started again
+LAYOUT = frozenset({"answers", "size", "answers_in", "answers_out"})
 _BUSY_SECONDS = 30.0
 _TUPLE_FIELDS = frozenset(
     f.name for f in dataclasses.fields(RecallHit) if str(f.type).startswith("tuple")
@@ -71,8 +73,8 @@ def remove_cache(path: Path) -> None:
 
 class RecallCache:
     """Answers by key (``cache_key``), at most ``capacity`` of them. ``seq`` orders them by
-    last use: a hit moves its answer to the newest place, an insert evicts every answer older
-    than the ``capacity`` newest (one range delete on the rowid)."""
+    last use: a hit moves its answer to the newest place, an insert evicts the oldest answers past
+    the ``capacity`` newest (counted by the size row, deleted by rowid)."""
 
     def __init__(self, path: Path, capacity: int = CACHE_CAPACITY) -> None:
         self.capacity = max(1, capacity)
@@ -94,19 +96,49 @@ class RecallCache:
         use_wal(self.db)
         # A cache may lose its last answers in a crash; it must not cost a disk flush.
         self.db.execute("PRAGMA synchronous=OFF")
-        if int(self.db.execute("PRAGMA user_version").fetchone()[0]) != SCHEMA:
+        if not self._laid_out():
             self._create()
+        self._recount()
+
+    def _laid_out(self) -> bool:
+        """Whether the file has this version's layout, every table and trigger of it."""
+        if int(self.db.execute("PRAGMA user_version").fetchone()[0]) != SCHEMA:
+            return False
+        names = {row[0] for row in self.db.execute("SELECT name FROM sqlite_master")}
+        return names >= LAYOUT
+
+    def _recount(self) -> None:
+        """Set the size row to the real number of answers when it says otherwise (the file is
+        not trusted: a size row edited to a negative number would stop every eviction)."""
+        with self.db:
+            self.db.execute(
+                "UPDATE size SET n = (SELECT count(*) FROM answers) "
+                "WHERE n != (SELECT count(*) FROM answers)"
+            )
 
     def _create(self) -> None:
         """Lay the file out (an older layout is dropped: derived, so started again), in one
         write transaction: openers racing for a new file each see it done or do it."""
         self.db.execute("BEGIN IMMEDIATE")
         try:
-            if int(self.db.execute("PRAGMA user_version").fetchone()[0]) != SCHEMA:
+            if not self._laid_out():
                 self.db.execute("DROP TABLE IF EXISTS answers")
+                self.db.execute("DROP TABLE IF EXISTS size")
                 self.db.execute(
                     "CREATE TABLE answers (seq INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, "
                     "commit_sha TEXT NOT NULL, result TEXT NOT NULL)"
+                )
+                # how many answers there are, kept by SQLite itself on every insert and
+                # delete (whoever writes), so an insert knows what to evict without a walk
+                self.db.execute("CREATE TABLE size (n INTEGER NOT NULL)")
+                self.db.execute("INSERT INTO size VALUES (0)")
+                self.db.execute(
+                    "CREATE TRIGGER answers_in AFTER INSERT ON answers "
+                    "BEGIN UPDATE size SET n = n + 1; END"
+                )
+                self.db.execute(
+                    "CREATE TRIGGER answers_out AFTER DELETE ON answers "
+                    "BEGIN UPDATE size SET n = n - 1; END"
                 )
                 self.db.execute(f"PRAGMA user_version={SCHEMA}")
             self.db.commit()
@@ -154,18 +186,19 @@ class RecallCache:
             raise CacheUnreadable(f"the recall cache could not be written ({exc!r})") from exc
 
     def _evict(self) -> None:
-        """Drop what is older than the ``capacity`` most recently used answers: a walk of at
-        most ``capacity`` rowids, whatever the cache has seen (a hit leaves a gap in ``seq``,
-        so the newest seq minus the capacity would drop more than it should)."""
-        row = self.db.execute(
-            "SELECT seq FROM answers ORDER BY seq DESC LIMIT 1 OFFSET ?", (self.capacity,)
-        ).fetchone()
-        if row is not None:
-            self.db.execute("DELETE FROM answers WHERE seq <= ?", (int(row[0]),))
+        """Drop the least recently used answers past the ``capacity`` most recent: the size
+        row says how many (a hit leaves a gap in ``seq``, so the newest seq minus the capacity
+        would drop more than it should), and each goes by its rowid, the oldest first."""
+        over = self.count() - self.capacity
+        if over > 0:
+            self.db.execute(
+                "DELETE FROM answers WHERE seq IN (SELECT seq FROM answers ORDER BY seq LIMIT ?)",
+                (over,),
+            )
 
     def count(self) -> int:
         """How many answers the cache holds."""
-        return int(self.db.execute("SELECT count(*) FROM answers").fetchone()[0])
+        return int(self.db.execute("SELECT n FROM size").fetchone()[0])
 
     def clear(self) -> None:
         """Forget every answer."""
