@@ -27,7 +27,7 @@ from clawql_git.index.builder import (
 )
 from clawql_git.index.lance import import_lancedb, quote
 from clawql_git.index.resident import Resident, load, refresh
-from clawql_git.index.topk import top_indices
+from clawql_git.index.topk import matvec, top_indices
 from clawql_git.index.vector_cache import VectorCache
 from clawql_git.model.progress import Progress, phase
 
@@ -583,7 +583,7 @@ class SearchIndex:
         if loaded.chunk_vectors is None or not len(loaded.chunk_keys):
             return []
         if sims is None:
-            sims = loaded.chunk_vectors @ vec
+            sims = matvec(loaded.chunk_vectors, vec)
         keys = loaded.chunk_keys
         ok = None if allow is None else (lambda i: allow(keys[i][0]))
         return [Hit(keys[i][0], keys[i][1], float(sims[i])) for i in top_indices(sims, limit, ok)]

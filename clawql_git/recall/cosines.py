@@ -14,6 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from clawql_git.index.topk import matvec
+
 if TYPE_CHECKING:
     import numpy as np
 
@@ -37,8 +39,8 @@ def of_query(loaded: Any, qvec: np.ndarray) -> Similarities | None:
     """The query's similarities over ``loaded``'s vectors (None when it has no chunk vectors)."""
     if loaded.chunk_vectors is None or not len(loaded.chunk_keys):
         return None
-    chunk = loaded.chunk_vectors @ qvec
-    entry = None if loaded.entry_vectors is None else loaded.entry_vectors @ qvec
+    chunk = matvec(loaded.chunk_vectors, qvec)
+    entry = None if loaded.entry_vectors is None else matvec(loaded.entry_vectors, qvec)
     return Similarities(chunk, entry, _stats(chunk), _stats(entry))
 
 

@@ -121,9 +121,9 @@ class Detector:
         paths: list[str] = []
         qvec = vectors.of([text])
         if qvec is not None and loaded.entry_vectors is not None and len(loaded.entry_order):
-            from clawql_git.index.topk import top_indices
+            from clawql_git.index.topk import matvec, top_indices
 
-            sims = loaded.entry_vectors @ qvec[0]
+            sims = matvec(loaded.entry_vectors, qvec[0])
             paths += [loaded.entry_order[i] for i in top_indices(sims, CANDIDATES)]
         words = " ".join(sorted(claims.terms(claims.text_of(entry.title, entry.description, ""))))
         if words:
