@@ -281,3 +281,21 @@ def test_elixir_syntax_errors_are_counted_not_fatal() -> None:
     )
     assert f.errors > 0
     assert "Ok.ok" in {s.qualname for s in f.symbols}
+
+
+def test_elixir_heredoc_and_sigil_docs_are_kept_as_written() -> None:
+    source = (
+        "defmodule A do\n"
+        '  @moduledoc ~S"""\n'
+        "  Shows `#{x}` literally.\n"
+        "\n"
+        "      iex> A.add(1)\n"
+        '  """\n'
+        '  @doc since: "1.1"\n'
+        '  @doc "Adds #{@step}."\n'
+        "  def add(x), do: x\n"
+        "end\n"
+    )
+    f = extract("elixir", "a.ex", source)
+    assert f.module_doc == "Shows `#{x}` literally.\n\n    iex> A.add(1)"
+    assert [(s.qualname, s.docstring) for s in f.symbols][1] == ("A.add", "Adds #{@step}.")

@@ -102,13 +102,18 @@ def operator(node: Node) -> str:
     return text(node.child_by_field_name("operator"))
 
 
-def string_content(node: Node | None) -> str | None:
-    """The text of a string or heredoc without interpolation; None for anything else."""
-    if node is None or node.type not in {"string", "charlist", "sigil"}:
-        return None
-    if any(c.type == "interpolation" for c in node.named_children):
-        return None
-    return "".join(text(c) for c in node.named_children if c.type == "quoted_content")
+def doc_text(node: Node | None) -> str:
+    """A ``@doc``/``@moduledoc`` string as written between its quotes (interpolations kept
+    as source), indentation shared by its lines removed; '' for ``false`` and the like."""
+    if node is None or node.type not in {"string", "sigil"}:
+        return ""
+    parts = [c for c in node.named_children if c.type not in {"sigil_name", "sigil_modifiers"}]
+    if not parts:
+        return ""
+    raw = text(node).encode()[
+        parts[0].start_byte - node.start_byte : parts[-1].end_byte - node.start_byte
+    ]
+    return dedent(raw.decode("utf-8", "replace"))
 
 
 def dedent(doc: str) -> str:
@@ -260,7 +265,7 @@ class ElixirWalker(Walker):
                 continue
             name, value = attribute
             if name == "moduledoc":
-                doc = dedent(string_content(value) or "")
+                doc = doc_text(value)
             elif name == "behaviour":
                 base = self.written(value)
                 if base:
@@ -444,9 +449,10 @@ class ElixirWalker(Walker):
             return
         name, value = found
         if name == "doc":
-            content = string_content(value)
-            self.doc_false = value is not None and text(value) == "false"
-            self.doc_above = dedent(content) if content else ""
+            if value is None or value.type == "keywords":  # ``@doc since: "1.1"``
+                return
+            self.doc_false = text(value) == "false"
+            self.doc_above = doc_text(value)
         elif name not in _TYPESPECS and name not in {"moduledoc", "behaviour"}:
             self.visit(value)
 
