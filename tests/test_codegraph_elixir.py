@@ -64,6 +64,7 @@ defmodule Math.List do
   @moduledoc "Lists of numbers."
 
   def sum(list), do: Enum.reduce(list, 0, &Math.sum/2)
+  defdelegate total(list), to: __MODULE__, as: :sum
 end
 """,
     "lib/my_macros.ex": """\
@@ -229,7 +230,17 @@ def test_elixir_calls_with_their_confidence(tmp_path: Path) -> None:
     assert calls(graph, LIST) == [
         ("Math.List.sum", "Enum.reduce", 4, "", "", 0.0, "external"),
         ("Math.List.sum", "Math.sum", 4, MATH, "Math.sum", 1.0, "exact"),  # &Math.sum/2
+        ("Math.List.total", "Math.List.sum", 5, LIST, "Math.List.sum", 1.0, "exact"),
     ]
+    assert symbols(graph, LIST)[2] == (
+        "Math.List.total",
+        "function",
+        5,
+        5,
+        1,
+        "defdelegate total(list)",
+        "",
+    )
     assert calls(graph, USER) == [
         ("User.Admin.greet", "Greeter.hello", 9, GREETER, "Greeter.hello", 1.0, "exact"),
         ("User.Admin.new", "User.__struct__", 11, USER, "User.__struct__", 1.0, "exact"),

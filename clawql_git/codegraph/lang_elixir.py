@@ -7,10 +7,11 @@ Conventions:
   Elixir names it; its functions are ``Plug.Conn.fun``.
 - kinds: ``defmodule`` -> 'module', ``defprotocol`` -> 'interface', ``defimpl P, for: T`` ->
   the 'module' ``P.T``; ``def``/``defp``/``defmacro``/``defmacrop``/``defguard``/
-  ``defguardp``/``defdelegate`` -> 'function' (the signature says which), one per name and
-  arity, its clauses merged (the first clause's head is the signature, the span runs to the
-  last clause); ``defstruct``/``defexception`` -> the 'struct' ``Mod.__struct__`` (the
-  function Elixir defines for it).
+  ``defguardp``/``defdelegate`` -> 'function' (the signature says which; a delegate calls
+  its ``to:`` module's function), one per name and arity, its clauses merged (the first
+  clause's head is the signature, the span runs to the last clause);
+  ``defstruct``/``defexception`` -> the 'struct' ``Mod.__struct__`` (the function Elixir
+  defines for it).
 - docs: ``@doc`` (``@doc false``: none) above a function, else its ``#`` comment lines;
   ``@moduledoc`` is the module's doc and the file's.
 - exported: not ``defp``/``defmacrop``/``defguardp``.
@@ -353,11 +354,21 @@ class ElixirWalker(Walker):
                 if param.type == "binary_operator" and operator(param) == "\\\\":
                     self.visit(param.child_by_field_name("right"))  # a default's calls
             self.visit(guard)
+            if macro == "defdelegate":
+                self.delegate(node, name, args)
             for child in args[1:]:
-                self.visit(child)  # ``do: expr``, ``to: Mod``
+                self.visit(child)  # ``do: expr``
             for child in node.named_children:
                 if child.type == "do_block":
                     self.visit_children(child)
+
+    def delegate(self, node: Node, name: str, args: list[Node]) -> None:
+        """``defdelegate f(x), to: Mod, as: :g``: a call of ``Mod.g`` from ``f``."""
+        module = self.written(keyword(args, "to"))
+        target = keyword(args, "as")
+        fun = text(target).lstrip(":") if target is not None and target.type == "atom" else name
+        if module:
+            self.add_call(f"{module}.{fun}", node)
 
     def function_head(self, head: Node) -> tuple[str, list[Node]]:
         """``f(a, b)`` / ``f`` -> ('f', [a, b]) / ('f', []); ('', []) for an ``unquote``d
