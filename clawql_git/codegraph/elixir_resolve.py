@@ -9,13 +9,17 @@ enclosing one (``defmodule Plug do defmodule Conn`` makes ``Conn`` stand for
 file (exact; one of several files defining it: inferred); any other module (Elixir's own,
 Erlang's ``:ets``, a dependency's) is external, and so is a bare name no repository module
 gives when it is a ``Kernel`` function or the module imports one from outside.
+
+Imports (``alias``, ``import``, ``require``, ``use``) resolve to the file defining the module,
+read from the ``defmodule`` lines of the repository (:func:`scan_modules`).
 """
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
-from clawql_git.codegraph.model import Call, Import
+from clawql_git.codegraph.model import Call, Import, RepoView
 from clawql_git.codegraph.resolve import UNK, Entity, ResolutionNotes, parent
 
 if TYPE_CHECKING:
@@ -23,6 +27,8 @@ if TYPE_CHECKING:
 
 MODULE_KINDS = frozenset({"module", "interface"})
 CALLED_KINDS = frozenset({"function", "struct"})
+_DEFMODULE_LINE = re.compile(rb"(?m)^([ \t]*)(?:defmodule|defprotocol)\s+([A-Z][\w.]*)")
+_HEREDOC = re.compile(rb'(?s)""".*?"""|\'\'\'.*?\'\'\'')  # docs show ``defmodule`` examples
 MAX_USES = 4  # ``use`` followed through the used modules' own ``use`` lines
 # Kernel's functions and macros a module sees without an import (the common ones)
 KERNEL = frozenset(
@@ -198,6 +204,38 @@ class ElixirCalls:
         if not files:
             return "", "external" if written[:1].isupper() or written[:1] == ":" else ""
         return (path if path in files else files[0]), full
+
+
+def scan_modules(repo: RepoView) -> dict[str, list[str]]:
+    """Module name -> the files of ``repo`` defining it, read from their ``defmodule`` lines
+    (a nested one is named through the modules around it, told by indentation)."""
+    out: dict[str, list[str]] = {}
+    for path in sorted(repo.files):
+        if not path.endswith((".ex", ".exs")):
+            continue
+        try:
+            raw = repo.read(path)
+        except (OSError, LookupError, ValueError):
+            continue
+        for name in module_names(raw):
+            if path not in out.setdefault(name, []):
+                out[name].append(path)
+    return out
+
+
+def module_names(raw: bytes) -> list[str]:
+    """The full names of the modules a file defines, nested ones joined to their parents."""
+    stack: list[tuple[int, str]] = []
+    names = []
+    for found in _DEFMODULE_LINE.finditer(_HEREDOC.sub(b"", raw)):
+        indent = len(found.group(1).expandtabs())
+        while stack and stack[-1][0] >= indent:
+            stack.pop()
+        name = found.group(2).decode()
+        full = f"{stack[-1][1]}.{name}" if stack else name
+        stack.append((indent, full))
+        names.append(full)
+    return names
 
 
 def _kind(sym: object) -> str:

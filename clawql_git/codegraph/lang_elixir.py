@@ -34,7 +34,6 @@ Conventions:
 
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 from typing import ClassVar
 
@@ -66,8 +65,6 @@ _TYPESPECS = frozenset(
     {"spec", "type", "typep", "opaque", "callback", "macrocallback", "typedoc", "impl"}
 )
 _REMOTE_HEADS = frozenset({"alias", "atom", "dot"})  # ``Mod.f``, ``:mod.f``, ``A.B.f``
-_DEFMODULE_LINE = re.compile(rb"(?m)^([ \t]*)(?:defmodule|defprotocol)\s+([A-Z][\w.]*)")
-_HEREDOC = re.compile(rb'(?s)""".*?"""|\'\'\'.*?\'\'\'')  # docs show ``defmodule`` examples
 
 
 def _languages() -> dict[str, object]:
@@ -514,41 +511,11 @@ class ElixirExtractor:
         if not module or not module[:1].isupper():
             return []
         if repo is not self._repo:
+            from clawql_git.codegraph.elixir_resolve import scan_modules
+
             self._repo = repo
             self._modules = scan_modules(repo)
         return list(self._modules.get(module, []))
-
-
-def scan_modules(repo: RepoView) -> dict[str, list[str]]:
-    """Module name -> the files of ``repo`` defining it, read from their ``defmodule`` lines
-    (a nested one is named through the modules around it, told by indentation)."""
-    out: dict[str, list[str]] = {}
-    for path in sorted(repo.files):
-        if not path.endswith((".ex", ".exs")):
-            continue
-        try:
-            raw = repo.read(path)
-        except (OSError, LookupError, ValueError):
-            continue
-        for name in module_names(raw):
-            if path not in out.setdefault(name, []):
-                out[name].append(path)
-    return out
-
-
-def module_names(raw: bytes) -> list[str]:
-    """The full names of the modules a file defines, nested ones joined to their parents."""
-    stack: list[tuple[int, str]] = []
-    names = []
-    for found in _DEFMODULE_LINE.finditer(_HEREDOC.sub(b"", raw)):
-        indent = len(found.group(1).expandtabs())
-        while stack and stack[-1][0] >= indent:
-            stack.pop()
-        name = found.group(2).decode()
-        full = f"{stack[-1][1]}.{name}" if stack else name
-        stack.append((indent, full))
-        names.append(full)
-    return names
 
 
 EXTRACTOR = ElixirExtractor()
