@@ -113,39 +113,43 @@ class ElixirCalls:
             if found[0] == "def":
                 return found
         for used in self.used(path, module):
-            if used not in self.modules():
-                outside = True
-                continue
             found = self.injected(used, name, ctx, 0)
             if found[0] == "def":
                 return found
+            outside = outside or found[0] == "ext"
         return ("ext", name) if outside or name in KERNEL else UNK
 
     def injected(self, module: str, name: str, ctx: ResolutionNotes, depth: int) -> Entity:
         """``name`` as ``use module`` gives it: a function of ``module``, of a module its
         ``__using__`` imports, or (``use`` in ``__using__``) of those modules' in turn;
-        inferred (the quoted code is not expanded)."""
+        inferred (the quoted code is not expanded). Not found, but one of those modules is
+        not the repository's: external; else unknown."""
         found = self.remote(module, name, ctx)
+        if found[0] == "ext":
+            return ("ext", name)
         if found[0] == "def" or depth > MAX_USES:
             ctx.inferred = ctx.inferred or found[0] == "def"
             return found
-        files = self.modules().get(module, [])
-        for path in files[:1]:
+        outside = False
+        for path in self.modules().get(module, [])[:1]:
             using = f"{module}.__using__"
             for imp in self.resolver.index[path].facts.imports:
-                if imp.name == "*" and (imp.scope == using or imp.scope.startswith(using + ".")):
-                    full = self.expand(path, imp.scope, imp.module)
-                    if full in self.modules():
-                        found = self.remote(full, name, ctx)
-                        if found[0] == "def":
-                            ctx.inferred = True
-                            return found
+                if imp.name != "*" or not (imp.scope + ".").startswith(using + "."):
+                    continue
+                full = self.expand(path, imp.scope, imp.module)
+                found = self.remote(full, name, ctx)
+                if found[0] == "def":
+                    ctx.inferred = True
+                    return found
+                outside = outside or found[0] == "ext"
             for used in self.used(path, module):
-                if used in self.modules() and used != module:
-                    found = self.injected(used, name, ctx, depth + 1)
-                    if found[0] == "def":
-                        return found
-        return UNK
+                if used == module:
+                    continue
+                found = self.injected(used, name, ctx, depth + 1)
+                if found[0] == "def":
+                    return found
+                outside = outside or found[0] == "ext"
+        return ("ext", name) if outside else UNK
 
     def used(self, path: str, module: str) -> list[str]:
         """The modules ``module`` of ``path`` has ``use`` lines of, as full names."""
