@@ -201,12 +201,19 @@ def test_elixir_aliases_imports_requires_and_uses_resolve_to_files(tmp_path: Pat
     f = extract("elixir", MATH, ELIXIR[MATH])
     assert [(i.module, i.name, i.alias) for i in f.imports] == [
         ("Math.List", "", "MyList"),  # alias ..., as: MyList
-        ("Integer", "*", ""),  # import
+        ("Integer", "is_odd", ""),  # import ..., only: [is_odd: 1]
     ]
     many = extract(
-        "elixir", "a.ex", "defmodule A do\n  alias A.{B, C}\n  alias __MODULE__.D\nend\n"
+        "elixir",
+        "a.ex",
+        "defmodule A do\n  alias A.{B, C}\n  alias __MODULE__.D\n  import E, except: [f: 1]\nend\n",
     )
-    assert [(i.module, i.alias) for i in many.imports] == [("A.B", "B"), ("A.C", "C"), ("A.D", "D")]
+    assert [(i.module, i.name, i.alias) for i in many.imports] == [
+        ("A.B", "", "B"),
+        ("A.C", "", "C"),
+        ("A.D", "", "D"),
+        ("E", "*", ""),
+    ]
     graph = build(tmp_path, ELIXIR)
     assert deps(graph) == {  # ExUnit.Case and Integer are Elixir's
         (MATH, LIST, "Math.List"),

@@ -103,7 +103,7 @@ class ElixirCalls:
             return ("def", path, qual)
         outside = False
         for imp in reversed(self.visible(path, scope)):
-            if imp.name != "*":
+            if imp.name not in ("*", name):  # ``import M, only: [f: 1]`` imports ``f``
                 continue
             full = self.expand(path, imp.scope, imp.module)
             if full not in self.modules():

@@ -16,8 +16,9 @@ Conventions:
   ``@moduledoc`` is the module's doc and the file's.
 - exported: not ``defp``/``defmacrop``/``defguardp``.
 - imports: ``alias A.B`` -> module 'A.B', alias 'B' (``as: C``: alias 'C'; ``alias
-  A.{B, C}`` one import each); ``import A`` -> name '*'; ``require A`` and ``use A`` ->
-  name ''. ``__MODULE__`` is written as the enclosing module's name.
+  A.{B, C}`` one import each); ``import A`` -> name '*' (``only: [f: 1]``: name 'f', one
+  import each); ``require A`` and ``use A`` -> name ''. ``__MODULE__`` is written as the
+  enclosing module's name.
 - bases: ``defimpl P, for: T`` -> a Supertype ``T`` -> ``P`` ('implements'; ``for:``
   left out: the enclosing module); ``@behaviour B`` -> the module 'implements' ``B``;
   ``use M`` -> the module 'uses' ``M`` (it runs ``M.__using__``).
@@ -94,6 +95,17 @@ def keyword(args: list[Node], key: str) -> Node | None:
             if text(pair.child_by_field_name("key")).rstrip(": ") == key:
                 return pair.child_by_field_name("value")
     return None
+
+
+def imported_names(only: Node | None) -> list[str]:
+    """``only: [f: 1, g: 2]`` -> ['f', 'g']; [] for no list (``only: :macros``, none)."""
+    if only is None or only.type != "list":
+        return []
+    names = []
+    for item in only.named_children:
+        for pair in item.named_children if item.type == "keywords" else []:
+            names.append(text(pair.child_by_field_name("key")).rstrip(": "))
+    return names
 
 
 def operator(node: Node) -> str:
@@ -421,7 +433,9 @@ class ElixirWalker(Walker):
             alias = self.written(keyword(args, "as")) or module.rsplit(".", 1)[-1]
             self.add_import(module, "", alias, node)
         elif macro == "import":
-            self.add_import(module, "*", "", node)
+            names = imported_names(keyword(args, "only"))
+            for name in names or ["*"]:
+                self.add_import(module, name, "", node)
         else:
             self.add_import(module, "", "", node)
             if macro == "use" and self.modules:
