@@ -39,24 +39,25 @@ def test_code_status_lists_languages_indexed_and_files_skipped_by_language(
     info = json.loads(done.output)
     assert info["languages"] == {
         "dart": 1,
+        "elixir": 1,  # read since lang_elixir: no longer among the skipped
         "kotlin": 1,
         "lua": 1,
         "ruby": 1,
         "svelte": 1,
         "swift": 1,
     }
-    assert info["skipped"] == {"haskell": 2, "elixir": 1, "shell": 1}
+    assert info["skipped"] == {"haskell": 2, "shell": 1}
     lines = runner.invoke(cli, ["code", "status", "-C", str(tmp_path)]).output.splitlines()
-    assert "languages: dart 1, kotlin 1, lua 1, ruby 1, svelte 1, swift 1" in lines
-    assert "skipped: elixir 1, haskell 2, shell 1" in lines
+    assert "languages: dart 1, elixir 1, kotlin 1, lua 1, ruby 1, svelte 1, swift 1" in lines
+    assert "skipped: haskell 2, shell 1" in lines
 
 
 def test_skipped_counts_follow_the_work_tree_and_git_ignores(tmp_path: Path) -> None:
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
     (tmp_path / ".gitignore").write_text("gen/\n")
-    graph = build(tmp_path, {"a.rb": "x = 1\n", "gen/X.hs": "", "b.ex": ""})
-    assert graph.status()["skipped"] == {"elixir": 1}  # gen/ is ignored by git
-    (tmp_path / "b.ex").unlink()
+    graph = build(tmp_path, {"a.rb": "x = 1\n", "gen/X.hs": "", "b.erl": "", "c.exs": ""})
+    assert graph.status()["skipped"] == {"erlang": 1}  # gen/ is ignored by git; .exs is read
+    (tmp_path / "b.erl").unlink()
     graph.index(history=False)
     assert CodeGraph.open(tmp_path).status()["skipped"] == {}
 

@@ -50,6 +50,7 @@ LANGUAGE_MODULES = tuple(
         "dart",
         "svelte",
         "scala",
+        "elixir",
     )
 )
 MAX_FILE_BYTES = 2_000_000

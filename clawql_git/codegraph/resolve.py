@@ -377,7 +377,12 @@ class Resolver:
 
     def _type_def(self, path: str, scope: str, written: str, own: bool) -> tuple[str, str]:
         """(file, qualname) of the type ``written`` denotes from ``scope`` of ``path``; for
-        no definition ('', 'external') or ('', ''). ``own``: a qualname of this file first."""
+        no definition ('', 'external') or ('', ''). ``own``: a qualname of this file first.
+        A language's call resolver may bring its own lookup (``type_def``: Elixir)."""
+        own_lookup = getattr(self.typed.get(self.index[path].facts.language), "type_def", None)
+        if own_lookup is not None:
+            looked_up: tuple[str, str] = own_lookup(path, scope, written)
+            return looked_up
         defs = self.index[path].defs
         local = f"{scope}.{written}" if scope else written
         if own:
