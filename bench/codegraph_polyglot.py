@@ -154,6 +154,9 @@ def ours(repo: Path) -> dict[str, Any]:
             f = facts.setdefault(repos.language(lang), _facts())
             f["files"] += n
             f["lines"] += lines or 0
+        indexed = {path for (path,) in con.execute("SELECT path FROM files")}
+        for f in facts.values():
+            f["indexed"] = indexed
         for lang, kind, path, name, line in con.execute(
             "SELECT f.language, s.kind, s.path, s.name, s.line FROM symbols s "
             "JOIN files f USING (path)"
@@ -264,12 +267,23 @@ def per_language(record: dict[str, Any]) -> list[dict[str, Any]]:
                 "defs": (fa["defs"], fb["defs"]),
                 "cg_defs_found": matched,
                 "cg_defs_found_pct": 100 * matched / fb["defs"] if fb["defs"] else None,
+                "cg_defs_found_indexed_pct": _in_indexed(fa, fb, matched),
                 "calls": (fa["calls"], fb["calls"]),
                 "kinds": (dict(fa["kinds"]), dict(fb["kinds"])),
                 "cg_only": missing,
             }
         )
     return rows
+
+
+def _in_indexed(ours: dict[str, Any], theirs: dict[str, Any], matched: int) -> float | None:
+    """The share found among codegraph's definitions in files clawql indexed (it leaves out
+    files ``.gitattributes`` marks linguist-generated or -vendored, bundles, minified code)."""
+    indexed = ours.get("indexed")
+    if indexed is None:
+        return None
+    total = sum(n for (path, _), n in theirs["names"].items() if path in indexed)
+    return 100 * matched / total if total else None
 
 
 def _pair(pair: tuple[int, int]) -> str:
@@ -311,6 +325,9 @@ def print_record(record: dict[str, Any], verbose: bool) -> None:
             f"{found:>14} {_pair(row['calls']):>15}"
         )
         if verbose:
+            inside = row["cg_defs_found_indexed_pct"]
+            if inside is not None and inside != pct:
+                print(f"      cg defs found in the files clawql indexes: {inside:.1f}%")
             print(f"      kinds ours {row['kinds'][0]}\n      kinds cg   {row['kinds'][1]}")
             print(f"      cg definitions clawql lacks (first 8): {row['cg_only']}")
 

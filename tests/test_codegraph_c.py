@@ -726,3 +726,29 @@ def test_macro_statements_at_namespace_level() -> None:
         ("DEFAULT_", "testing.internal", 4, 0),
         ("DEFAULT_", "testing.internal", 5, 0),
     ]
+
+
+def test_unnamed_c_records_are_anonymous_symbols() -> None:
+    """C, as the C++ extractor: an unnamed enum, struct or union with a body is a symbol named
+    ``<anonymous>``; a typedef naming an unnamed struct is that struct (no second symbol)."""
+    found = facts(
+        {
+            "flags.h": (
+                "enum { FLAG_A = 1, FLAG_B = 2 };\n"
+                "struct { int width; int height; } screen;\n"
+                "typedef struct { int x; int y; } point;\n"
+                "struct shape {\n"
+                "  union { int radius; int side; } size;\n"
+                "};\n"
+            )
+        },
+        "flags.h",
+    )
+    assert found.errors == 0
+    assert [(s.name, s.kind, s.line) for s in found.symbols if s.kind != "variable"] == [
+        ("<anonymous>", "enum", 1),
+        ("<anonymous>", "struct", 2),
+        ("point", "struct", 3),
+        ("shape", "struct", 4),
+        ("<anonymous>", "struct", 5),
+    ]

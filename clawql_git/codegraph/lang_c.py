@@ -8,7 +8,8 @@ Conventions:
   ``.c`` file (a forward declaration) is not a second definition.
 - doc comment: the ``/** */`` or ``/* */`` block, or the run of ``//`` lines, directly above.
 - ``struct``/``union`` -> 'struct', ``enum`` -> 'enum', ``typedef`` -> 'type' (a typedef
-  naming an anonymous struct, or one of the same name, is that struct), ``#define X`` ->
+  naming an anonymous struct, or one of the same name, is that struct; an unnamed one that
+  no typedef names, ``enum { A, B };``, is ``<anonymous>``), ``#define X`` ->
   'constant', ``#define F(a)`` -> 'function' (a function-like macro is called like one),
   file-level variables -> 'variable'.
 - includes: one star import per ``#include`` (module the path as written, name '*'):
@@ -78,6 +79,7 @@ _TYPE_NAMES = frozenset(
     {"type_identifier", "qualified_identifier", "template_type", "struct_specifier"}
 )
 CASTS = frozenset({"static_cast", "dynamic_cast", "const_cast", "reinterpret_cast"})
+ANONYMOUS = "<anonymous>"  # the name of an unnamed struct, union or enum
 _RECORDS: dict[str, SymbolKind] = {
     "struct_specifier": "struct",
     "union_specifier": "struct",
@@ -398,9 +400,10 @@ class CWalker(Walker):
             )
 
     def on_record(self, node: Node) -> None:
-        name = text(node.child_by_field_name("name"))
-        if node.child_by_field_name("body") is not None and name:
-            self.record(node, name, node)
+        """A struct/union/enum with a body; an unnamed one (``enum { A, B };``,
+        ``struct { int x; } point;``) is named ``<anonymous>``, as the C++ extractor names it."""
+        if node.child_by_field_name("body") is not None:
+            self.record(node, text(node.child_by_field_name("name")) or ANONYMOUS, node)
 
     def record(self, node: Node, name: str, whole: Node) -> None:
         """A struct/union/enum with a body: its symbol, its fields as type evidence."""
@@ -455,7 +458,8 @@ def file_doc(root: Node) -> str:
 class CExtractor:
     """The C extractor the code graph loads as ``lang_c.EXTRACTOR``."""
 
-    version = "2"  # 2: reference declarators (``T& f()``); C++ headers: unnamed records
+    version = "3"  # 2: reference declarators (``T& f()``); C++ headers: unnamed records
+    # 3: unnamed C records as <anonymous>
 
     def __init__(self) -> None:
         self.suffixes = {".c": "c", ".h": "c"}

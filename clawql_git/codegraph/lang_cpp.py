@@ -60,7 +60,7 @@ _CLASSES: dict[str, SymbolKind] = {
     "union_specifier": "struct",
     "enum_specifier": "enum",
 }
-ANONYMOUS = "<anonymous>"  # the name of an unnamed class, struct, union or enum
+ANONYMOUS = lang_c.ANONYMOUS  # the name of an unnamed class, struct, union or enum
 
 
 def _injects_members(node: Node) -> bool:
