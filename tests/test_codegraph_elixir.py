@@ -317,3 +317,37 @@ def test_elixir_heredoc_and_sigil_docs_are_kept_as_written() -> None:
     f = extract("elixir", "a.ex", source)
     assert f.module_doc == "Shows `#{x}` literally.\n\n    iex> A.add(1)"
     assert [(s.qualname, s.docstring) for s in f.symbols][1] == ("A.add", "Adds #{@step}.")
+
+
+def test_elixir_explain_module_lists_a_modules_functions_by_path_or_name(tmp_path: Path) -> None:
+    """A module's public functions are its exports (its private ones and a nested module's
+    members are not), whether the module is named with dots or not, asked by file, by
+    module name or by folder."""
+    graph = build(tmp_path, ELIXIR)
+    math = graph.explain_module(MATH)
+    assert [s["qualname"] for s in math.items] == [
+        "Math",
+        "Math.sum",
+        "Math.zero?",
+        "Math.odd_triples",
+    ]
+    by_name = graph.explain_module("Math.List")  # no file is named after it: math/list.ex
+    assert by_name.extra["path"] == LIST
+    assert [s["qualname"] for s in by_name.items] == [
+        "Math.List",
+        "Math.List.sum",
+        "Math.List.total",
+    ]
+    user = graph.explain_module("User")
+    assert [s["qualname"] for s in user.items] == [
+        "User",
+        "User.__struct__",
+        "User.Admin",  # a nested module, without its own members
+        "User.admin",
+    ]
+    folder = graph.explain_module("lib/math")
+    assert [s["qualname"] for s in folder.items] == [
+        "Math.List",
+        "Math.List.sum",
+        "Math.List.total",
+    ]

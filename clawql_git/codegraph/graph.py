@@ -283,6 +283,12 @@ class CodeGraph:
             bare = path.rsplit(".", 1)[0].removesuffix("/__init__")
             if bare == stem or bare.endswith("/" + stem):
                 return path
+        # a module that is a symbol, named apart from its file (Elixir's Plug.Conn)
+        for row in self.store.query(
+            "SELECT path FROM symbols WHERE qualname=? AND kind='module' ORDER BY length(path)",
+            (clean,),
+        ):
+            return str(row[0])
         raise NotFound(f"no indexed module {name!r}")
 
     def folder_path(self, name: str) -> str | None:
@@ -298,6 +304,29 @@ class CodeGraph:
         )
         return clean if rows else None
 
+    def _top_level(self, path: str) -> list[Any]:
+        """The exported top-level symbols of ``path``: ``f`` and ``Cls``, not ``Cls.method``;
+        and a module's own members beside it, where a module is a symbol (Elixir's
+        ``defmodule Plug.Conn`` gives ``Plug.Conn`` and ``Plug.Conn.send_resp``, not a
+        member's members). A module with no member in the file (Java's ``package``) is not
+        one of its exports."""
+        rows = self.store.query("SELECT * FROM symbols WHERE path=? ORDER BY line", (path,))
+        kinds = {str(r["qualname"]): str(r["kind"]) for r in rows}
+        outer = {q: _container(q, kinds) for q in kinds}
+        holders = {o for o in outer.values() if o is not None}
+        tops = {
+            q
+            for q, kind in kinds.items()
+            if "." not in q or (kind == "module" and outer[q] is None and q in holders)
+        }
+        modules = {q for q in tops if kinds[q] == "module"}
+        return [
+            r
+            for r in rows
+            if r["exported"]
+            and (str(r["qualname"]) in tops or outer[str(r["qualname"])] in modules)
+        ]
+
     def explain_module(
         self, name: str, limit: int = DEFAULT_LIMIT, max_chars: int = DEFAULT_MAX_CHARS
     ) -> Answer:
@@ -310,14 +339,7 @@ class CodeGraph:
             return self._explain_folder(folder, limit, max_chars)
         path = self.module_path(name)
         row = self.store.query("SELECT language, doc, imports FROM files WHERE path=?", (path,))[0]
-        symbols = [
-            _symbol(r)
-            for r in self.store.query(
-                "SELECT * FROM symbols WHERE path=? AND exported=1 AND instr(qualname, '.')=0"
-                " ORDER BY line",
-                (path,),
-            )
-        ]
+        symbols = [_symbol(r) for r in self._top_level(path)]
         deps = [
             r[0]
             for r in self.store.query(
@@ -369,15 +391,7 @@ class CodeGraph:
             if not folder or str(r["path"]).startswith(folder + "/")
         ]
         paths = {str(r["path"]) for r in inside}
-        symbols = [
-            _symbol(r)
-            for p in sorted(paths)
-            for r in self.store.query(
-                "SELECT * FROM symbols WHERE path=? AND exported=1 AND instr(qualname, '.')=0"
-                " ORDER BY line",
-                (p,),
-            )
-        ]
+        symbols = [_symbol(r) for p in sorted(paths) for r in self._top_level(p)]
         deps_rows = self.store.query("SELECT path, target, module FROM deps")
         deps = sorted({r[1] for r in deps_rows if r[0] in paths and r[1] not in paths})
         users = sorted({r[0] for r in deps_rows if r[1] in paths and r[0] not in paths})
@@ -783,3 +797,13 @@ def _nested(target: Path, root: Path) -> bool:
     """Whether a directory from ``target`` up to (not including) ``root`` holds a ``.git``."""
     below = [target, *target.parents]
     return any((d / ".git").exists() for d in below[: below.index(root)]) if root in below else True
+
+
+def _container(qualname: str, names: dict[str, str]) -> str | None:
+    """The nearest of ``names`` that contains ``qualname`` (``A.B`` for ``A.B.f``), if any."""
+    parts = qualname.split(".")
+    for n in range(len(parts) - 1, 0, -1):
+        prefix = ".".join(parts[:n])
+        if prefix in names:
+            return prefix
+    return None
