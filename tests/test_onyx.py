@@ -12,6 +12,7 @@ import subprocess
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -244,3 +245,70 @@ def test_readme_layers_block_runs_on_the_demo_vault(
     assert {e["source_layer"] for e in recalled["entries"]} == {"vault", "onyx"}
     assert "ONYX_SOURCE_INDEXED" in outputs[4]
     assert all(r["auth"] == f"Bearer {USER_KEY}" for r in onyx.requests)
+
+
+class BlackHole:
+    """A port that takes connections and never answers (a hung Onyx), counting them."""
+
+    def __init__(self) -> None:
+        import socket
+        import threading
+
+        self.sock = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}/api"
+        self.held: list[Any] = []
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            self.held.append(conn)
+
+    def close(self) -> None:
+        for conn in self.held:
+            conn.close()
+        self.sock.close()
+
+
+def test_recall_leaves_a_hung_onyx_out_until_its_backoff_passes() -> None:
+    from clawql_git.recall.layers import Backoff, ExternalLayers
+    from clawql_git.recall.pipeline import RecallQuery
+
+    hole = BlackHole()
+    now = [100.0]
+    backoff = Backoff(wait=30.0, clock=lambda: now[0])
+    layers = ExternalLayers(onyx=OnyxClient(hole.url, USER_KEY, timeout=0.3), onyx_backoff=backoff)
+    q = RecallQuery("signing key rotation")
+    try:
+        hits, skipped = layers.gather(q)
+        assert hits == [] and "timed out" in skipped[0]["reason"]
+        assert len(hole.held) == 1
+        now[0] += 10
+        hits, skipped = layers.gather(q)  # within the wait: not asked, the earlier failure named
+        assert len(hole.held) == 1
+        assert skipped[0]["layer"] == "onyx"
+        assert "timed out (10 s ago); recall asks it again 20 s from now" in skipped[0]["reason"]
+        now[0] += 25
+        layers.gather(q)  # past the wait: asked again
+        assert len(hole.held) == 2
+    finally:
+        hole.close()
+
+
+def test_an_answer_after_the_backoff_clears_it(onyx: OnyxServer) -> None:  # noqa: F811
+    from clawql_git.recall.layers import Backoff, ExternalLayers
+    from clawql_git.recall.pipeline import RecallQuery
+
+    now = [0.0]
+    backoff = Backoff(wait=30.0, clock=lambda: now[0])
+    backoff.failed("/query/document-search: timed out")
+    layers = ExternalLayers(onyx=OnyxClient(onyx.url, USER_KEY), onyx_backoff=backoff)
+    q = RecallQuery("signing key rotation")
+    assert layers.gather(q)[1] and not onyx.requests
+    now[0] = 31.0
+    hits, skipped = layers.gather(q)
+    assert not skipped and [h.path for h in hits] == [f"onyx:{ROTATION}"]
+    assert backoff.failed_at is None and layers.gather(q)[1] == []

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import re
 import sqlite3
+import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -26,6 +27,9 @@ from clawql_git.recall.pipeline import RecallHit, RecallQuery, RecallResult
 CODE_WEIGHT = 0.9
 ONYX_WEIGHT = 0.8
 CODE_POOL = 400
+# After Onyx fails to answer, recall leaves it out for this long instead of waiting up to the
+# client's timeout (5 s) on every recall; ``clawql knowledge search`` always asks.
+ONYX_RETRY_AFTER = 30.0
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _TRAILER_SAFE = ":/._-#@+=,"
 
@@ -168,6 +172,35 @@ def onyx_hit(doc: OnyxDocument, score: float) -> RecallHit:
     )
 
 
+@dataclass
+class Backoff:
+    """When a layer last failed, so recall skips it for ``wait`` seconds instead of paying its
+    timeout on every query (a long-lived MCP server keeps one per vault)."""
+
+    wait: float = ONYX_RETRY_AFTER
+    clock: Callable[[], float] = time.monotonic
+    failed_at: float | None = None
+    reason: str = ""
+
+    def holding(self) -> str:
+        """Why the layer is left out now (``""`` when it may be asked)."""
+        if self.failed_at is None:
+            return ""
+        ago = self.clock() - self.failed_at
+        if ago >= self.wait:
+            return ""
+        return (
+            f"{self.reason} ({ago:.0f} s ago); recall asks it again "
+            f"{self.wait - ago:.0f} s from now"
+        )
+
+    def failed(self, reason: str) -> None:
+        self.failed_at, self.reason = self.clock(), reason
+
+    def answered(self) -> None:
+        self.failed_at, self.reason = None, ""
+
+
 @dataclass(frozen=True)
 class ExternalLayers:
     """The layers beside the vault that recall merges into its one list (either may be
@@ -175,6 +208,7 @@ class ExternalLayers:
 
     code: CodeLayer | None = None
     onyx: OnyxClient | None = None
+    onyx_backoff: Backoff = field(default_factory=Backoff)
 
     def applies(self, q: RecallQuery) -> bool:
         """External layers answer unfiltered ``auto`` recalls: they know nothing of types,
@@ -192,13 +226,27 @@ class ExternalLayers:
             runs.append(("code", CODE_WEIGHT, lambda: code.search(q.text, q.limit)))
         if self.onyx is not None:
             onyx = self.onyx
-            runs.append(("onyx", ONYX_WEIGHT, lambda: onyx_hits(onyx, q)))
+            runs.append(("onyx", ONYX_WEIGHT, lambda: self._onyx_hits(onyx, q)))
         for layer, weight, run in runs:
             try:
                 hits += [replace(h, score=h.score * weight) for h in run()]
             except (StorageError, OnyxUnavailable) as exc:
                 skipped.append({"layer": layer, "reason": exc.message})
         return hits, skipped
+
+    def _onyx_hits(self, onyx: OnyxClient, q: RecallQuery) -> list[RecallHit]:
+        """Onyx's hits, unless it failed within the backoff's wait (then OnyxUnavailable at
+        once, naming the earlier failure)."""
+        holding = self.onyx_backoff.holding()
+        if holding:
+            raise OnyxUnavailable(onyx.base_url, holding)
+        try:
+            found = onyx_hits(onyx, q)
+        except OnyxUnavailable as exc:
+            self.onyx_backoff.failed(exc.reason)
+            raise
+        self.onyx_backoff.answered()
+        return found
 
 
 def merge(result: RecallResult, q: RecallQuery, external: Sequence[RecallHit]) -> RecallResult:
