@@ -44,6 +44,7 @@ TOOLS = {
     "memory_recent",
     "memory_distill",
     "memory_entities",
+    "memory_supersede",
 }
 OUTBOX = "decisions/2026-09/move-webhook-delivery-to-a-postgres-outbox-with-a-dedicated-worker.md"
 OUTBOX_PATTERN = "patterns/2026-09/transactional-outbox.md"
@@ -171,7 +172,7 @@ def test_lists_the_tools_with_schemas_and_annotations(
             assert tool.description and len(tool.description) > 80
             assert "\n    " not in tool.description  # docstrings arrive dedented
             assert tool.annotations is not None
-            read_only = tool.name not in ("memory_ingest", "memory_distill")
+            read_only = tool.name not in ("memory_ingest", "memory_distill", "memory_supersede")
             assert tool.annotations.read_only_hint is read_only
             assert tool.annotations.open_world_hint is (tool.name == "knowledge_search")
             assert tool.input_schema["type"] == "object"

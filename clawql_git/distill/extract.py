@@ -78,7 +78,7 @@ _ENTRY_PATH = re.compile(
     r"entity_instances)/[\w./-]+?\.(?:md|cqk))\b"
 )
 _RECALL_TOOLS = ("memory_recall", "memory_get", "memory_history", "memory_links")
-_WRITE_MEMORY = ("memory_ingest", "memory_update", "memory_distill")
+_WRITE_MEMORY = ("memory_ingest", "memory_update", "memory_distill", "memory_supersede")
 
 
 @dataclass(frozen=True)

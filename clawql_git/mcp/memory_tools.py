@@ -163,10 +163,19 @@ class MemoryTools:
                 "known one (decison is refused as a typo of decision without it)."
             ),
         ] = False,
+        supersede: Annotated[
+            bool,
+            Field(
+                description="Mark the current entry this one contradicts (else the one it "
+                "nearly repeats) superseded by it, in the same commit."
+            ),
+        ] = False,
     ) -> CallToolResult:
         """Write one memory entry as a Git commit and return its path and worm_ref (the commit
         sha that holds it). Record decisions with their reasons, what was tried and failed, the
         state of work in progress (type context, append=true to add to it), reusable patterns.
+        The answer names current entries it nearly repeats (duplicates) or contradicts
+        (contradictions): resolve them with append, supersede or memory_supersede.
         Nothing is written when the input is refused (missing type, a secret in the body...)."""
         who = self.caller.identity(
             agent_id,
@@ -187,8 +196,26 @@ class MemoryTools:
                 identity=who,
                 append=append,
                 allow_new_type=allow_new_type,
+                supersede=supersede,
             )
             return {**result.to_record(), "warning": result.warning or None}
+
+        return self.call(run)
+
+    def memory_supersede(
+        self,
+        old: Annotated[str, Field(description="Path of the entry that no longer holds.")],
+        by: Annotated[str, Field(description="Path of the current entry that replaces it.")],
+        agent_id: AgentId = None,
+        session_id: SessionId = None,
+    ) -> CallToolResult:
+        """Mark entry `old` superseded by entry `by` (one commit): recall then ranks it below
+        current entries and points at its replacement; history keeps every version. Use it
+        when memory_ingest reported a contradiction you have resolved."""
+        who = self.caller.identity(agent_id, session_id)
+
+        def run(vault: Vault) -> dict[str, Any]:
+            return vault.supersede(old, by, identity=who).to_record()
 
         return self.call(run)
 
@@ -457,6 +484,7 @@ def one_list(record: dict[str, Any]) -> dict[str, Any]:
 TOOLS: dict[str, ToolAnnotations] = {
     "memory_ingest": WRITES,
     "memory_distill": WRITES,
+    "memory_supersede": WRITES,
     "memory_recall": READ_ONLY,
     "memory_get": READ_ONLY,
     "memory_log": READ_ONLY,
