@@ -246,3 +246,64 @@ def test_ruby_syntax_errors_are_counted_not_fatal() -> None:
     f = extract("ruby", "broken.rb", b"def ok\n  go\nend\ndef broken(\n\xff\n")
     assert f.errors > 0
     assert "ok" in {s.name for s in f.symbols}
+
+
+# Ruby's constant paths: ``class A::B`` defines B inside A, and a path starting with ``::``
+# is looked up from the top level (Object), wherever the definition is written.
+TOP = {
+    "lib/greeting.rb": (
+        "module Outer\n"
+        "  # Says hello from the top level.\n"
+        "  module ::Greeting\n"
+        '    def self.hello(name) = "hello #{name}"\n'
+        "  end\n"
+        "\n"
+        "  class ::Shop::Till\n"
+        "    def ring; end\n"
+        "  end\n"
+        "\n"
+        "  class Inner; end\n"
+        "end\n"
+        "\n"
+        "# Reopened with a compact path.\n"
+        "class Shop::Till\n"
+        "  def open; end\n"
+        "end\n"
+    ),
+    "lib/shop.rb": (
+        "require_relative 'greeting'\n"
+        "\n"
+        "module Shop\n"
+        "  def self.welcome\n"
+        "    Greeting.hello('you')\n"
+        "    Outer::Inner.new\n"
+        "  end\n"
+        "end\n"
+    ),
+}
+
+
+def test_ruby_paths_from_the_top_level_leave_the_enclosing_module(tmp_path: Path) -> None:
+    graph = build(tmp_path, TOP)
+    assert symbols(graph, "lib/greeting.rb") == [
+        ("Outer", "module", 1, 12, 1, "module Outer", ""),
+        ("Greeting", "module", 3, 5, 1, "module ::Greeting", "Says hello from the top level."),
+        ("Greeting.hello", "method", 4, 4, 1, "def self.hello(name)", ""),
+        ("Shop.Till", "class", 7, 9, 1, "class ::Shop::Till", ""),
+        ("Shop.Till.ring", "method", 8, 8, 1, "def ring", ""),
+        ("Outer.Inner", "class", 11, 11, 1, "class Inner", ""),
+        ("Shop.Till", "class", 15, 17, 1, "class Shop::Till", "Reopened with a compact path."),
+        ("Shop.Till.open", "method", 16, 16, 1, "def open", ""),
+    ]
+    f = extract("ruby", "lib/greeting.rb", TOP["lib/greeting.rb"])
+    assert [s.name for s in f.symbols if s.kind in {"module", "class"}] == [
+        "Outer",
+        "Greeting",
+        "Till",  # the constant defined; Shop is its scope
+        "Inner",
+        "Till",
+    ]
+    assert calls(graph, "lib/shop.rb") == [
+        ("Shop.welcome", "Greeting.hello", 5, "lib/greeting.rb", "Greeting.hello", 1.0, "exact"),
+        ("Shop.welcome", "Outer.Inner", 6, "lib/greeting.rb", "Outer.Inner", 1.0, "exact"),
+    ]

@@ -3,8 +3,10 @@
 Conventions:
 
 - qualnames are dotted through modules and classes: ``module Shop; class Cart; def add``
-  is ``Shop.Cart.add``; ``class Shop::Cart`` is ``Shop.Cart`` too. Singleton methods
-  (``def self.build``) are ``Cart.build`` like instance methods.
+  is ``Shop.Cart.add``; ``class Shop::Cart`` is ``Shop.Cart`` too (name ``Cart``). A path
+  from the top level (``module ::Helper``, ``class ::A::B``) leaves the enclosing scopes:
+  ``Helper``, ``A.B``, wherever it is written. Singleton methods (``def self.build``) are
+  ``Cart.build`` like instance methods.
 - kinds: ``module`` -> 'module' (a namespace and a mixin), ``class`` -> 'class', ``def`` ->
   'method' inside a class or module, else 'function'; ``NAME = ...`` -> 'constant';
   ``attr_reader/attr_writer/attr_accessor :x`` -> 'variable' ``Class.x``.
@@ -77,6 +79,16 @@ def constant_path(node: Node | None) -> str:
         head = constant_path(scope)
         return f"{head}.{name}" if head and name else ""
     return ""
+
+
+def rooted(node: Node | None) -> bool:
+    """True for a constant path from the top level: ``::Cart``, ``::Shop::Cart``."""
+    while node is not None and node.type == "scope_resolution":
+        scope = node.child_by_field_name("scope")
+        if scope is None:
+            return True
+        node = scope
+    return False
 
 
 def receiver_name(node: Node | None) -> str:
@@ -162,8 +174,9 @@ class RubyWalker(Walker):
         mixins = self._mixins(body)
         bases = ([base] if base else []) + [m for _, m in mixins]
         parts = written.split(".")
-        for outer in parts[:-1]:  # ``class Shop::Cart``: Shop is a scope, not a definition
-            self.scope.append(outer)
+        enclosing = self.scope
+        # ``class Shop::Cart``: Shop is a scope, not a definition; ``::Cart`` is top-level
+        self.scope = ([] if rooted(name_node) else list(enclosing)) + parts[:-1]
         symbol = self.add_symbol(
             node,
             parts[-1],
@@ -186,7 +199,7 @@ class RubyWalker(Walker):
             self.locals.pop()
             self.private.pop()
             self.type_scopes.pop()
-        del self.scope[len(self.scope) - len(parts) + 1 :]
+        self.scope = enclosing
 
     def head(self, node: Node, last: Node) -> str:
         """The source of ``node`` up to the end of ``last``, on one line."""
@@ -328,7 +341,7 @@ class RubyWalker(Walker):
 class RubyExtractor:
     """The Ruby extractor the code graph loads as ``lang_ruby.EXTRACTOR``."""
 
-    version = "1"
+    version = "2"  # 2: ``module ::Name`` is top-level wherever it is written
 
     def __init__(self) -> None:
         self.suffixes = {".rb": "ruby", ".rake": "ruby"}
