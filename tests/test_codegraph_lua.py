@@ -175,3 +175,88 @@ def test_lua_syntax_errors_are_counted_not_fatal() -> None:
     f = extract("lua", "broken.lua", b"function ok() go() end\nfunction broken(\n\xff\n")
     assert f.errors > 0
     assert "ok" in {s.name for s in f.symbols}
+
+
+# The manual's table constructor (§3.4.9): fields ``name = exp`` (the same as
+# ``["name"] = exp``), ``[exp] = exp`` and positional ``exp``, separated by ``,`` or ``;``;
+# ``setmetatable`` (§6.1) returns its first argument.
+POINT = (
+    "local Point = {\n"
+    "  --- Makes a point.\n"
+    "  new = function(x, y)\n"
+    "    return setmetatable({ x = x, y = y }, Point)\n"
+    "  end;\n"
+    '  ["origin"] = function() return Point.new(0, 0) end,\n'
+    "  [1] = function() end,\n"
+    '  ["not a name"] = function() end,\n'
+    "  function() end,\n"
+    "  ops = {\n"
+    "    add = function(a, b) return Point.new(a.x + b.x, a.y + b.y) end,\n"
+    "  },\n"
+    "  scale = 2,\n"
+    "}\n"
+    "\n"
+    "local Counter = setmetatable({\n"
+    "  tick = function(self) self.n = self.n + 1 end,\n"
+    "}, { __index = Point })\n"
+    "\n"
+    "setmetatable(Point, { __call = function(_, x, y) return Point.new(x, y) end })\n"
+    "\n"
+    "local function registry()\n"
+    "  local handlers = { on_add = function(p) print(p) end }\n"
+    "  return handlers\n"
+    "end\n"
+    "\n"
+    "return Point\n"
+)
+
+
+def test_lua_functions_in_a_named_table_constructor_are_its_functions(tmp_path: Path) -> None:
+    graph = build(tmp_path, {"point.lua": POINT})
+    table = "local Counter = setmetatable({ tick = function(self) self.n = self.n + 1 end, }, "
+    assert symbols(graph, "point.lua")[1:] == [  # [0] is the table Point
+        ("Point.new", "function", 3, 5, 1, "function Point.new(x, y)", "Makes a point."),
+        ("Point.origin", "function", 6, 6, 1, "function Point.origin()", ""),
+        # [1], "not a name", the positional one and __call of an unnamed table: no name
+        ("Point.ops.add", "function", 11, 11, 1, "function Point.ops.add(a, b)", ""),
+        ("Counter", "class", 16, 18, 0, table + "{ __index = Point })", ""),
+        ("Counter.tick", "function", 17, 17, 1, "function Counter.tick(self)", ""),
+        ("registry", "function", 22, 25, 0, "local function registry()", ""),
+        ("registry.handlers.on_add", "function", 23, 23, 1, "function handlers.on_add(p)", ""),
+    ]
+    assert symbols(graph, "point.lua")[0][:5] == ("Point", "module", 1, 14, 1)
+    assert calls(graph, "point.lua") == [  # a field function's calls are its own
+        ("Point.new", "setmetatable", 4, "", "", 0.0, "unresolved"),
+        ("Point.origin", "Point.new", 6, "point.lua", "Point.new", 1.0, "exact"),
+        ("Point.ops.add", "Point.new", 11, "point.lua", "Point.new", 1.0, "exact"),
+        ("", "setmetatable", 16, "", "", 0.0, "unresolved"),
+        ("", "Point.new", 20, "point.lua", "Point.new", 1.0, "exact"),
+        ("", "setmetatable", 20, "", "", 0.0, "unresolved"),
+        ("registry.handlers.on_add", "print", 23, "", "", 0.0, "unresolved"),
+    ]
+
+
+def test_lua_table_fields_take_the_name_they_are_assigned_to() -> None:
+    source = (
+        "local a, b = { f = function() end }, { g = function() end }\n"
+        "do\n"
+        "  local c = { h = function() end }\n"
+        "end\n"
+        "t[k] = { i = function() end }\n"
+        "M.sub = { j = function() end }\n"
+        "local d = { m = function() local inner = {} end }\n"
+        "return { k = function() return a.f() end }\n"
+    )
+    f = extract("lua", "fields.lua", source)
+    assert [(s.qualname, s.kind, s.line) for s in f.symbols] == [
+        ("a", "module", 1),
+        ("b", "module", 1),
+        ("a.f", "function", 1),
+        ("b.g", "function", 1),
+        ("c", "module", 3),  # a do block is no scope of names
+        ("c.h", "function", 3),
+        ("M.sub.j", "function", 6),  # t[k] and the returned table have no name
+        ("d", "module", 7),
+        ("d.m", "function", 7),  # its local table is no file-level one
+    ]
+    assert [(c.caller, c.callee, c.line) for c in f.calls] == [("", "a.f", 8)]

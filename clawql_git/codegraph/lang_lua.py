@@ -8,6 +8,12 @@ Conventions:
   Cart:add()`` the method ``Cart.add`` (``self`` is a ``Cart``); ``Cart.x = function``
   the same; ``local function f`` and ``function f`` are functions (a ``local`` one is not
   exported); ``Cart.LIMIT = 10`` is a 'variable'.
+- a table constructor assigned to a name (``Cart = {add = function(self) end}``, also the
+  first argument of ``setmetatable({...}, mt)``, which returns it) defines its fields
+  ``name = function`` and ``["name"] = function`` as the function ``Cart.add``, as
+  ``Cart.add = function`` would (the manual: ``name = exp`` is ``["name"] = exp``); a
+  nested constructor's fields are ``Cart.sub.f``. A ``[key]`` that is not a string
+  names nothing; neither does a table that is not assigned to a name.
 - docs: the ``--`` (``---`` LDoc) comment lines right above; the file's doc is the
   comment block opening the file.
 - imports: ``local cart = require("shop.cart")`` (also ``require "x"``) -> module
@@ -87,6 +93,37 @@ def is_call_of(node: Node | None, name: str) -> bool:
     )
 
 
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+
+def field_name(field: Node) -> str:
+    """The name a table field is stored under: ``f = v`` and ``["f"] = v`` -> ``f``; ''
+    for a positional field, a computed ``[key]`` and a string that is no Lua name."""
+    key = field.child_by_field_name("name")
+    if key is None:
+        return ""
+    opening = field.child(0)
+    bracketed = opening is not None and opening.type == "["
+    if key.type == "identifier" and not bracketed:
+        return text(key)
+    content = key.child_by_field_name("content") if key.type == "string" else None
+    found = text(content) if content is not None and bracketed else ""
+    return found if _NAME.match(found) else ""
+
+
+def made_table(value: Node) -> Node | None:
+    """The table constructor an assigned value is: ``{...}`` or ``setmetatable({...}, mt)``
+    (which returns its first argument); None for other values."""
+    if value.type == "table_constructor":
+        return value
+    if is_call_of(value, "setmetatable"):
+        args = value.child_by_field_name("arguments")
+        first = next(iter(args.named_children), None) if args is not None else None
+        if first is not None and first.type == "table_constructor":
+            return first
+    return None
+
+
 def metatable_base(table: Node | None) -> str:
     """``{__index = Base}`` -> ``Base``; a table itself (``setmetatable(x, Cart)``) -> ''."""
     if table is None or table.type != "table_constructor":
@@ -106,12 +143,14 @@ class LuaWalker(Walker):
         "assignment_statement": "on_assign",
         "function_call": "on_call",
         "comment": "on_above",
+        "table_constructor": "on_table",
     }
 
     def __init__(self, facts: FileFacts, source: bytes, returned: str = "") -> None:
         super().__init__(facts, source)
         self.returned = returned  # the table the file returns
         self.local = False
+        self.owners: dict[int, str] = {}  # id of a table constructor -> the name it has
 
     def doc(self, node: Node) -> str:
         lines = []
@@ -129,15 +168,17 @@ class LuaWalker(Walker):
         self.define_function(node, qual, name_node, local, node)
 
     def define_function(
-        self, node: Node, qual: str, name_node: Node | None, local: bool, fn: Node
+        self, node: Node, qual: str, name_node: Node | None, local: bool, fn: Node, head: str = ""
     ) -> None:
+        """``qual`` (``a.b.f``) defined by ``fn``, spanning ``node``; its signature shows
+        ``head`` (else the name as written) and its parameters."""
         if not qual:
             self.visit(fn.child_by_field_name("body"))
             return
         owner, _, name = qual.rpartition(".")
         method = name_node is not None and name_node.type == "method_index_expression"
         params = fn.child_by_field_name("parameters")
-        head = text(name_node) if name_node is not None else qual
+        head = head or (text(name_node) if name_node is not None else qual)
         signature = collapse(f"function {head}{text(params) if params is not None else '()'}")
         if local:
             signature = "local " + signature
@@ -182,6 +223,9 @@ class LuaWalker(Walker):
             self.define_function(stmt, target, at, local, value)
             return
         file_level = not self.scope
+        table = made_table(value)
+        if table is not None:
+            self.owners[table.id] = target  # its fields are defined when it is walked
         if value.type == "table_constructor" or is_call_of(value, "setmetatable"):
             if file_level and "." not in target:
                 self.define_table(stmt, target, value, local)
@@ -201,6 +245,25 @@ class LuaWalker(Walker):
                 module = string_arg(value)
                 if module:
                     self.add_import(module, "", target, stmt)
+
+    def on_table(self, node: Node) -> None:
+        """A table constructor: the fields of one assigned to a name are its definitions."""
+        owner = self.owners.pop(node.id, "")
+        if not owner:
+            self.visit_children(node)
+            return
+        for field in node.named_children:
+            value = field.child_by_field_name("value")
+            name = field_name(field) if field.type == "field" else ""
+            if not name or value is None:
+                self.visit(field)
+            elif value.type == "function_definition":
+                qual = f"{owner}.{name}"
+                self.define_function(field, qual, None, False, value, head=qual)
+            else:
+                if value.type == "table_constructor":
+                    self.owners[value.id] = f"{owner}.{name}"
+                self.visit(field)
 
     def constructed(self, call: Node) -> str:
         """The table an object is made from: ``Cart.new()`` / ``Cart:new()`` /
@@ -288,7 +351,7 @@ def returned_table(source: bytes) -> str:
 class LuaExtractor:
     """The Lua extractor the code graph loads as ``lang_lua.EXTRACTOR``."""
 
-    version = "1"
+    version = "2"
 
     def __init__(self) -> None:
         self.suffixes = {".lua": "lua"}
