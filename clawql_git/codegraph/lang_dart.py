@@ -36,6 +36,7 @@ from typing import ClassVar
 
 from tree_sitter import Node
 
+from clawql_git.codegraph.dart_resolve import DartCalls
 from clawql_git.codegraph.model import FileFacts, RepoView, SymbolKind
 from clawql_git.codegraph.ts_util import (
     Parsers,
@@ -517,6 +518,7 @@ class DartExtractor:
 
     def __init__(self) -> None:
         self.suffixes = {".dart": "dart"}
+        self.call_resolver = DartCalls  # receivers typed by declared return types too
         self._parsers = Parsers(_languages())  # type: ignore[arg-type]
 
     def extract(self, path: str, source: bytes, language: str) -> FileFacts:
