@@ -28,7 +28,6 @@ from clawql_git.codegraph.resolve import (
     UNK,
     Entity,
     ResolutionNotes,
-    parent,
 )
 
 if TYPE_CHECKING:
@@ -131,8 +130,9 @@ class DartCalls:
         written = return_type(sym.signature, sym.name)
         if not written:
             return UNK
-        notes = ResolutionNotes()
-        target = self.resolver.expression(path, parent(qual), written, notes)
+        # Dart declares every type at the top level of a library; looked up from a class
+        # scope, the class's own name would be its unnamed constructor (``Point.Point``)
+        target = self.resolver.expression(path, "", written, ResolutionNotes())
         if target[0] == "def" and self.resolver.index[target[1]].defs[target[2]].kind in CLASSLIKE:
             return ("inst", target[1], target[2])
         return target if target[0] == "ext" else UNK

@@ -384,7 +384,8 @@ class DartWalker(Walker):
 
     def evidence(self, target: str, values: list[Node], at: Node) -> None:
         """``x = Foo(...)`` / ``x = Foo.named(...)`` -> ``x`` holds a ``Foo``; through an
-        import prefix, ``x = p.Foo(...)`` / ``x = p.Foo.named(...)`` -> a ``p.Foo``."""
+        import prefix, ``x = p.Foo(...)`` / ``x = p.Foo.named(...)`` -> a ``p.Foo``; ``x =
+        a.m(...)`` -> what ``a.m`` gives (its declared return type, ``dart_resolve``)."""
         if len(values) < 2 or values[0].type != "identifier" or values[1].type != "selector":
             return
         head = text(values[0])
@@ -396,6 +397,8 @@ class DartWalker(Walker):
             self.assign(target, head, at, False)
         elif parts[0][:1].isupper() and "()" in parts[1:3] and parts[1] != "":
             self.assign(target, f"{head}.{parts[0]}", at, False)  # p.Foo() / p.Foo.named()
+        elif parts[0] and parts[1:2] == ["()"] and len(values) == 3:
+            self.assign(target, f"{head}.{parts[0]}", at, False)  # x = p.translate(1)
 
     def on_local_function(self, node: Node) -> None:
         """``void helper() {...}`` inside a body: a function under its enclosing one
