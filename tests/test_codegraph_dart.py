@@ -348,3 +348,39 @@ def test_dart_a_local_function_in_a_method_is_a_function_of_the_method() -> None
         ("Grid.sum.twice", "function", 3, False),
     ]
     assert [(c.caller, c.callee, c.line) for c in f.calls] == [("Grid.sum", "twice", 4)]
+
+
+NODE = (
+    "class Node {\n"
+    "  final Node? next;\n"
+    "\n"
+    "  Node(this.next);\n"
+    "\n"
+    "  void visit() {\n"
+    "    next?.visit();\n"
+    "    this.next?.visit();\n"
+    "  }\n"
+    "\n"
+    "  void skip(Tree next) {\n"
+    "    next.walk();\n"
+    "  }\n"
+    "}\n"
+    "\n"
+    "class Tree {\n"
+    "  final Node root;\n"
+    "\n"
+    "  Tree(this.root);\n"
+    "\n"
+    "  void walk() => root.visit();\n"
+    "}\n"
+)
+
+
+def test_dart_a_field_typed_by_its_own_class_and_a_parameter_shadowing_it(tmp_path: Path) -> None:
+    graph = build(tmp_path, {"lib/node.dart": NODE})
+    assert calls(graph, "lib/node.dart") == [
+        ("Node.visit", "next.visit", 7, "lib/node.dart", "Node.visit", 0.8, "inferred"),
+        ("Node.visit", "this.next.visit", 8, "lib/node.dart", "Node.visit", 0.8, "inferred"),
+        ("Node.skip", "next.walk", 12, "lib/node.dart", "Tree.walk", 0.8, "inferred"),  # param
+        ("Tree.walk", "root.visit", 21, "lib/node.dart", "Node.visit", 0.8, "inferred"),
+    ]

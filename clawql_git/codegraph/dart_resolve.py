@@ -28,6 +28,7 @@ from clawql_git.codegraph.resolve import (
     UNK,
     Entity,
     ResolutionNotes,
+    parent,
 )
 
 if TYPE_CHECKING:
@@ -83,17 +84,22 @@ class DartCalls:
         head, *rest = callee.split(".")
         entity = self.local(path, scope, head, ctx)
         if entity is None:
+            entity = self.field(path, scope, head)
+        if entity is None:
             entity = self.resolver.name(path, scope, head, ctx, 0)
         for part in rest:
-            entity = self.resolver.attribute(self.gives(entity), part, ctx, 0)
-            if entity[0] in ("unk", "ext"):
-                return entity
+            entity = self.gives(entity)
+            found = self.resolver.attribute(entity, part, ctx, 0)
+            if found[0] == "unk" and entity[0] == "inst":  # this.next: a field of Node
+                found = self.declared(entity[1], entity[2], part) or UNK
+            if found[0] in ("unk", "ext"):
+                return found
+            entity = found
         return entity
 
     def local(self, path: str, scope: str, name: str, ctx: ResolutionNotes) -> Entity | None:
-        """A local whose every assignment (in the nearest scope binding ``name``) is a call
-        of a function or method: the instance its declared return type gives; None when
-        the nearest binding is something else."""
+        """What a local (or parameter) holds, from the nearest scope binding ``name``; None
+        when that binding is no local (a definition, an import) or there is none."""
         idx = self.resolver.index[path]
         for cur in self.resolver.scopes(path, scope):
             qual = f"{cur}.{name}" if cur else name
@@ -104,16 +110,47 @@ class DartCalls:
                 return self.returned(path, cur, assigns, ctx)
         return None
 
+    def field(self, path: str, scope: str, name: str) -> Entity | None:
+        """A field of the enclosing class with a declared type: its instance (the shared
+        lookup, made from the class's scope, reads ``Node`` in ``final Node? next`` as the
+        unnamed constructor ``Node.Node``); None for anything else."""
+        defs = self.resolver.index[path].defs
+        klass = scope
+        while klass and (klass not in defs or defs[klass].kind not in CLASSLIKE):
+            klass = parent(klass)
+        return self.declared(path, klass, name) if klass else None
+
+    def declared(self, path: str, klass: str, name: str) -> Entity | None:
+        """A field ``name`` of ``klass`` (in ``path``) declared with a type: the instance of
+        that type; None when the class declares no such field."""
+        assigns = self.resolver.index[path].assigns.get((klass, name))
+        if not assigns or not all(a.annotation for a in assigns):
+            return None
+        found = {self.typed(path, a.value) for a in assigns}
+        return found.pop() if len(found) == 1 else UNK
+
+    def typed(self, path: str, written: str) -> Entity:
+        """The instance of the class a type written in ``path`` names (Dart declares every
+        type at a library's top level); an outside type as 'ext'; else unknown."""
+        target = self.resolver.expression(path, "", written, ResolutionNotes())
+        if target[0] == "def" and self.resolver.index[target[1]].defs[target[2]].kind in CLASSLIKE:
+            return ("inst", target[1], target[2])
+        return target if target[0] == "ext" else UNK
+
     def returned(
         self, path: str, scope: str, assigns: list[Assignment], ctx: ResolutionNotes
-    ) -> Entity | None:
-        if any(a.annotation or not DOTTED.match(a.value) for a in assigns):
-            return None
-        found = {
-            self.gives(self.resolver.expression(path, scope, a.value, ctx), called=True)
-            for a in assigns
-        }
+    ) -> Entity:
+        """What a local holds: its declared type, or what its value (a constructor or a
+        call) gives; unknown when its assignments disagree."""
+        found = {self.holds(path, scope, a, ctx) for a in assigns}
         return found.pop() if len(found) == 1 else UNK
+
+    def holds(self, path: str, scope: str, asg: Assignment, ctx: ResolutionNotes) -> Entity:
+        if asg.annotation:
+            return self.typed(path, asg.value)
+        if not DOTTED.match(asg.value):
+            return UNK
+        return self.gives(self.resolver.expression(path, scope, asg.value, ctx), called=True)
 
     def gives(self, entity: Entity, called: bool = False) -> Entity:
         """A function or method called (``called``), or a getter read: the instance of the
@@ -130,9 +167,6 @@ class DartCalls:
         written = return_type(sym.signature, sym.name)
         if not written:
             return UNK
-        # Dart declares every type at the top level of a library; looked up from a class
-        # scope, the class's own name would be its unnamed constructor (``Point.Point``)
-        target = self.resolver.expression(path, "", written, ResolutionNotes())
-        if target[0] == "def" and self.resolver.index[target[1]].defs[target[2]].kind in CLASSLIKE:
-            return ("inst", target[1], target[2])
-        return target if target[0] == "ext" else UNK
+        # looked up from the method's class, the class's own name would be its unnamed
+        # constructor (``Point.Point``): types are looked up at the library's top level
+        return self.typed(path, written)
