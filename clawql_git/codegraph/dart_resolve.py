@@ -9,7 +9,10 @@ context``), which types what follows it:
   assignment of the local in its scope must be such a call, and agree);
 - ``_parse(path).extension()`` -> ``ParsedPath.extension``;
 - ``context.split(p)`` where ``context`` is a getter (of the class or a base) or a
-  top-level function's result -> ``Context.split``.
+  top-level function's result -> ``Context.split``;
+- ``next.visit()`` / ``this.next.visit()`` in ``class Node { final Node? next; }`` ->
+  ``Node.visit`` (types are declared at a library's top level, so a type is looked up
+  there: from the class's own scope ``Node`` would name its constructor ``Node.Node``).
 
 A call the shared resolver settles is left as it is; a return type that is ``void``,
 ``dynamic``, a type variable or a type outside the repository leaves the call unresolved.

@@ -6,8 +6,9 @@ Conventions:
   or factory one ``Cart.empty``; getters and setters are methods ``Cart.total``.
 - kinds: ``class`` -> 'class', ``mixin`` -> 'trait', ``enum`` -> 'enum', ``extension X on
   T`` -> 'class' ``X`` (its members ``X.m``), ``typedef`` -> 'type'; top-level functions
-  'function', members 'method'; fields and top-level variables 'variable', ``const``
-  ones 'constant'.
+  'function', members 'method'; a local (nested) function is a 'function' under the one
+  it is declared in (``main.helper``, ``Cart.add.twice``), not exported; fields and
+  top-level variables 'variable', ``const`` ones 'constant'.
 - docs: the ``///`` lines or ``/** */`` block right above (or above its annotations);
   annotations (``@override``) are decorators.
 - exported: a name not starting with ``_`` (Dart's library privacy).
@@ -20,9 +21,11 @@ Conventions:
 - calls: selector chains with dots: ``f()``, ``a.b.c()``, ``this.x()``, ``a?.b()``;
   ``Foo()`` -> ``Foo`` (a constructor call), ``Foo.named()`` -> ``Foo.named``,
   ``Foo().bar()`` -> ``Foo().bar``.
-- assignments: field, parameter and local types (annotation), ``var x = Foo()`` and ``var
-  x = Foo.named()`` (a static call on a capitalized name is read as a named constructor
-  or factory: value ``Foo``).
+- assignments: field, top-level, parameter and local types (annotation; through an
+  import prefix ``p.Context``); without a declared type, ``var x = Foo()`` and ``var x =
+  Foo.named()`` (a static call on a capitalized name is read as a named constructor or
+  factory: value ``Foo``), ``x = p.Foo(...)`` (``p.Foo``) and ``x = a.m(...)`` (``a.m``,
+  typed by its declared return type in ``dart_resolve``, the call resolver).
 - ``resolve_module``: ``package:<name>/<path>`` -> ``lib/<path>`` (or ``<name>/lib/<path>``
   in a monorepo); a relative URI -> relative to the importing file; ``dart:`` and
   packages not in the repository -> [].
