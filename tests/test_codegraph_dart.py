@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from clawql_git.codegraph.dart_resolve import return_type
 from tests.codegraph_facts import build, calls, deps, extract, supertypes, symbols
 
 DART = {
@@ -200,3 +201,186 @@ def test_dart_syntax_errors_are_counted_not_fatal() -> None:
     f = extract("dart", "broken.dart", b"void ok() { go(); }\nvoid broken( {\n\xff\n")
     assert f.errors > 0
     assert "ok" in {s.name for s in f.symbols}
+
+
+# The language tour's own shapes: a class with a named constructor and a method returning
+# its type, getters (``Point get topLeft``), a library imported with a prefix
+# (``import '...' as geo``), top-level variables with a declared type, and a nested
+# (local) function.
+GEO = {
+    "pubspec.yaml": "name: geo\n",
+    "lib/geo.dart": "export 'src/point.dart';\nexport 'src/rectangle.dart';\n",
+    "lib/src/point.dart": (
+        "class Point {\n"
+        "  final double x;\n"
+        "  final double y;\n"
+        "\n"
+        "  Point(this.x, this.y);\n"
+        "\n"
+        "  Point.origin()\n"
+        "      : x = 0,\n"
+        "        y = 0;\n"
+        "\n"
+        "  double distanceTo(Point other) => 0;\n"
+        "\n"
+        "  Point translate(double dx) => Point(x + dx, y);\n"
+        "}\n"
+    ),
+    "lib/src/rectangle.dart": (
+        "import 'point.dart';\n"
+        "\n"
+        "class Rectangle {\n"
+        "  double left, top, width, height;\n"
+        "\n"
+        "  Rectangle(this.left, this.top, this.width, this.height);\n"
+        "\n"
+        "  Point get topLeft => Point(left, top);\n"
+        "\n"
+        "  double get right => left + width;\n"
+        "\n"
+        "  double span() => topLeft.distanceTo(Point(right, top));\n"
+        "}\n"
+    ),
+    "bin/main.dart": (
+        "import 'package:geo/geo.dart' as geo;\n"
+        "\n"
+        "final geo.Point home = geo.Point(0, 0);\n"
+        "\n"
+        "int count() => 1;\n"
+        "\n"
+        "void main() {\n"
+        "  var p = geo.Point(2, 3);\n"
+        "  p.distanceTo(home);\n"
+        "  final q = p.translate(1);\n"
+        "  q.distanceTo(p);\n"
+        "  home.translate(2).distanceTo(p);\n"
+        "  final box = geo.Rectangle(0, 0, 4, 3);\n"
+        "  box.topLeft.distanceTo(p);\n"
+        "\n"
+        "  double area(geo.Rectangle r) {\n"
+        "    return r.span();\n"
+        "  }\n"
+        "\n"
+        "  area(box);\n"
+        "  final o = geo.Point.origin();\n"
+        "  o.translate(1);\n"
+        "  var n = count();\n"
+        "  n.toString();\n"
+        "}\n"
+    ),
+}
+POINT, RECT, GEO_MAIN = "lib/src/point.dart", "lib/src/rectangle.dart", "bin/main.dart"
+
+
+def test_dart_local_functions_and_prefixed_types_are_definitions(tmp_path: Path) -> None:
+    graph = build(tmp_path, GEO)
+    assert symbols(graph, GEO_MAIN) == [
+        ("home", "variable", 3, 3, 1, "final geo.Point home = geo.Point(0, 0)", ""),
+        ("count", "function", 5, 5, 1, "int count()", ""),
+        ("main", "function", 7, 25, 1, "void main()", ""),
+        ("main.area", "function", 16, 18, 0, "double area(geo.Rectangle r)", ""),  # local
+    ]
+    assert [
+        (a.target, a.value, a.scope, a.annotation)
+        for a in extract("dart", GEO_MAIN, GEO[GEO_MAIN]).assignments
+    ] == [
+        ("home", "geo.Point", "", True),  # the declared type, not the value's
+        ("p", "geo.Point", "main", False),
+        ("q", "p.translate", "main", False),
+        ("box", "geo.Rectangle", "main", False),
+        ("r", "geo.Rectangle", "main.area", True),
+        ("o", "geo.Point", "main", False),  # a named constructor through the prefix
+        ("n", "count", "main", False),
+    ]
+
+
+def test_dart_calls_typed_by_prefixes_getters_and_return_types(tmp_path: Path) -> None:
+    graph = build(tmp_path, GEO)
+    assert calls(graph, GEO_MAIN) == [
+        ("", "geo.Point", 3, POINT, "Point", 1.0, "exact"),
+        ("main", "geo.Point", 8, POINT, "Point", 1.0, "exact"),
+        ("main", "p.distanceTo", 9, POINT, "Point.distanceTo", 0.8, "inferred"),
+        ("main", "p.translate", 10, POINT, "Point.translate", 0.8, "inferred"),
+        ("main", "q.distanceTo", 11, POINT, "Point.distanceTo", 0.8, "inferred"),  # returns
+        ("main", "home.translate", 12, POINT, "Point.translate", 0.8, "inferred"),
+        ("main", "home.translate().distanceTo", 12, POINT, "Point.distanceTo", 0.8, "inferred"),
+        ("main", "geo.Rectangle", 13, RECT, "Rectangle", 1.0, "exact"),
+        ("main", "box.topLeft.distanceTo", 14, POINT, "Point.distanceTo", 0.8, "inferred"),
+        ("main.area", "r.span", 17, RECT, "Rectangle.span", 0.8, "inferred"),
+        ("main", "area", 20, GEO_MAIN, "main.area", 1.0, "exact"),  # the local function
+        ("main", "geo.Point.origin", 21, POINT, "Point.origin", 1.0, "exact"),
+        ("main", "o.translate", 22, POINT, "Point.translate", 0.8, "inferred"),
+        ("main", "count", 23, GEO_MAIN, "count", 1.0, "exact"),
+        ("main", "n.toString", 24, "", "", 0.0, "unresolved"),  # an int: the SDK's
+    ]
+    assert calls(graph, RECT) == [
+        ("Rectangle.topLeft", "Point", 8, POINT, "Point", 1.0, "exact"),
+        ("Rectangle.span", "Point", 12, POINT, "Point", 1.0, "exact"),
+        # an implicit-this getter read, typed by what it declares: Point get topLeft
+        ("Rectangle.span", "topLeft.distanceTo", 12, POINT, "Point.distanceTo", 0.8, "inferred"),
+    ]
+
+
+def test_dart_return_type_of_signatures() -> None:
+    assert return_type("Point translate(double dx)", "translate") == "Point"
+    assert return_type("static ParsedPath parse(String path)", "parse") == "ParsedPath"
+    assert return_type("geo.Point get topLeft", "topLeft") == "geo.Point"
+    assert return_type("List<Point>? corners()", "corners") == "List"
+    assert return_type("void reset()", "reset") == ""
+    assert return_type("const Item(this.price)", "Item") == ""  # a constructor
+    assert return_type("Point(this.x, this.y)", "Point") == ""
+    assert return_type("factory Point.fromJson(Map json)", "fromJson") == ""
+
+
+def test_dart_a_local_function_in_a_method_is_a_function_of_the_method() -> None:
+    source = (
+        "class Grid {\n"
+        "  int sum() {\n"
+        "    int twice(int x) => x * 2;\n"
+        "    return twice(1);\n"
+        "  }\n"
+        "}\n"
+    )
+    f = extract("dart", "grid.dart", source)
+    assert [(s.qualname, s.kind, s.line, s.exported) for s in f.symbols] == [
+        ("Grid", "class", 1, True),
+        ("Grid.sum", "method", 2, True),
+        ("Grid.sum.twice", "function", 3, False),
+    ]
+    assert [(c.caller, c.callee, c.line) for c in f.calls] == [("Grid.sum", "twice", 4)]
+
+
+NODE = (
+    "class Node {\n"
+    "  final Node? next;\n"
+    "\n"
+    "  Node(this.next);\n"
+    "\n"
+    "  void visit() {\n"
+    "    next?.visit();\n"
+    "    this.next?.visit();\n"
+    "  }\n"
+    "\n"
+    "  void skip(Tree next) {\n"
+    "    next.walk();\n"
+    "  }\n"
+    "}\n"
+    "\n"
+    "class Tree {\n"
+    "  final Node root;\n"
+    "\n"
+    "  Tree(this.root);\n"
+    "\n"
+    "  void walk() => root.visit();\n"
+    "}\n"
+)
+
+
+def test_dart_a_field_typed_by_its_own_class_and_a_parameter_shadowing_it(tmp_path: Path) -> None:
+    graph = build(tmp_path, {"lib/node.dart": NODE})
+    assert calls(graph, "lib/node.dart") == [
+        ("Node.visit", "next.visit", 7, "lib/node.dart", "Node.visit", 0.8, "inferred"),
+        ("Node.visit", "this.next.visit", 8, "lib/node.dart", "Node.visit", 0.8, "inferred"),
+        ("Node.skip", "next.walk", 12, "lib/node.dart", "Tree.walk", 0.8, "inferred"),  # param
+        ("Tree.walk", "root.visit", 21, "lib/node.dart", "Node.visit", 0.8, "inferred"),
+    ]

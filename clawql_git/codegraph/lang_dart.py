@@ -6,8 +6,9 @@ Conventions:
   or factory one ``Cart.empty``; getters and setters are methods ``Cart.total``.
 - kinds: ``class`` -> 'class', ``mixin`` -> 'trait', ``enum`` -> 'enum', ``extension X on
   T`` -> 'class' ``X`` (its members ``X.m``), ``typedef`` -> 'type'; top-level functions
-  'function', members 'method'; fields and top-level variables 'variable', ``const``
-  ones 'constant'.
+  'function', members 'method'; a local (nested) function is a 'function' under the one
+  it is declared in (``main.helper``, ``Cart.add.twice``), not exported; fields and
+  top-level variables 'variable', ``const`` ones 'constant'.
 - docs: the ``///`` lines or ``/** */`` block right above (or above its annotations);
   annotations (``@override``) are decorators.
 - exported: a name not starting with ``_`` (Dart's library privacy).
@@ -20,9 +21,11 @@ Conventions:
 - calls: selector chains with dots: ``f()``, ``a.b.c()``, ``this.x()``, ``a?.b()``;
   ``Foo()`` -> ``Foo`` (a constructor call), ``Foo.named()`` -> ``Foo.named``,
   ``Foo().bar()`` -> ``Foo().bar``.
-- assignments: field, parameter and local types (annotation), ``var x = Foo()`` and ``var
-  x = Foo.named()`` (a static call on a capitalized name is read as a named constructor
-  or factory: value ``Foo``).
+- assignments: field, top-level, parameter and local types (annotation; through an
+  import prefix ``p.Context``); without a declared type, ``var x = Foo()`` and ``var x =
+  Foo.named()`` (a static call on a capitalized name is read as a named constructor or
+  factory: value ``Foo``), ``x = p.Foo(...)`` (``p.Foo``) and ``x = a.m(...)`` (``a.m``,
+  typed by its declared return type in ``dart_resolve``, the call resolver).
 - ``resolve_module``: ``package:<name>/<path>`` -> ``lib/<path>`` (or ``<name>/lib/<path>``
   in a monorepo); a relative URI -> relative to the importing file; ``dart:`` and
   packages not in the repository -> [].
@@ -36,6 +39,7 @@ from typing import ClassVar
 
 from tree_sitter import Node
 
+from clawql_git.codegraph.dart_resolve import DartCalls
 from clawql_git.codegraph.model import FileFacts, RepoView, SymbolKind
 from clawql_git.codegraph.ts_util import (
     Parsers,
@@ -91,13 +95,39 @@ def _first(node: Node, kind: str) -> Node | None:
 
 
 def type_of(node: Node) -> str:
-    """The first type a declaration writes (``final User owner`` -> ``User``)."""
-    for child in node.named_children:
-        if child.type == "type_identifier":
-            return text(child)
+    """The first type a declaration writes (``final User owner`` -> ``User``, ``p.Context?
+    c`` -> ``p.Context``: a type through an import prefix)."""
+    return _type_in(node.children)
+
+
+def _type_in(children: list[Node]) -> str:
+    for i, child in enumerate(children):
         if child.type == "nullable_type" and child.named_children:
             return text(child.named_children[0])
+        if child.type != "type_identifier":
+            continue
+        written = text(child)
+        rest = children[i + 1 : i + 3]
+        if len(rest) == 2 and rest[0].type == "." and rest[1].type == "type_identifier":
+            written = f"{written}.{text(rest[1])}"
+        return written
     return ""
+
+
+_TYPE_PARTS = frozenset(
+    {"type_identifier", ".", "nullable_type", "type_arguments", "?", "inferred_type", "void_type"}
+)
+
+
+def _written_before(node: Node) -> list[Node]:
+    """The keywords and type written before a top-level variable list (``final Context``
+    of ``final Context context = ...;``), which the grammar makes its siblings."""
+    out: list[Node] = []
+    prev = node.prev_sibling
+    while prev is not None and (prev.type in _TYPE_PARTS or prev.type.endswith("_builtin")):
+        out.insert(0, prev)
+        prev = prev.prev_sibling
+    return out
 
 
 class DartWalker(Walker):
@@ -113,6 +143,7 @@ class DartWalker(Walker):
         "extension_declaration": "on_type",
         "type_alias": "on_alias",
         "local_variable_declaration": "on_local",
+        "local_function_declaration": "on_local_function",
         "annotation": "on_annotation",
         "documentation_comment": "on_above",
         "comment": "on_above",
@@ -200,13 +231,8 @@ class DartWalker(Walker):
             elif child.type == "declaration":
                 self.on_declaration(child)
             elif child.type in {"static_final_declaration_list", "initialized_identifier_list"}:
-                previous = children[i - 1] if i else None  # top level: `const x = 1;`
-                keyword = (
-                    previous
-                    if previous is not None and previous.type.endswith("_builtin")
-                    else None
-                )
-                self.on_fields(child, child, keyword)
+                written = _written_before(child)  # top level: `const x = 1;`
+                self.on_fields(child, child, written)
             else:
                 self.visit(child)
 
@@ -328,10 +354,10 @@ class DartWalker(Walker):
             return
         self.on_fields(node, node)
 
-    def on_fields(self, node: Node, whole: Node, keyword: Node | None = None) -> None:
-        declared = type_of(node)
-        const = any(c.type == "const_builtin" for c in node.named_children)
-        const = const or (keyword is not None and keyword.type == "const_builtin")
+    def on_fields(self, node: Node, whole: Node, written: list[Node] | None = None) -> None:
+        declared = _type_in(written) if written else type_of(node)
+        keyword = written[0] if written else None
+        const = any(c.type == "const_builtin" for c in [*node.named_children, *(written or [])])
         for item in _named_items(node):
             name_node = next((c for c in item.named_children if c.type == "identifier"), None)
             if name_node is None:
@@ -351,7 +377,8 @@ class DartWalker(Walker):
             self.assign(name, declared, item, True)
             if value is not None:
                 values = item.named_children[item.named_children.index(name_node) + 1 :]
-                self.evidence(name, values, item)
+                if not declared:  # the declared type is the static type; the value may be a subtype
+                    self.evidence(name, values, item)
                 self.visit_children(item)
 
     def field_signature(self, whole: Node, keyword: Node | None) -> str:
@@ -359,19 +386,39 @@ class DartWalker(Walker):
         return collapse(self.source[start : whole.end_byte].decode("utf-8", "replace")).rstrip(";")
 
     def evidence(self, target: str, values: list[Node], at: Node) -> None:
-        """``x = Foo(...)`` / ``x = Foo.named(...)`` -> ``x`` holds a ``Foo``."""
+        """``x = Foo(...)`` / ``x = Foo.named(...)`` -> ``x`` holds a ``Foo``; through an
+        import prefix, ``x = p.Foo(...)`` / ``x = p.Foo.named(...)`` -> a ``p.Foo``; ``x =
+        a.m(...)`` -> what ``a.m`` gives (its declared return type, ``dart_resolve``)."""
         if len(values) < 2 or values[0].type != "identifier" or values[1].type != "selector":
             return
         head = text(values[0])
-        first = values[1].named_children[0] if values[1].named_children else None
-        if first is not None and first.type == "argument_part":
+        parts = [_selector_part(v) for v in values[1:4]]
+        if parts[0] == "()":
             self.assign(target, head, at, False)
-        elif first is not None and first.type in _MEMBER_SELECTORS and head[:1].isupper():
-            later = values[2].named_children if len(values) > 2 else []
-            if later and later[0].type == "argument_part":
-                self.assign(target, head, at, False)
+            return
+        if head[:1].isupper() and parts[0] and parts[1:2] == ["()"]:
+            self.assign(target, head, at, False)
+        elif parts[0][:1].isupper() and "()" in parts[1:3] and parts[1] != "":
+            self.assign(target, f"{head}.{parts[0]}", at, False)  # p.Foo() / p.Foo.named()
+        elif parts[0] and parts[1:2] == ["()"] and len(values) == 3:
+            self.assign(target, f"{head}.{parts[0]}", at, False)  # x = p.translate(1)
 
-    def on_function(self, node: Node, body: Node | None) -> None:
+    def on_local_function(self, node: Node) -> None:
+        """``void helper() {...}`` inside a body: a function under its enclosing one
+        (``main.helper``), not exported (a local name is seen only in its block)."""
+        lam = next((c for c in node.named_children if c.type == "lambda_expression"), None)
+        signature = _first(lam, "function_signature") if lam is not None else None
+        if lam is None or signature is None:
+            self.visit_children(node)
+            return
+        body = next((c for c in lam.named_children if c.type == "function_body"), None)
+        scopes, self.type_scopes = self.type_scopes, []  # a function even inside a method
+        try:
+            self.on_function(signature, body, local=True)
+        finally:
+            self.type_scopes = scopes
+
+    def on_function(self, node: Node, body: Node | None, local: bool = False) -> None:
         signature = next((c for c in node.named_children if c.type in _SIGNATURES), node)
         if node.type in _SIGNATURES:
             signature = node
@@ -389,7 +436,7 @@ class DartWalker(Walker):
             "method" if self.type_scopes else "function",
             signature=collapse(text(node if node.type == "method_signature" else signature)),
             docstring=self.doc(node),
-            exported=not name.startswith("_"),
+            exported=not local and not name.startswith("_"),
             decorators=self.annotations(node),
         )
         if body is not None:  # the body is the signature's next sibling
@@ -427,10 +474,24 @@ class DartWalker(Walker):
             if item.type != "initialized_variable_definition" or name_node is None:
                 self.visit(item)
                 continue
-            self.assign(text(name_node), type_of(item), item, True)
-            values = item.children_by_field_name("value")
-            self.evidence(text(name_node), values, item)
+            declared = type_of(item)
+            self.assign(text(name_node), declared, item, True)
+            if not declared:  # as for fields: the declared type wins over the value's
+                self.evidence(text(name_node), item.children_by_field_name("value"), item)
             self.visit_children(item)
+
+
+def _selector_part(node: Node) -> str:
+    """What a selector does: ``()`` (arguments), the member name it reads, or ''."""
+    part = node.named_children[0] if node.type == "selector" and node.named_children else None
+    if part is None:
+        return ""
+    if part.type == "argument_part":
+        return "()"
+    if part.type in _MEMBER_SELECTORS:
+        member = next((c for c in part.named_children if c.type == "identifier"), None)
+        return text(member) if member is not None else ""
+    return ""
 
 
 def _named_items(node: Node) -> list[Node]:
@@ -459,10 +520,11 @@ def _parameters(params: Node | None) -> list[Node]:
 class DartExtractor:
     """The Dart extractor the code graph loads as ``lang_dart.EXTRACTOR``."""
 
-    version = "1"
+    version = "2"
 
     def __init__(self) -> None:
         self.suffixes = {".dart": "dart"}
+        self.call_resolver = DartCalls  # receivers typed by declared return types too
         self._parsers = Parsers(_languages())  # type: ignore[arg-type]
 
     def extract(self, path: str, source: bytes, language: str) -> FileFacts:
