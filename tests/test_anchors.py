@@ -313,3 +313,31 @@ def test_recall_fails_open_on_a_broken_anchor_store(code: Path, vault: Vault) ->
     hits = vault.recall("config parsing dict", backend="fts").hits
     assert [h.path for h in hits][:1] == [about] and hits[0].code_stale == ()
     assert check(vault, code).entries == 1  # the next check rebuilds it from the entries
+
+
+def test_a_vanished_anchor_is_searched_again_only_in_files_changed_since(code: Path) -> None:
+    from clawql_git.codegraph.anchors import CodeAt, CodeCache, check, make_anchor
+
+    first = git(code, "rev-parse", "HEAD").stdout.strip()
+    anchor = make_anchor(CodeAt.read(code, first), "decisions/a.md", "config.py", "parse_config")
+    assert anchor is not None
+    edit(code, "config.py", 'def parse_config(path):\n    """Read the settings."""\n', "")
+    edit(code, "config.py", '    text = open(path).read()\n    return {"text": text}\n', "")
+    (code / "big.py").write_text("def one():\n    return 1\n\n\ndef two():\n    return 2\n")
+    second = commit(code, "drop parse_config, add big.py")
+    gone = check(anchor, CodeAt.read(code, second))
+    assert gone.state == "vanished" and gone.checked_at == second
+    edit(code, "util.py", "return 0", "return 1")
+    third = commit(code, "touch util.py")
+    big_blob = git(code, "rev-parse", f"{third}:big.py").stdout.strip()
+    fresh, kept = CodeCache(), CodeCache()
+    assert check(anchor, CodeAt.read(code, third, fresh)).state == "vanished"
+    assert big_blob in fresh.definitions  # searched from scratch: every file changed since
+    again = check(anchor, CodeAt.read(code, third, kept), gone)
+    assert (again.state, again.checked_at) == ("vanished", third)
+    assert big_blob not in kept.definitions  # big.py held no copy at `second` and is the same
+    (code / "util.py").write_text(CONFIG)
+    fourth = commit(code, "parse_config lands in util.py")
+    moved = check(anchor, CodeAt.read(code, fourth), again)
+    assert (moved.state, moved.moved_to) == ("moved", "util.py:parse_config")
+    assert check(anchor, CodeAt.read(code, fourth)) == moved  # the same answer as a full search

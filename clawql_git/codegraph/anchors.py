@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import subprocess
 import textwrap
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -253,9 +254,12 @@ def make_anchor(
     )
 
 
-def check(anchor: Anchor, now: CodeAt) -> AnchorCheck:
+def check(anchor: Anchor, now: CodeAt, before: AnchorCheck | None = None) -> AnchorCheck:
     """What became of ``anchor`` at ``now``'s commit. A file anchor goes stale only when the
-    file moves or vanishes (a file is edited all the time; its definitions carry the detail)."""
+    file moves or vanishes (a file is edited all the time; its definitions carry the detail).
+    ``before`` is the anchor's last check: when it found the definition vanished, only the
+    files changed since that check are searched again (the others were searched then and
+    held no copy; same answer, without rereading them at every check)."""
     if now.blobs.get(anchor.file) == anchor.blob:
         return AnchorCheck(anchor, "fresh", now.commit)
     if not anchor.qualname:
@@ -264,7 +268,8 @@ def check(anchor: Anchor, now: CodeAt) -> AnchorCheck:
     if found is not None:
         state = "fresh" if found.body_hash == anchor.body_hash else "changed"
         return AnchorCheck(anchor, state, now.commit)
-    moved = _moved_definition(anchor, now)
+    vanished_at = _vanished_at(anchor, before)
+    moved = _moved_definition(anchor, now, vanished_at)
     if moved:
         return AnchorCheck(anchor, "moved", now.commit, moved)
     return AnchorCheck(anchor, "vanished", now.commit)
@@ -298,12 +303,26 @@ def _renamed_file(anchor: Anchor, now: CodeAt) -> str:
     return ""
 
 
-def _moved_definition(anchor: Anchor, now: CodeAt) -> str:
+def _vanished_at(anchor: Anchor, before: AnchorCheck | None) -> str:
+    """The commit where ``before``, a check of this very anchor, found it vanished ('' when
+    it is not such a check)."""
+    if before is None or before.state != "vanished" or before.anchor != anchor:
+        return ""
+    return before.checked_at
+
+
+def _moved_definition(anchor: Anchor, now: CodeAt, vanished_at: str = "") -> str:
     """``file:qualname`` of the definition ``anchor`` became: the same qualname in another
-    file the range touched, else the same body under another name or file ('' when none)."""
+    file the range touched, else the same body under another name or file ('' when none).
+    With ``vanished_at`` (a commit where the same search found nothing), only the files that
+    differ between that commit and this one can hold it now: any other candidate has the
+    blob it had then."""
     touched = [p for p in now.changed_since(anchor.commit) if p in now.blobs and now.language(p)]
     candidates = [anchor.file, *[p for p in touched if p != anchor.file]]
     candidates = [p for p in candidates if p in now.blobs]
+    if vanished_at:
+        since = set(now.changed_since(vanished_at))
+        candidates = [p for p in candidates if p in since]
     for path in candidates:
         if path != anchor.file and anchor.qualname in now.definitions(path):
             return f"{path}:{anchor.qualname}"
@@ -316,6 +335,15 @@ def _moved_definition(anchor: Anchor, now: CodeAt) -> str:
     return ""
 
 
-def check_all(anchors: list[Anchor], now: CodeAt) -> list[AnchorCheck]:
-    """Every anchor checked against one commit (definitions read once per blob)."""
-    return [check(a, now) for a in anchors]
+def check_all(
+    anchors: list[Anchor], now: CodeAt, before: Mapping[str, AnchorCheck] | None = None
+) -> list[AnchorCheck]:
+    """Every anchor checked against one commit (definitions read once per blob); ``before``
+    holds their last checks by ``check_key`` (see ``check``)."""
+    last = before or {}
+    return [check(a, now, last.get(check_key(a))) for a in anchors]
+
+
+def check_key(anchor: Anchor) -> str:
+    """What names an anchor among the checks kept of it: its entry and target."""
+    return f"{anchor.key}\0{anchor.target}"

@@ -19,7 +19,15 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlparse
 
 from clawql_git.codegraph.anchor_store import FILE_NAME, AnchorStore
-from clawql_git.codegraph.anchors import Anchor, AnchorCheck, CodeAt, CodeCache, check_all, git
+from clawql_git.codegraph.anchors import (
+    Anchor,
+    AnchorCheck,
+    CodeAt,
+    CodeCache,
+    check_all,
+    check_key,
+    git,
+)
 from clawql_git.codegraph.anchors import make_anchor as anchor_to
 from clawql_git.errors import NotFound, StorageError
 
@@ -269,7 +277,8 @@ def check_code(
     store = sync_anchors(vault, root, resolve, seen=now)
     try:
         anchors = store.anchors(str(root))
-        checks = check_all(anchors, now)
+        before = {check_key(c.anchor): c for c in store.checks(str(root))}
+        checks = check_all(anchors, now, before)
         store.save_checks(str(root), checks)
         titles = store.titles(str(root))
     finally:
