@@ -355,7 +355,9 @@ class CppWalker(CWalker):
 class CppExtractor:
     """The C++ extractor the code graph loads as ``lang_cpp.EXTRACTOR``."""
 
-    version = "2"  # 2: unnamed records as <anonymous>, reference declarators
+    version = "3"  # 2: unnamed records as <anonymous>, reference declarators
+    # 3: ``typedef void (*F)()`` / ``(F)`` named F, ``int (ns::f)(int)``, a macro before
+    # ``operator T()``, ``operator F<R(A)>`` whole, functions recovered from ERROR nodes
 
     def __init__(self) -> None:
         self.suffixes = {
