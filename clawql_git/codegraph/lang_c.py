@@ -354,10 +354,12 @@ class CWalker(Walker):
         return parts[:-1], parts[-1]
 
     def member_kind(self, qualifier: list[str]) -> SymbolKind:
-        """A function is a method inside a class body or when qualified by a non-namespace."""
+        """A function is a method inside a class body or when qualified by a non-namespace
+        (asked with ``qualifier`` already pushed on the scope: ``ns::f`` is a function when
+        this file opens ``namespace ns``)."""
         if self.in_class():
             return "method"
-        if qualifier and ".".join([*self.scope, *qualifier]) not in self.namespaces:
+        if qualifier and ".".join(self.scope) not in self.namespaces:
             return "method"
         return "function"
 
