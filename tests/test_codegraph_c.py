@@ -863,3 +863,39 @@ def test_conversion_operators_are_named_by_their_whole_type() -> None:
         ("Wrapper.~Wrapper", "method", 7, "~Wrapper()"),
         ("ns.count", "function", 10, "int (ns::count)(int n)"),
     ]
+
+
+def test_an_alias_whose_value_an_if_branch_chooses() -> None:
+    """``template <class T> using name = #if ... value-a; #else value-b; #endif``: the
+    grammar cannot read an alias-declaration cut by a directive and leaves ``using name =``
+    loose in an ERROR node; it is still the alias ``name``, spanning the ``#if``, and the
+    declaration after it is read as before."""
+    found = facts(
+        {
+            "traits.cpp": (
+                "// Whether T copies trivially.\n"
+                "template <typename T>\n"
+                "using trivially_copyable =\n"
+                "#if defined(OLD_LIBRARY)\n"
+                "    std::has_trivial_copy_constructor<T>;\n"
+                "#else\n"
+                "    std::is_trivially_copy_constructible<T>;\n"
+                "#endif\n"
+                "int after(int x) { return x; }\n"
+            )
+        },
+        "traits.cpp",
+    )
+    assert [
+        (s.qualname, s.kind, s.line, s.end_line, s.signature, s.docstring) for s in found.symbols
+    ] == [
+        (
+            "trivially_copyable",
+            "type",
+            2,
+            8,
+            "template <typename T> using trivially_copyable =",
+            "Whether T copies trivially.",
+        ),
+        ("after", "function", 9, 9, "int after(int x)", ""),
+    ]
