@@ -15,7 +15,12 @@ indexes are read back with sqlite3 and the facts counted per language:
   (a multiset intersection, so two overloads count twice only if both tools have both); a
   definition codegraph names ``<anonymous>`` (it names C++ explicit specialisations such as
   ``template <> struct formatter<T>`` so, and C's unnamed structs) is matched by file and start
-  line instead, against any definition of clawql's starting on that line;
+  line instead, against any definition of clawql's starting on that line; and one whose
+  name no definition of clawql's in that file has is matched by file and start line to one
+  of clawql's that no name match took, when the two names are the same definition written
+  differently (``same_definition``: a C declarator ``(*cb_t)`` / ``cb_t``, a destructor
+  ``buffer`` / ``~buffer``, a specialisation ``num_bits<uint128>`` / ``num_bits``, a
+  conversion operator ``operator const`` / ``operator const char*``);
 * calls: resolved call edges (ours: a call with a target; codegraph: ``calls`` and
   ``instantiates`` edges, which always have a target node).
 
@@ -112,6 +117,8 @@ def _facts() -> dict[str, Any]:
         "starts": Counter(),
         "anonymous": defaultdict(Counter),
         "kinds": Counter(),
+        "at": defaultdict(list),  # (file, start line) -> the definitions' names
+        "def_lines": defaultdict(list),  # (file, name) -> the definitions' start lines
     }
 
 
@@ -214,9 +221,50 @@ def _count_symbol(f: dict[str, Any], kind: str, path: str, name: str, line: int)
         f["defs"] += 1
         f["names"][(path, name)] += 1
         f["starts"][(path, line)] += 1
+        f["at"][(path, line)].append(name)
+        f["def_lines"][(path, name)].append(line)
 
 
 ANONYMOUS = "<anonymous>"
+
+
+def _compact(name: str) -> str:
+    return "".join(name.split())
+
+
+def same_definition(theirs: str, ours: str) -> bool:
+    """Whether codegraph's name ``theirs`` and clawql's ``ours``, for definitions starting on
+    the same line of the same file, name the same thing written differently: a declarator
+    (``(*cb_t)``, ``(Container)`` / ``cb_t``, ``Container``), a destructor (``buffer`` /
+    ``~buffer``), a specialisation (``num_bits<uint128>`` / ``num_bits``), an operator
+    (``operator <<`` / ``operator<<``) or a conversion operator, which codegraph names by
+    its first word or by the type (``operator const``, ``string_view`` / ``operator const
+    char*``, ``operator fmt::string_view``)."""
+    if theirs.startswith("(") and theirs.endswith(")"):
+        return theirs.strip("()*& ") == ours
+    if ours == f"~{theirs}" or ("<" in theirs and theirs.split("<", 1)[0] == ours):
+        return True
+    if not ours.startswith("operator"):
+        return False
+    if theirs.startswith("operator"):
+        return _compact(ours).startswith(_compact(theirs))
+    return ours.startswith("operator ") and _compact(theirs) in _compact(ours)
+
+
+def _by_line(ours: dict[str, Any], theirs: dict[str, Any], missing: Counter[Any]) -> int:
+    """Codegraph's definitions not matched by name, matched by file and start line to one of
+    clawql's not matched by name either (``same_definition``); those found leave
+    ``missing``."""
+    spare = ours["names"] - theirs["names"]  # clawql's definitions no name match took
+    matched = 0
+    for (path, name), m in sorted(missing.items()):
+        for line in sorted(set(theirs["def_lines"][(path, name)])):
+            for other in ours["at"].get((path, line), []):
+                if m and spare[(path, other)] and same_definition(name, other):
+                    spare[(path, other)] -= 1
+                    missing[(path, name)] -= 1
+                    matched, m = matched + 1, m - 1
+    return matched
 
 
 def _found(ours: dict[str, Any], theirs: dict[str, Any]) -> tuple[int, list[Any]]:
@@ -224,8 +272,9 @@ def _found(ours: dict[str, Any], theirs: dict[str, Any]) -> tuple[int, list[Any]
     first 8 it lacks."""
     named = Counter({k: n for k, n in theirs["names"].items() if k[1] != ANONYMOUS})
     found = ours["names"] & named
-    matched = sum(found.values())
-    missing = list((named - found).elements())
+    unmatched = named - found
+    matched = sum(found.values()) + _by_line(ours, theirs, unmatched)
+    missing = list((+unmatched).elements())
     for path, lines in theirs["anonymous"].items():
         for line, m in lines.items():
             have = min(m, ours["starts"][(path, line)])

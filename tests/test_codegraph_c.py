@@ -752,3 +752,150 @@ def test_unnamed_c_records_are_anonymous_symbols() -> None:
         ("shape", "struct", 4),
         ("<anonymous>", "struct", 5),
     ]
+
+
+def test_parenthesised_declarators_name_what_they_declare() -> None:
+    """C's declarator forms (C11 6.7.6): ``typedef void (*handler)(int)`` is the type
+    ``handler`` (a pointer to a function), as are a pointer to an array and a parenthesised
+    function type; ``int (*cmp)(...)`` at file level is the variable ``cmp``; ``int (max)(int,
+    int)`` declares the function ``max`` (parentheses that keep a macro from expanding)."""
+    found = facts(
+        {
+            "decl.h": (
+                "typedef void (*signal_handler)(int);\n"
+                "typedef int (*compare_fn)(const void *, const void *);\n"
+                "typedef int (*row_ptr)[4];\n"
+                "typedef double (math_fn)(double);\n"
+                "extern void (*on_exit_hook)(void);\n"
+                "int (*current_cmp)(const void *, const void *);\n"
+                "int (max)(int a, int b);\n"
+            )
+        },
+        "decl.h",
+    )
+    assert found.errors == 0
+    assert [(s.name, s.kind, s.line, s.signature) for s in found.symbols] == [
+        ("signal_handler", "type", 1, "typedef void (*signal_handler)(int)"),
+        ("compare_fn", "type", 2, "typedef int (*compare_fn)(const void *, const void *)"),
+        ("row_ptr", "type", 3, "typedef int (*row_ptr)[4]"),
+        ("math_fn", "type", 4, "typedef double (math_fn)(double)"),
+        ("current_cmp", "variable", 6, "int (*current_cmp)(const void *, const void *)"),
+        ("max", "function", 7, "int (max)(int a, int b)"),
+    ]
+
+
+def test_a_function_whose_ifdef_branches_unbalance_its_braces() -> None:
+    """``#ifdef A if (x) { #else if (y) { #endif``: each branch opens a brace that one ``}``
+    closes, the grammar cannot pair them and leaves the function's head and body loose in an
+    ERROR node; the function is still read, with its span, its calls and its locals (no
+    file-level variable ``limit``), and the next function keeps its own."""
+    found = facts(
+        {
+            "scale.c": (
+                '#include "num.h"\n'
+                "\n"
+                "static int scale(int x)\n"
+                "{\n"
+                "\tint limit = 2;\n"
+                "#ifdef WIDE\n"
+                "\tif (x > 100) {\n"
+                "#else\n"
+                "\tif (x > 10) {\n"
+                "#endif\n"
+                "\t\tx /= limit;\n"
+                "\t}\n"
+                "\treturn twice(x);\n"
+                "}\n"
+                "\n"
+                "int twice(int y)\n"
+                "{\n"
+                "\treturn y * 2;\n"
+                "}\n"
+            )
+        },
+        "scale.c",
+    )
+    assert found.errors == 1
+    assert [
+        (s.qualname, s.kind, s.line, s.end_line, s.exported, s.signature) for s in found.symbols
+    ] == [
+        ("scale", "function", 3, 14, False, "static int scale(int x)"),
+        ("twice", "function", 16, 19, True, "int twice(int y)"),
+    ]
+    assert [(c.callee, c.caller, c.line) for c in found.calls] == [("twice", "scale", 13)]
+
+
+def test_conversion_operators_are_named_by_their_whole_type() -> None:
+    """A conversion function (``operator T()``) is named ``operator`` and its type as written,
+    spaces collapsed: a function type inside a template argument (``Action<int(char)>``), a
+    pointer type, and with a specifier macro before it (which the grammar reads as a return
+    type); a destructor keeps its ``~``; ``int (ns::count)(int)`` defines the function
+    ``ns::count`` (a function: ``ns`` is a namespace of the file)."""
+    found = facts(
+        {
+            "wrap.cpp": (
+                "template <typename R> struct Action {};\n"
+                "struct Wrapper {\n"
+                "  operator Action<int(char)>() const { return {}; }\n"
+                "  API_DEPRECATED operator Action<long>() const { return {}; }\n"
+                "  API_CONSTEXPR operator char*() const { return nullptr; }\n"
+                "  operator const char*() const;\n"
+                "  ~Wrapper();\n"
+                "};\n"
+                "namespace ns { int count(int n); }\n"
+                "int (ns::count)(int n) { return n; }\n"
+            )
+        },
+        "wrap.cpp",
+    )
+    assert [(s.qualname, s.kind, s.line, s.signature) for s in found.symbols] == [
+        ("Action", "struct", 1, "template <typename R> struct Action"),
+        ("Wrapper", "struct", 2, "struct Wrapper"),
+        ("Wrapper.operator Action<int(char)>", "method", 3, "operator Action<int(char)>() const"),
+        (
+            "Wrapper.operator Action<long>",
+            "method",
+            4,
+            "API_DEPRECATED operator Action<long>() const",
+        ),
+        ("Wrapper.operator char*", "method", 5, "API_CONSTEXPR operator char*() const"),
+        ("Wrapper.operator const char*", "method", 6, "operator const char*() const"),
+        ("Wrapper.~Wrapper", "method", 7, "~Wrapper()"),
+        ("ns.count", "function", 10, "int (ns::count)(int n)"),
+    ]
+
+
+def test_an_alias_whose_value_an_if_branch_chooses() -> None:
+    """``template <class T> using name = #if ... value-a; #else value-b; #endif``: the
+    grammar cannot read an alias-declaration cut by a directive and leaves ``using name =``
+    loose in an ERROR node; it is still the alias ``name``, spanning the ``#if``, and the
+    declaration after it is read as before."""
+    found = facts(
+        {
+            "traits.cpp": (
+                "// Whether T copies trivially.\n"
+                "template <typename T>\n"
+                "using trivially_copyable =\n"
+                "#if defined(OLD_LIBRARY)\n"
+                "    std::has_trivial_copy_constructor<T>;\n"
+                "#else\n"
+                "    std::is_trivially_copy_constructible<T>;\n"
+                "#endif\n"
+                "int after(int x) { return x; }\n"
+            )
+        },
+        "traits.cpp",
+    )
+    assert [
+        (s.qualname, s.kind, s.line, s.end_line, s.signature, s.docstring) for s in found.symbols
+    ] == [
+        (
+            "trivially_copyable",
+            "type",
+            2,
+            8,
+            "template <typename T> using trivially_copyable =",
+            "Whether T copies trivially.",
+        ),
+        ("after", "function", 9, 9, "int after(int x)", ""),
+    ]

@@ -12,6 +12,12 @@ Conventions:
   no typedef names, ``enum { A, B };``, is ``<anonymous>``), ``#define X`` ->
   'constant', ``#define F(a)`` -> 'function' (a function-like macro is called like one),
   file-level variables -> 'variable'.
+- ``typedef void (*cb_t)(int);`` is the type ``cb_t``; a file-level ``int (*fp)(void);`` the
+  variable ``fp``.
+- a file whose ``#if`` branches unbalance its braces (``#ifdef X if (a) { #else if (b) {
+  #endif``) parses as an ERROR node holding the functions' pieces loose: a function
+  declarator followed by ``{`` there is still the function, its body running to the ``}``
+  that balances it.
 - includes: one star import per ``#include`` (module the path as written, name '*'):
   ``"x.h"`` keeps its path, ``<x.h>`` keeps its angle brackets and is always external.
 - calls: ``f``, ``s.f`` and ``p->f`` (both ``s.f``); type evidence from declarations and
@@ -75,6 +81,23 @@ _NAMES = frozenset(
         "operator_cast",
     }
 )
+_ATTRIBUTES = frozenset({"ms_call_modifier", "attribute_specifier", "ms_pointer_modifier"})
+_SPECIFIERS = frozenset(  # what may open a function's head before its declarator
+    {
+        "storage_class_specifier",
+        "type_qualifier",
+        "primitive_type",
+        "sized_type_specifier",
+        "type_identifier",
+        "struct_specifier",
+        "union_specifier",
+        "enum_specifier",
+        "attribute_specifier",
+        "ms_call_modifier",
+        "macro_type_specifier",
+    }
+)
+KEYWORDS = frozenset({"if", "else", "while", "for", "switch", "return", "sizeof", "do"})
 _TYPE_NAMES = frozenset(
     {"type_identifier", "qualified_identifier", "template_type", "struct_specifier"}
 )
@@ -121,9 +144,13 @@ def type_name(node: Node | None) -> str:
 
 def inner_declarator(node: Node) -> Node | None:
     """The declarator ``node`` wraps; a C++ ``reference_declarator`` (``T& f()``,
-    ``const T& x``) holds it as its last child, not in a ``declarator`` field."""
+    ``const T& x``) holds it as its last child and a ``parenthesized_declarator``
+    (``(*fp)``) as its only one, not in a ``declarator`` field."""
     if node.type == "reference_declarator":
         return node.named_children[-1] if node.named_children else None
+    if node.type == "parenthesized_declarator":
+        inner = [c for c in node.named_children if c.type not in _ATTRIBUTES]
+        return inner[0] if inner else None
     return node.child_by_field_name("declarator")
 
 
@@ -148,25 +175,106 @@ def operator_cast(node: Node) -> Node | None:
 
 
 def cast_name(cast: Node) -> str:
-    """``operator const Char*`` of ``operator const Char*() const``: the words before the
-    parameters, spaces collapsed."""
-    return " ".join(text(cast).split("(", 1)[0].split())
+    """``operator const Char*`` of ``operator const Char*() const``, ``operator F<R(A)>`` of
+    ``operator F<R(A)>()``: the words before the parameters, spaces collapsed."""
+    node = cast.child_by_field_name("declarator")
+    while node is not None and node.type != "abstract_function_declarator":
+        node = node.child_by_field_name("declarator")
+    params = node.child_by_field_name("parameters") if node is not None else None
+    if params is None:
+        return " ".join(text(cast).split("(", 1)[0].split())
+    written = cast.text[: params.start_byte - cast.start_byte] if cast.text else b""
+    return " ".join(written.decode("utf-8", "replace").split())
+
+
+_CONVERSION = re.compile(r"\boperator\s+(?=[A-Za-z_])")
+
+
+def written_name(raw: str) -> str:
+    """``ns::Foo<T>::bar`` -> ``ns::Foo::bar``, spaces dropped (``operator ()`` ->
+    ``operator()``); a conversion operator the grammar read as an operator name keeps its
+    words: ``operator char*`` (not ``operatorchar*``)."""
+    found = _CONVERSION.search(raw)
+    if found is None:
+        return strip_generics(raw).replace(" ", "")
+    head = strip_generics(raw[: found.start()]).replace(" ", "")
+    return head + " ".join(raw[found.start() :].split())
+
+
+def misread_conversion(node: Node) -> str:
+    """``MACRO operator T<U>() const {...}``, which the grammar reads as the return type
+    ``MACRO``, an ERROR ``operator`` and a function ``T<U>()``: the conversion operator's
+    name (``operator T<U>``), else ''."""
+    decl = node.child_by_field_name("declarator")
+    before = decl.prev_sibling if decl is not None else None
+    if before is None or before.type != "ERROR" or text(before) != "operator":
+        return ""
+    inner = decl.child_by_field_name("declarator") if decl is not None else None
+    if decl is None or decl.type != "function_declarator" or inner is None:
+        return ""
+    return "operator " + " ".join(text(inner).split())
 
 
 def function_declarator(node: Node | None) -> Node | None:
     """The ``function_declarator`` of a declaration's declarator, if it declares a function
-    (``int *f(void)`` yes, ``int (*fp)(void)`` no: that is a pointer variable). A C++
-    conversion operator (``operator bool() const``, ``A::operator int()``) is its own."""
+    (``int *f(void)`` and ``int (f)(void)`` yes, ``int (*fp)(void)`` no: that is a pointer
+    variable). A C++ conversion operator (``operator bool() const``, ``A::operator int()``)
+    is its own."""
     while node is not None:
         if operator_cast(node) is not None:
             return node
         if node.type == "function_declarator":
             inner = node.child_by_field_name("declarator")
-            return node if inner is not None and inner.type != "parenthesized_declarator" else None
+            if inner is not None and inner.type == "parenthesized_declarator":
+                inner = inner_declarator(inner)  # ``(f)`` is f, ``(*fp)`` a pointer
+                return node if inner is not None and inner.type in _NAMES else None
+            return node if inner is not None else None
         if node.type not in _DECLARATORS or node.type == "parenthesized_declarator":
             return None
         node = inner_declarator(node)
     return None
+
+
+def brace_delta(node: Node) -> int:
+    """The braces ``node`` opens minus those it closes: 0 for a node parsed whole; a node
+    holding an ERROR counts its loose ``{`` and ``}`` (not the MISSING ones)."""
+    if node.type in {"{", "}"}:
+        return 0 if node.is_missing else (1 if node.type == "{" else -1)
+    if not node.has_error:
+        return 0
+    return sum(brace_delta(c) for c in node.children)
+
+
+def loose_head(children: list[Node], at: int) -> bool:
+    """A function's declarator left loose in an ERROR node, its body's ``{`` next to it."""
+    return (
+        children[at].type == "function_declarator"
+        and at + 1 < len(children)
+        and children[at + 1].type == "{"
+    )
+
+
+def head_start(children: list[Node], at: int) -> int:
+    """Where the loose head whose declarator is ``children[at]`` starts (its specifiers)."""
+    while at > 0 and children[at - 1].type in _SPECIFIERS:
+        at -= 1
+    return at
+
+
+def body_end(children: list[Node], opening: int) -> int:
+    """The child closing the body that ``children[opening]`` (a ``{``) opens; else the last
+    one before the next function (C functions do not nest: a count the ``#if`` branches
+    left unbalanced stops there), or the last child."""
+    depth = 0
+    for at in range(opening, len(children)):
+        if at > opening and children[at].type == "function_definition":
+            return max(opening, head_start(children, at) - 1)
+        if at > opening and loose_head(children, at):
+            return max(opening, head_start(children, at) - 1)
+        depth += brace_delta(children[at])
+        if depth <= 0:
+            return at
+    return len(children) - 1
 
 
 def callee_name(node: Node | None) -> str:
@@ -205,6 +313,7 @@ class CWalker(Walker):
         "call_expression": "on_call",
         "parameter_list": "on_params",
         "comment": "on_above",
+        "ERROR": "on_error",
     }
 
     def __init__(self, facts: FileFacts, source: bytes) -> None:
@@ -238,17 +347,19 @@ class CWalker(Walker):
             head = self.source[name_node.start_byte : cast.start_byte].decode("utf-8", "replace")
             scope = strip_generics(head).replace(" ", "")
             return [p for p in scope.split("::") if p], cast_name(cast)
-        written = strip_generics(text(name_node)).replace(" ", "")
+        written = written_name(text(name_node))
         parts = [p for p in written.split("::") if p]
         if not parts:
             return [], written
         return parts[:-1], parts[-1]
 
     def member_kind(self, qualifier: list[str]) -> SymbolKind:
-        """A function is a method inside a class body or when qualified by a non-namespace."""
+        """A function is a method inside a class body or when qualified by a non-namespace
+        (asked with ``qualifier`` already pushed on the scope: ``ns::f`` is a function when
+        this file opens ``namespace ns``)."""
         if self.in_class():
             return "method"
-        if qualifier and ".".join([*self.scope, *qualifier]) not in self.namespaces:
+        if qualifier and ".".join(self.scope) not in self.namespaces:
             return "method"
         return "function"
 
@@ -291,10 +402,15 @@ class CWalker(Walker):
         name_node = declarator_name(decl) if decl is not None else None
         body = node.child_by_field_name("body")
         inits = next((c for c in node.named_children if c.type == "field_initializer_list"), None)
-        if name_node is None:
+        misread = misread_conversion(node)
+        if misread:
+            qualifier: list[str] = []
+            name = misread
+        elif name_node is not None and text(name_node) not in KEYWORDS:
+            qualifier, name = self.qualified(name_node)
+        else:  # no name, or ``else if (x) {`` read as a function in an ERROR
             self.visit(body)
             return
-        qualifier, name = self.qualified(name_node)
         anchor = (
             node.parent
             if node.parent is not None and node.parent.type == "template_declaration"
@@ -320,6 +436,50 @@ class CWalker(Walker):
         self.depth -= 1
         self.scope.pop()
         self.pop(qualifier)
+
+    def on_error(self, node: Node) -> None:
+        """Tree-sitter's recovery when ``#if`` branches leave the braces unbalanced (each
+        branch opening its own ``if (...) {``): a function's head and its body's ``{`` can be
+        loose children of an ERROR node, read here as the function they are."""
+        children = node.children
+        at = 0
+        while at < len(children):
+            if self.depth == 0 and loose_head(children, at):
+                at = self.loose_function(children, at)
+            else:
+                self.visit(children[at])
+            at += 1
+
+    def loose_function(self, children: list[Node], at: int) -> int:
+        """The function whose declarator is ``children[at]``, its body the siblings up to
+        the brace closing it; returns the index of its last child."""
+        decl = children[at]
+        name_node = declarator_name(decl)
+        if name_node is None or text(name_node) in KEYWORDS:
+            self.visit(decl)
+            return at
+        start, end = head_start(children, at), body_end(children, at + 1)
+        specifiers = {text(c) for c in children[start:at] if c.type == "storage_class_specifier"}
+        qualifier, name = self.qualified(name_node)
+        self.push(qualifier)
+        symbol = self.add_symbol(
+            children[start],
+            name,
+            self.member_kind(qualifier),
+            signature=self.signature(children[start], children[at + 1], decl),
+            docstring=self.doc(children[start]),
+            exported="static" not in specifiers,
+        )
+        self.facts.symbols[-1] = replace(symbol, end_line=children[end].end_point[0] + 1)
+        self.scope.append(name)
+        self.depth += 1
+        self.visit(decl.child_by_field_name("parameters"))
+        for child in children[at + 2 : end + 1]:
+            self.visit(child)
+        self.depth -= 1
+        self.scope.pop()
+        self.pop(qualifier)
+        return end
 
     def on_declaration(self, node: Node) -> None:
         """A prototype (in a header), a file-level variable, or a local with its type."""
@@ -458,8 +618,9 @@ def file_doc(root: Node) -> str:
 class CExtractor:
     """The C extractor the code graph loads as ``lang_c.EXTRACTOR``."""
 
-    version = "3"  # 2: reference declarators (``T& f()``); C++ headers: unnamed records
-    # 3: unnamed C records as <anonymous>
+    version = "4"  # 2: reference declarators (``T& f()``); C++ headers: unnamed records
+    # 3: unnamed C records as <anonymous>; 4: ``typedef int (*cb)(void)`` named ``cb``,
+    # functions recovered from ERROR nodes (``#if`` branches with unbalanced braces)
 
     def __init__(self) -> None:
         self.suffixes = {".c": "c", ".h": "c"}

@@ -37,6 +37,7 @@ Conventions:
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import ClassVar
 
 from tree_sitter import Node
@@ -334,6 +335,37 @@ class CppWalker(CWalker):
             exported=self.exported(node),
         )
 
+    def on_error(self, node: Node) -> None:
+        """As C's, and ``using X =`` left loose by an ``#if`` between the ``=`` and its value
+        (one value per branch) is still the alias ``X``."""
+        children = node.children
+        for at in range(len(children) - 2):
+            if (
+                children[at].type == "using"
+                and children[at + 1].type in {"identifier", "type_identifier"}
+                and children[at + 2].type == "="
+            ):
+                self.loose_alias(children, at)
+        super().on_error(node)
+
+    def loose_alias(self, children: list[Node], at: int) -> None:
+        """The alias whose ``using`` is ``children[at]``, from its ``template <...>`` head
+        (when there is one) to the end of the ``#if`` holding its values."""
+        start = at - 2 if at >= 2 and children[at - 2].type == "template" else at
+        equals = children[at + 2]
+        values = equals.next_named_sibling
+        if values is None and equals.parent is not None:
+            values = equals.parent.next_named_sibling
+        symbol = self.add_symbol(
+            children[start],
+            text(children[at + 1]),
+            "type",
+            signature=self.signature(children[start], None, equals),
+            docstring=self.doc(children[start]),
+        )
+        if values is not None and values.type in {"preproc_if", "preproc_ifdef"}:
+            self.facts.symbols[-1] = replace(symbol, end_line=values.end_point[0] + 1)
+
     def on_using(self, node: Node) -> None:
         """``using namespace a::b;`` -> a star import of module ``namespace a::b``; ``using
         a::B;`` -> module ``a::B``, name and alias ``B`` (both looked up by the resolver)."""
@@ -355,7 +387,10 @@ class CppWalker(CWalker):
 class CppExtractor:
     """The C++ extractor the code graph loads as ``lang_cpp.EXTRACTOR``."""
 
-    version = "2"  # 2: unnamed records as <anonymous>, reference declarators
+    version = "3"  # 2: unnamed records as <anonymous>, reference declarators
+    # 3: ``typedef void (*F)()`` / ``(F)`` named F, ``int (ns::f)(int)``, a macro before
+    # ``operator T()``, ``operator F<R(A)>`` whole, functions and ``using X = #if`` aliases
+    # recovered from ERROR nodes
 
     def __init__(self) -> None:
         self.suffixes = {
