@@ -239,7 +239,11 @@ def same_definition(theirs: str, ours: str) -> bool:
     ``~buffer``), a specialisation (``num_bits<uint128>`` / ``num_bits``), an operator
     (``operator <<`` / ``operator<<``) or a conversion operator, which codegraph names by
     its first word or by the type (``operator const``, ``string_view`` / ``operator const
-    char*``, ``operator fmt::string_view``)."""
+    char*``, ``operator fmt::string_view``), or a constant path as written (Ruby's ``class
+    Rack::Builder`` and ``module ::Helper`` define the constants ``Builder`` and ``Helper``;
+    an out-of-line C++ ``ns::f``)."""
+    if "::" in theirs and not theirs.startswith("operator"):
+        return theirs.rsplit("::", 1)[1] == ours
     if theirs.startswith("(") and theirs.endswith(")"):
         return theirs.strip("()*& ") == ours
     if ours == f"~{theirs}" or ("<" in theirs and theirs.split("<", 1)[0] == ours):
