@@ -314,15 +314,30 @@ def _vanished_at(anchor: Anchor, before: AnchorCheck | None) -> str:
 def _moved_definition(anchor: Anchor, now: CodeAt, vanished_at: str = "") -> str:
     """``file:qualname`` of the definition ``anchor`` became: the same qualname in another
     file the range touched, else the same body under another name or file ('' when none).
-    With ``vanished_at`` (a commit where the same search found nothing), only the files that
-    differ between that commit and this one can hold it now: any other candidate has the
-    blob it had then."""
-    touched = [p for p in now.changed_since(anchor.commit) if p in now.blobs and now.language(p)]
-    candidates = [anchor.file, *[p for p in touched if p != anchor.file]]
-    candidates = [p for p in candidates if p in now.blobs]
-    if vanished_at:
-        since = set(now.changed_since(vanished_at))
-        candidates = [p for p in candidates if p in since]
+    With ``vanished_at`` (a commit where the same search found nothing), only a file that
+    differs between that commit and this one can hold it now (any other candidate has the
+    blob it had then): when none of those does, it is still gone, found without listing the
+    anchor's own commit (a ``git ls-tree`` per anchored commit at every check); when one
+    does, the full search answers."""
+    if vanished_at and not _copy_in(anchor, now, _present(now, now.changed_since(vanished_at))):
+        return ""
+    touched = _present(now, now.changed_since(anchor.commit))
+    candidates = [p for p in [anchor.file, *touched] if p in now.blobs]
+    return _first_copy(anchor, now, list(dict.fromkeys(candidates)))
+
+
+def _present(now: CodeAt, paths: list[str]) -> list[str]:
+    return [p for p in paths if p in now.blobs and now.language(p)]
+
+
+def _copy_in(anchor: Anchor, now: CodeAt, paths: list[str]) -> bool:
+    """Whether any of ``paths`` holds what ``_first_copy`` would take for ``anchor``."""
+    return bool(_first_copy(anchor, now, paths))
+
+
+def _first_copy(anchor: Anchor, now: CodeAt, candidates: list[str]) -> str:
+    """The first of ``candidates`` (in order) holding ``anchor``'s qualname outside its own
+    file, else the first definition of the same shape and kind ('' when none)."""
     for path in candidates:
         if path != anchor.file and anchor.qualname in now.definitions(path):
             return f"{path}:{anchor.qualname}"
