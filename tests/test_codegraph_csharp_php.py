@@ -623,9 +623,10 @@ def test_csharp_receivers_typed_by_declarations(tmp_path: Path) -> None:
 
 
 def test_csharp_overloads_by_argument_count_loops_and_a_bom(tmp_path: Path) -> None:
-    """Overloads with different return types are told apart by argument count; ``n =
-    n.Next()`` in a loop types nothing circularly; a file starting with a BOM is still read
-    as declaring its namespace (so ``using`` reaches it)."""
+    """Overloads with different return types are told apart by argument count; ``var n =
+    new Node()`` declares ``n`` a Node, so ``n = n.Next()`` in a loop changes nothing (and
+    types nothing circularly); a file starting with a BOM is still read as declaring its
+    namespace (so ``using`` reaches it)."""
     files = {
         "Lib/Node.cs": (
             "\ufeffnamespace Lib.Nodes;\n"
@@ -643,7 +644,7 @@ def test_csharp_overloads_by_argument_count_loops_and_a_bom(tmp_path: Path) -> N
             "{\n"
             "    void Go()\n"
             "    {\n"
-            "        Node n = new Node();\n"
+            "        var n = new Node();\n"
             "        n.Next(2).Fall();\n"
             "        while (true) { n = n.Next(); }\n"
             "        new Node().Next().Next(1).Fall();\n"

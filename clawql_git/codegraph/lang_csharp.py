@@ -17,7 +17,8 @@ Conventions:
   as ``a.B``, type arguments dropped, ``new Foo().Bar()`` -> ``Foo().Bar``), ``new Foo()``
   -> ``Foo``; calls in attribute arguments get context 'decorator'.
 - assignments: fields and properties (target the member, scope the type, annotation),
-  typed parameters and locals (``var x = new Foo()`` -> value 'Foo'), ``x = new Foo()``.
+  typed parameters and locals (``var x = new Foo()`` -> value 'Foo', an annotation: the
+  static type of ``x``; ``var x = Make()`` -> value 'Make'), ``x = new Foo()``.
 - bases: ``class A : B, IC`` -> Supertype edges; for a class or record the first base is
   'extends' unless it is named like an interface (``I`` + upper-case letter), the others
   'implements'; a struct's bases are 'implements'; an interface's bases 'extends'.
@@ -395,7 +396,10 @@ class CSharpWalker(Walker):
             name = text(var.child_by_field_name("name"))
             self.assign(name, declared, var, True)
             value = next((c for c in var.named_children if c.type.endswith("_expression")), None)
-            if not declared and value is not None:
+            if not declared and value is not None and value.type == "object_creation_expression":
+                made = type_name(value.child_by_field_name("type"))
+                self.assign(name, made, var, True)  # ``var x = new Foo()``: x is a Foo
+            elif not declared and value is not None:
                 self.evidence(name, value, var)
             self.visit_children(var)
 
