@@ -664,3 +664,35 @@ def test_csharp_overloads_by_argument_count_loops_and_a_bom(tmp_path: Path) -> N
         ("Walk.Go", "Node().Next().Next", 10, node, "Node.Next", 0.8, "inferred"),
         ("Walk.Go", "Node().Next().Next().Fall", 10, node, "Leaf.Fall", 0.8, "inferred"),
     ]
+
+
+def test_csharp_extension_method_on_a_type_outside_the_repository(tmp_path: Path) -> None:
+    """``services.AddShop()`` where ``services`` is declared ``IServiceCollection`` (not a type
+    of the repository): the one extension ``AddShop(this IServiceCollection s)`` in scope."""
+    files = {
+        "Shop/Setup.cs": (
+            "using Microsoft.Extensions.DependencyInjection;\n"
+            "namespace Shop;\n"
+            "public static class Setup\n"
+            "{\n"
+            "    public static IServiceCollection AddShop(this IServiceCollection s) => s;\n"
+            "}\n"
+        ),
+        "Web/Program.cs": (
+            "using Shop;\n"
+            "namespace Web;\n"
+            "static class Boot\n"
+            "{\n"
+            "    static void Wire(IServiceCollection services, object other)\n"
+            "    {\n"
+            "        services.AddShop();\n"
+            "        other.AddShop();\n"
+            "    }\n"
+            "}\n"
+        ),
+    }
+    graph = build(tmp_path, files)
+    assert calls(graph, "Web/Program.cs") == [
+        ("Boot.Wire", "services.AddShop", 7, "Shop/Setup.cs", "Setup.AddShop", 0.8, "inferred"),
+        ("Boot.Wire", "other.AddShop", 8, "", "", 0.0, "unresolved"),
+    ]

@@ -4,7 +4,8 @@ forms. Receivers are typed by locals, parameters, fields and properties (constru
 of the methods of a chain; ``new Foo(...)`` goes to the constructor of ``Foo`` that takes that
 many arguments (to the class when it declares none); a repository extension method
 (``static M(this T x)``) is found for a receiver of type ``T`` (or of a subtype) when no
-method of the receiver's type is named so.
+method of the receiver's type is named so, or for a receiver declared with the very type
+(outside the repository) its ``this`` parameter is written with.
 
 ``lang_csharp`` writes ``new Foo().Bar()`` as ``Foo().Bar``, as it writes a call ``Foo()``:
 a head ``X()`` is a method of the enclosing types when one is named ``X``, else the type
@@ -56,6 +57,11 @@ class CSharpCalls(JavaCalls):
         found = self.on_receiver(receiver, parts[-1], arities[-1])
         if found is None and receiver[0] == "inst" and self.is_type(receiver[1], receiver[2]):
             found = self.extension(path, (receiver[1], receiver[2]), parts[-1], arities[-1])
+            if found is not None:
+                ctx.inferred = True
+        if found is None and receiver[0] in ("unk", "ext") and len(parts) == 2:
+            written = self.written_type(path, scope, parts[0])
+            found = self.extension_of(path, written, parts[-1], arities[-1]) if written else None
             if found is not None:
                 ctx.inferred = True
         if found is not None:
@@ -159,6 +165,35 @@ class CSharpCalls(JavaCalls):
             target = self.type_named(file, parent(qual), match.group(1)) if match else UNK
             if target[0] == "def" and (target[1], target[2]) in types:
                 fits.append((file, qual, sym))
+        return fits[0] if len({(f, q) for f, q, _ in fits}) == 1 else None
+
+    def written_type(self, path: str, scope: str, name: str) -> str:
+        """The type a local, parameter or field of an enclosing type is declared with, as
+        written without type arguments ('' when not declared with one type)."""
+        cur = scope
+        while cur:
+            assigns = self.r.index[path].assigns.get((cur, name), [])
+            if not self.is_type(path, cur):
+                assigns = self.in_scope(path, cur, assigns)
+            typed = {a.value for a in assigns if a.annotation}
+            if typed or assigns:
+                return typed.pop().split("<")[0] if len(typed) == 1 and len(assigns) == 1 else ""
+            cur = parent(cur)
+        return ""
+
+    def extension_of(self, path: str, written: str, name: str, arity: int) -> Method | None:
+        """The one extension method ``name`` in scope of ``path`` whose ``this`` parameter is
+        declared with the type ``written`` (a type outside the repository: the receiver's
+        declared type as written)."""
+        with_this = arity + 1 if arity >= 0 else -1
+        fits = [
+            (file, qual, sym)
+            for file, qual, sym in self.extensions().get(name, [])
+            if self.visible_from(path, file)
+            and applicable(sym, with_this)
+            and (match := EXTENSION.search(sym.signature)) is not None
+            and match.group(1) == written
+        ]
         return fits[0] if len({(f, q) for f, q, _ in fits}) == 1 else None
 
     def extensions(self) -> dict[str, list[Method]]:
