@@ -544,3 +544,155 @@ def test_code_status_lists_the_languages_indexed(tmp_path: Path) -> None:
     assert json.loads(done.output)["languages"] == {"csharp": 4, "php": 6}
     text = runner.invoke(cli, ["code", "status", "-C", str(tmp_path)])
     assert "languages: csharp 4, php 6" in text.output.splitlines()
+
+
+# --------------------------------------------------------------------------- C# call resolution
+
+CS_TYPED = {
+    "Shop/Orders.cs": (
+        "namespace Shop;\n"
+        "\n"
+        "public interface IRepository { Order Find(int id); void Add(Order o); }\n"
+        "\n"
+        "public class Entity { public virtual void Touch() { } }\n"
+        "\n"
+        "public class Order : Entity\n"
+        "{\n"
+        "    public Order() { }\n"
+        "    public Order(int id) { }\n"
+        "    public Customer Buyer { get; set; }\n"
+        "    public Order Ship() => this;\n"
+        "    public override void Touch() { base.Touch(); }\n"
+        "    public static Order Create(int id) => new Order(id);\n"
+        "}\n"
+        "\n"
+        'public class Customer { public string Greet() => "hi"; }\n'
+        "\n"
+        "public static class OrderExtensions\n"
+        "{\n"
+        "    public static int Total(this Order order, int tax) => tax;\n"
+        "}\n"
+    ),
+    "Shop/Service.cs": (
+        "namespace Shop;\n"
+        "\n"
+        "public class OrderService\n"
+        "{\n"
+        "    private readonly IRepository _repository;\n"
+        "\n"
+        "    public OrderService(IRepository repository) { _repository = repository; }\n"
+        "\n"
+        "    public void Run(Order given)\n"
+        "    {\n"
+        "        Order typed = _repository.Find(1);\n"
+        "        var made = new Order(2);\n"
+        "        var built = Order.Create(3);\n"
+        "        typed.Ship().Buyer.Greet();\n"
+        "        made.Touch();\n"
+        "        built.Total(5);\n"
+        "        given.Ship();\n"
+        "        this._repository.Add(made);\n"
+        "        System.Console.WriteLine(typed);\n"
+        "    }\n"
+        "}\n"
+    ),
+}
+
+
+def test_csharp_receivers_typed_by_declarations(tmp_path: Path) -> None:
+    graph = build(tmp_path, CS_TYPED)
+    orders, service = "Shop/Orders.cs", "Shop/Service.cs"
+    run = "OrderService.Run"
+    assert calls(graph, service) == [
+        (run, "_repository.Find", 11, orders, "IRepository.Find", 0.8, "inferred"),
+        # ``new Order(2)``: the constructor taking one argument
+        (run, "Order", 12, orders, "Order.Order", 1.0, "exact"),
+        (run, "Order.Create", 13, orders, "Order.Create", 1.0, "exact"),
+        (run, "typed.Ship", 14, orders, "Order.Ship", 0.8, "inferred"),
+        (run, "typed.Ship().Buyer.Greet", 14, orders, "Customer.Greet", 0.8, "inferred"),
+        (run, "made.Touch", 15, orders, "Order.Touch", 0.8, "inferred"),
+        # ``var built = Order.Create(3)``: typed by Create's return type; an extension method
+        (run, "built.Total", 16, orders, "OrderExtensions.Total", 0.8, "inferred"),
+        (run, "given.Ship", 17, orders, "Order.Ship", 0.8, "inferred"),
+        (run, "this._repository.Add", 18, orders, "IRepository.Add", 0.8, "inferred"),
+        (run, "System.Console.WriteLine", 19, "", "", 0.0, "external"),
+    ]
+    assert [c for c in calls(graph, orders) if c[0] != "Order.Create"] == [
+        ("Order.Touch", "base.Touch", 13, orders, "Entity.Touch", 1.0, "exact"),
+    ]
+
+
+def test_csharp_overloads_by_argument_count_loops_and_a_bom(tmp_path: Path) -> None:
+    """Overloads with different return types are told apart by argument count; ``var n =
+    new Node()`` declares ``n`` a Node, so ``n = n.Next()`` in a loop changes nothing (and
+    types nothing circularly); a file starting with a BOM is still read as declaring its
+    namespace (so ``using`` reaches it)."""
+    files = {
+        "Lib/Node.cs": (
+            "\ufeffnamespace Lib.Nodes;\n"
+            "public class Node\n"
+            "{\n"
+            "    public Node Next() => this;\n"
+            "    public Leaf Next(int skip) => new Leaf();\n"
+            "}\n"
+            "public class Leaf { public void Fall() { } }\n"
+        ),
+        "App/Walk.cs": (
+            "using Lib.Nodes;\n"
+            "namespace App;\n"
+            "class Walk\n"
+            "{\n"
+            "    void Go()\n"
+            "    {\n"
+            "        var n = new Node();\n"
+            "        n.Next(2).Fall();\n"
+            "        while (true) { n = n.Next(); }\n"
+            "        new Node().Next().Next(1).Fall();\n"
+            "    }\n"
+            "}\n"
+        ),
+    }
+    graph = build(tmp_path, files)
+    node = "Lib/Node.cs"
+    assert calls(graph, "App/Walk.cs") == [
+        ("Walk.Go", "Node", 7, node, "Node", 1.0, "exact"),
+        ("Walk.Go", "n.Next", 8, node, "Node.Next", 0.8, "inferred"),
+        ("Walk.Go", "n.Next().Fall", 8, node, "Leaf.Fall", 0.8, "inferred"),
+        ("Walk.Go", "n.Next", 9, node, "Node.Next", 0.8, "inferred"),
+        ("Walk.Go", "Node", 10, node, "Node", 1.0, "exact"),
+        ("Walk.Go", "Node().Next", 10, node, "Node.Next", 0.8, "inferred"),
+        ("Walk.Go", "Node().Next().Next", 10, node, "Node.Next", 0.8, "inferred"),
+        ("Walk.Go", "Node().Next().Next().Fall", 10, node, "Leaf.Fall", 0.8, "inferred"),
+    ]
+
+
+def test_csharp_extension_method_on_a_type_outside_the_repository(tmp_path: Path) -> None:
+    """``services.AddShop()`` where ``services`` is declared ``IServiceCollection`` (not a type
+    of the repository): the one extension ``AddShop(this IServiceCollection s)`` in scope."""
+    files = {
+        "Shop/Setup.cs": (
+            "using Microsoft.Extensions.DependencyInjection;\n"
+            "namespace Shop;\n"
+            "public static class Setup\n"
+            "{\n"
+            "    public static IServiceCollection AddShop(this IServiceCollection s) => s;\n"
+            "}\n"
+        ),
+        "Web/Program.cs": (
+            "using Shop;\n"
+            "namespace Web;\n"
+            "static class Boot\n"
+            "{\n"
+            "    static void Wire(IServiceCollection services, object other)\n"
+            "    {\n"
+            "        services.AddShop();\n"
+            "        other.AddShop();\n"
+            "    }\n"
+            "}\n"
+        ),
+    }
+    graph = build(tmp_path, files)
+    assert calls(graph, "Web/Program.cs") == [
+        ("Boot.Wire", "services.AddShop", 7, "Shop/Setup.cs", "Setup.AddShop", 0.8, "inferred"),
+        ("Boot.Wire", "other.AddShop", 8, "", "", 0.0, "unresolved"),
+    ]

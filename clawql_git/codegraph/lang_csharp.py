@@ -17,10 +17,16 @@ Conventions:
   as ``a.B``, type arguments dropped, ``new Foo().Bar()`` -> ``Foo().Bar``), ``new Foo()``
   -> ``Foo``; calls in attribute arguments get context 'decorator'.
 - assignments: fields and properties (target the member, scope the type, annotation),
-  typed parameters and locals (``var x = new Foo()`` -> value 'Foo'), ``x = new Foo()``.
+  typed parameters and locals (``var x = new Foo()`` -> value 'Foo', an annotation: the
+  static type of ``x``; ``var x = Make()`` -> value 'Make'), ``x = new Foo()``.
 - bases: ``class A : B, IC`` -> Supertype edges; for a class or record the first base is
   'extends' unless it is named like an interface (``I`` + upper-case letter), the others
   'implements'; a struct's bases are 'implements'; an interface's bases 'extends'.
+- methods record ``returns`` (the declared return type without type arguments, '' for void,
+  predefined types and the method's own type parameters), ``params`` (-1 when a parameter
+  has a default value) and ``variadic`` (a ``params`` array); calls record ``args``, the
+  argument count of each call of the callee chain (``csharp_resolve`` types receivers by
+  declarations and tells overloads apart).
 - exported: the ``public`` modifier (interface members are public).
 - ``resolve_module``: a namespace -> the ``.cs`` files declaring it; a type ``A.B.C`` -> the
   files of namespace ``A.B`` that declare ``C``; ``System``, ``Microsoft`` and anything not
@@ -35,13 +41,15 @@ from typing import ClassVar
 from tree_sitter import Node
 
 from clawql_git.codegraph.aspnet_routes import aspnet_routes
-from clawql_git.codegraph.model import FileFacts, RepoView, SymbolKind
+from clawql_git.codegraph.csharp_resolve import CSharpCalls
+from clawql_git.codegraph.model import Call, FileFacts, RepoView, SymbolKind
 from clawql_git.codegraph.ts_util import (
     Parsers,
     Walker,
     clean_block_doc,
     clean_line_docs,
     collapse,
+    line,
     scan_declarations,
     strip_generics,
     text,
@@ -66,6 +74,7 @@ _TYPE_LINE = re.compile(
     rb"(?m)\b(?:class|struct|interface|enum|record)\s+(?:class\s+|struct\s+)?([A-Za-z_]\w*)"
 )
 _EXTERNAL = ("System", "Microsoft")
+_BOM = b"\xef\xbb\xbf"
 
 
 def _languages() -> dict[str, object]:
@@ -109,6 +118,55 @@ def callee_name(node: Node | None) -> str:
     if kind == "parenthesized_expression" and node.named_children:
         return callee_name(node.named_children[0])
     return strip_generics(collapse(text(node), 120)).replace(" ", "")
+
+
+def argument_count(node: Node) -> int:
+    """How many arguments a call or ``new`` passes."""
+    args = node.child_by_field_name("arguments")
+    return len([c for c in args.named_children if c.type == "argument"]) if args else 0
+
+
+def chain_args(node: Node | None) -> tuple[int, ...]:
+    """The argument counts of the calls of a callee chain as ``callee_name`` writes it, left
+    to right (``a.B(x).C(y, z)`` -> (1, 2)); a ``?.`` chain is not counted (())."""
+    if node is None:
+        return ()
+    kind = node.type
+    if kind == "invocation_expression":
+        inner = chain_args(node.child_by_field_name("function"))
+        return (*inner, argument_count(node))
+    if kind == "member_access_expression":
+        return chain_args(node.child_by_field_name("expression"))
+    if kind == "object_creation_expression":
+        return (argument_count(node),)
+    if kind == "parenthesized_expression" and node.named_children:
+        return chain_args(node.named_children[0])
+    if kind in {"identifier", "generic_name", "this_expression", "base_expression"}:
+        return ()
+    return (-1,)  # an opaque head: the counts no longer line up with the chain
+
+
+def parameter_shape(node: Node) -> tuple[int, bool]:
+    """(how many parameters, -1 when one has a default value; whether the last is a
+    ``params`` array) of a method or constructor."""
+    params = node.child_by_field_name("parameters")
+    if params is None:
+        return 0, False
+    plain = [c for c in params.named_children if c.type == "parameter"]
+    variadic = any(c.type not in {"parameter", "comment"} for c in params.named_children)
+    if any(any(not c.is_named and text(c) == "=" for c in p.children) for p in plain):
+        return -1, variadic
+    return len(plain) + variadic, variadic
+
+
+def return_type(node: Node) -> str:
+    """The declared return type of a method, '' when void, predefined or a type parameter of
+    the method."""
+    written = type_name(node.child_by_field_name("returns"))
+    variables = node.child_by_field_name("type_parameters")
+    names = variables.named_children if variables is not None else []
+    own = {text(c.child_by_field_name("name")) for c in names}
+    return "" if written in own else written
 
 
 def xml_doc(raw: str) -> str:
@@ -260,6 +318,7 @@ class CSharpWalker(Walker):
         body = node.child_by_field_name("body") or next(
             (c for c in node.named_children if c.type == "arrow_expression_clause"), None
         )
+        params, variadic = parameter_shape(node)
         self.add_symbol(
             node,
             name,
@@ -268,6 +327,9 @@ class CSharpWalker(Walker):
             docstring=self.doc(node),
             exported="public" in keywords or self.interface_depth > 0,
             decorators=attributes,
+            returns=return_type(node) if node.type != "constructor_declaration" else "",
+            params=params,
+            variadic=variadic,
         )
         with self.enter(name):
             if self.type_scopes and "static" not in keywords:
@@ -334,7 +396,10 @@ class CSharpWalker(Walker):
             name = text(var.child_by_field_name("name"))
             self.assign(name, declared, var, True)
             value = next((c for c in var.named_children if c.type.endswith("_expression")), None)
-            if not declared and value is not None:
+            if not declared and value is not None and value.type == "object_creation_expression":
+                made = type_name(value.child_by_field_name("type"))
+                self.assign(name, made, var, True)  # ``var x = new Foo()``: x is a Foo
+            elif not declared and value is not None:
                 self.evidence(name, value, var)
             self.visit_children(var)
 
@@ -351,10 +416,17 @@ class CSharpWalker(Walker):
             self.evidence(callee_name(left), right, node)
         self.visit_children(node)
 
+    def add_chain_call(self, callee: str, node: Node, args: tuple[int, ...]) -> None:
+        """A call site with the argument counts of its chain (overloads are told apart by
+        them)."""
+        if callee:
+            at = (line(node), node.start_point[1])
+            self.facts.calls.append(Call(callee, self.qualname, *at, self.context, args))
+
     def on_invocation(self, node: Node) -> None:
         fn = node.child_by_field_name("function")
         if fn is not None:
-            self.add_call(callee_name(fn), node)
+            self.add_chain_call(callee_name(fn), node, chain_args(node))
             if fn.type == "member_access_expression":
                 self.visit(fn.child_by_field_name("expression"))
             elif fn.type not in {"identifier", "generic_name"}:
@@ -362,7 +434,8 @@ class CSharpWalker(Walker):
         self.visit(node.child_by_field_name("arguments"))
 
     def on_new(self, node: Node) -> None:
-        self.add_call(type_name(node.child_by_field_name("type")), node)
+        made = type_name(node.child_by_field_name("type"))
+        self.add_chain_call(made, node, (argument_count(node),))
         self.visit(node.child_by_field_name("arguments"))
         self.visit(node.child_by_field_name("initializer"))
 
@@ -393,7 +466,7 @@ def relation(kind: SymbolKind, index: int, base: str) -> str:
 class CSharpExtractor:
     """The C# extractor the code graph loads as ``lang_csharp.EXTRACTOR``."""
 
-    version = "1"
+    version = "2"
 
     def __init__(self) -> None:
         self.suffixes = {".cs": "csharp"}
@@ -401,6 +474,7 @@ class CSharpExtractor:
         self._repo: RepoView | None = None
         self._namespaces: dict[str, list[str]] = {}  # namespace -> files declaring it
         self._types: dict[str, set[str]] = {}  # file -> type names declared in it
+        self.call_resolver = CSharpCalls  # the resolver types receivers by declarations
 
     def extract(self, path: str, source: bytes, language: str) -> FileFacts:
         """Facts of one C# file; syntax errors are counted and the rest still extracted."""
@@ -429,7 +503,7 @@ class CSharpExtractor:
     def declared_namespaces(self, path: str, raw: bytes) -> list[str]:
         """The full names of the namespaces a file declares: read off the lines when the
         file has at most one block namespace (no nesting possible), else parsed."""
-        found = _NAMESPACE_LINE.findall(raw)
+        found = _NAMESPACE_LINE.findall(raw.removeprefix(_BOM))  # ``^`` misses a BOM line
         if sum(1 for _, end in found if end == b"{") <= 1:
             return sorted({name.decode() for name, _ in found})
         facts = self.extract(path, raw, "csharp")  # nested blocks: their full names

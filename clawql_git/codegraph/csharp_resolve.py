@@ -1,0 +1,228 @@
+"""C# call resolution by declared types: the Java resolver (``java_resolve``) read with C#'s
+forms. Receivers are typed by locals, parameters, fields and properties (constructor-injected
+``private readonly IRepo _repo;`` too), ``this`` and ``base``, and the declared return types
+of the methods of a chain; ``new Foo(...)`` goes to the constructor of ``Foo`` that takes that
+many arguments (to the class when it declares none); a repository extension method
+(``static M(this T x)``) is found for a receiver of type ``T`` (or of a subtype) when no
+method of the receiver's type is named so, or for a receiver declared with the very type
+(outside the repository) its ``this`` parameter is written with.
+
+``lang_csharp`` writes ``new Foo().Bar()`` as ``Foo().Bar``, as it writes a call ``Foo()``:
+a head ``X()`` is a method of the enclosing types when one is named ``X``, else the type
+``X`` constructed. ``var x = Make()`` types ``x`` by ``Make``'s declared return type.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from clawql_git.codegraph.java_resolve import JavaCalls, Method, Type, applicable, segments
+from clawql_git.codegraph.model import Assignment, Call
+from clawql_git.codegraph.resolve import UNK, Entity, ResolutionNotes, parent
+
+if TYPE_CHECKING:
+    from clawql_git.codegraph.resolve import Resolver
+
+EXTENSION = re.compile(r"\(\s*this\s+([A-Za-z_][\w.]*)")  # ``M(this Foo<T> f, ...)``
+
+
+class CSharpCalls(JavaCalls):
+    """Resolves the calls of C# files with the facts of a :class:`Resolver`."""
+
+    def __init__(self, resolver: Resolver) -> None:
+        super().__init__(resolver)
+        # the resolver keeps every declaration of a qualname for Java only; overloads (and
+        # the spans locals are seen in) are read off the same facts for C#
+        for idx in resolver.index.values():
+            if idx.facts.language == "csharp" and not idx.overloads:
+                for sym in idx.facts.symbols:
+                    idx.overloads.setdefault(sym.qualname, []).append(sym)
+        self._extensions: dict[str, list[Method]] | None = None
+        self._working: set[tuple[str, str, str]] = set()  # values being typed (a cycle)
+
+    def callee(self, path: str, scope: str, call: Call, ctx: ResolutionNotes) -> Entity:
+        """What the call ``call`` made in ``scope`` of ``path`` points at."""
+        parts = segments(call.callee)
+        if parts is None:
+            return UNK
+        if parts[0] == "base":
+            parts = ["super", *parts[1:]]
+        self.line = call.line
+        calls = [p for p in parts[:-1] if p.endswith("()")]
+        arities = list(call.args) if len(call.args) == len(calls) + 1 else [-1] * (len(calls) + 1)
+        if len(parts) == 1:
+            return self.bare(path, scope, parts[0], arities[-1], call, ctx)
+        receiver = self.type_of(path, scope, parts[:-1], arities[:-1], ctx)
+        found = self.on_receiver(receiver, parts[-1], arities[-1])
+        if found is None and receiver[0] == "inst" and self.is_type(receiver[1], receiver[2]):
+            found = self.extension(path, (receiver[1], receiver[2]), parts[-1], arities[-1])
+            if found is not None:
+                ctx.inferred = True
+        if found is None and receiver[0] in ("unk", "ext") and len(parts) == 2:
+            written = self.written_type(path, scope, parts[0])
+            found = self.extension_of(path, written, parts[-1], arities[-1]) if written else None
+            if found is not None:
+                ctx.inferred = True
+        if found is not None:
+            return ("def", found[0], found[1])
+        if receiver[0] in ("inst", "def", "super") and self.is_type(receiver[1], receiver[2]):
+            nested = f"{receiver[2]}.{parts[-1]}"
+            if receiver[0] == "def" and self.is_type(receiver[1], nested):
+                return ("def", receiver[1], nested)
+            return ("ext", parts[-1]) if self.reaches_outside(receiver[1], receiver[2]) else UNK
+        return ("ext", parts[-1]) if receiver[0] == "ext" else UNK
+
+    def bare(
+        self, path: str, scope: str, name: str, arity: int, call: Call, ctx: ResolutionNotes
+    ) -> Entity:
+        """``M(...)``: a method of the enclosing types; ``Foo`` (``new Foo(...)``): the
+        constructor taking ``arity`` arguments, else the type."""
+        found = self.implicit(path, scope, name, arity)
+        if found is not None:
+            return ("def", found[0], found[1])
+        made = self.type_named(path, scope, name) if name[:1].isupper() else UNK
+        if made[0] != "def":
+            return self.r.callee(path, scope, call.callee, ctx)
+        built = self.method(made[1], made[2], made[2].rsplit(".", 1)[-1], arity)
+        return ("def", built[0], built[1]) if built is not None else made
+
+    def on_receiver(self, receiver: Entity, name: str, arity: int) -> Method | None:
+        """The method ``name`` of the receiver's type (``base``: of its bases)."""
+        if receiver[0] == "super":
+            return self.method_in_bases(receiver[1], receiver[2], name, arity)
+        if receiver[0] in ("inst", "def") and self.is_type(receiver[1], receiver[2]):
+            return self.method(receiver[1], receiver[2], name, arity)
+        return None
+
+    def type_of(
+        self, path: str, scope: str, parts: list[str], arities: list[int], ctx: ResolutionNotes
+    ) -> Entity:
+        """The Java reading, but a head ``X()`` that is no method is ``new X()``."""
+        head = parts[0]
+        if head.endswith("()") and self.implicit(path, scope, head[:-2], -1) is None:
+            made = self.type_named(path, scope, head[:-2])
+            if made[0] != "def":
+                return UNK
+            ctx.inferred = True
+            entity = self.instance(made)
+            return self.rest_of(entity, parts[1:], arities[1:], ctx)
+        return super().type_of(path, scope, parts, arities, ctx)
+
+    def rest_of(
+        self, entity: Entity, rest: list[str], arities: list[int], ctx: ResolutionNotes
+    ) -> Entity:
+        """The members and calls after a receiver's head."""
+        calls = iter(arities)
+        for part in rest:
+            if part.endswith("()"):
+                entity = self.call_result(entity, part[:-2], next(calls, -1))
+            elif entity[0] in ("inst", "def") and self.is_type(entity[1], entity[2]):
+                entity = self.member(entity, part, ctx)
+            else:
+                return entity if entity[0] == "ext" else UNK
+        return entity
+
+    def declared(
+        self, path: str, scope: str, assigns: list[Assignment], ctx: ResolutionNotes
+    ) -> Entity:
+        """The Java reading, and ``var x = a.Make()`` typed by ``Make``'s return type."""
+        found = super().declared(path, scope, assigns, ctx)
+        if found[0] != "unk" or any(a.annotation for a in assigns):
+            return found
+        results = {self.result_of(path, scope, a.value, ctx) for a in assigns}
+        return results.pop() if len(results) == 1 else UNK
+
+    def result_of(self, path: str, scope: str, callee: str, ctx: ResolutionNotes) -> Entity:
+        """What calling ``callee`` (as written) in ``scope`` gives, by its declared type."""
+        key = (path, scope, callee)
+        parts = segments(callee)
+        if parts is None or key in self._working:
+            return UNK
+        self._working.add(key)
+        try:
+            if len(parts) == 1:
+                found = self.implicit(path, scope, parts[0], -1)
+            else:
+                receiver = self.type_of(path, scope, parts[:-1], [], ctx)
+                found = self.on_receiver(receiver, parts[-1], -1)
+        finally:
+            self._working.discard(key)
+        return self.returns(found) if found is not None else UNK
+
+    # ------------------------------------------------------------ extension methods
+
+    def extension(self, path: str, receiver: Type, name: str, arity: int) -> Method | None:
+        """The one extension method ``name`` in scope of ``path`` whose ``this`` parameter's
+        type is the receiver's type or one of its bases."""
+        types = {receiver, *self.ancestors(*receiver)}
+        with_this = arity + 1 if arity >= 0 else -1
+        fits = []
+        for file, qual, sym in self.extensions().get(name, []):
+            if not self.visible_from(path, file) or not applicable(sym, with_this):
+                continue
+            match = EXTENSION.search(sym.signature)
+            target = self.type_named(file, parent(qual), match.group(1)) if match else UNK
+            if target[0] == "def" and (target[1], target[2]) in types:
+                fits.append((file, qual, sym))
+        return fits[0] if len({(f, q) for f, q, _ in fits}) == 1 else None
+
+    def written_type(self, path: str, scope: str, name: str) -> str:
+        """The type a local, parameter or field of an enclosing type is declared with, as
+        written without type arguments ('' when not declared with one type)."""
+        cur = scope
+        while cur:
+            assigns = self.r.index[path].assigns.get((cur, name), [])
+            if not self.is_type(path, cur):
+                assigns = self.in_scope(path, cur, assigns)
+            typed = {a.value for a in assigns if a.annotation}
+            if typed or assigns:
+                return typed.pop().split("<")[0] if len(typed) == 1 and len(assigns) == 1 else ""
+            cur = parent(cur)
+        return ""
+
+    def extension_of(self, path: str, written: str, name: str, arity: int) -> Method | None:
+        """The one extension method ``name`` in scope of ``path`` whose ``this`` parameter is
+        declared with the type ``written`` (a type outside the repository: the receiver's
+        declared type as written)."""
+        with_this = arity + 1 if arity >= 0 else -1
+        fits = [
+            (file, qual, sym)
+            for file, qual, sym in self.extensions().get(name, [])
+            if self.visible_from(path, file)
+            and applicable(sym, with_this)
+            and (match := EXTENSION.search(sym.signature)) is not None
+            and match.group(1) == written
+        ]
+        return fits[0] if len({(f, q) for f, q, _ in fits}) == 1 else None
+
+    def extensions(self) -> dict[str, list[Method]]:
+        """Every extension method of the repository's C# files, by name."""
+        if self._extensions is None:
+            self._extensions = {}
+            for file, idx in self.r.index.items():
+                if idx.facts.language != "csharp":
+                    continue
+                for sym in idx.facts.symbols:
+                    if sym.kind == "method" and EXTENSION.search(sym.signature):
+                        self._extensions.setdefault(sym.name, []).append((file, sym.qualname, sym))
+        return self._extensions
+
+    def visible_from(self, path: str, file: str) -> bool:
+        """Whether the types of ``file`` are in scope in ``path``: the same file, a namespace
+        of ``path`` (or an enclosing one), or one its ``using`` lines name."""
+        if file == path:
+            return True
+        mine = self.namespaces(path)
+        spaces = {n for n in mine for n in _enclosing(n)}
+        spaces |= {imp.module for imp in self.r.index[path].stars.get("", [])}
+        return bool(spaces & set(self.namespaces(file)))
+
+    def namespaces(self, path: str) -> list[str]:
+        return [s.name for s in self.r.index[path].facts.symbols if s.kind == "module"]
+
+
+def _enclosing(namespace: str) -> list[str]:
+    """``A.B.C`` -> ['A.B.C', 'A.B', 'A']."""
+    parts = namespace.split(".")
+    return [".".join(parts[:n]) for n in range(len(parts), 0, -1)]
