@@ -207,7 +207,7 @@ class PhpCalls:
                 for sym in idx.facts.symbols:
                     if sym.kind in CLASSLIKE and "." not in sym.qualname:
                         full = _join(self.namespace(path, sym.line), sym.qualname)
-                        self._classes.setdefault(full.lower(), []).append((path, sym.qualname))
+                        self._classes.setdefault(full, []).append((path, sym.qualname))
         return self._classes
 
     def namespace(self, path: str, line: int) -> str:
@@ -237,9 +237,9 @@ class PhpCalls:
             full = _join(imports[-1].module, rest.replace(".", "\\"))
         else:
             full = _join(self.namespace(path, line), written.replace(".", "\\"))
-        found = self.classes().get(full.lower(), [])
+        found = self.classes().get(full, [])  # case kept: ``$route`` is no ``Route``
         if not found and rest:  # written fully qualified (``\A\B``: the ``\`` is dropped)
-            found = self.classes().get(written.replace(".", "\\").lower(), [])
+            found = self.classes().get(written.replace(".", "\\"), [])
         if len(found) == 1:
             return ("def", *found[0])
         return OUTSIDE if not found else None
