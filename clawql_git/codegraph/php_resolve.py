@@ -142,7 +142,8 @@ class PhpCalls:
         if assigns:
             ctx.inferred = True
             return self.declared(path, assigns)
-        return None
+        named = self.class_named(path, line, head)  # ``Foo::make()->run()``
+        return named if named is not None and named[0] == "def" else None
 
     def class_scope(self, path: str, scope: str) -> str:
         """``scope`` itself when it is a class (a property's default value)."""
@@ -150,7 +151,9 @@ class PhpCalls:
         return scope if sym is not None and sym.kind in CLASSLIKE else ""
 
     def declared(self, path: str, assigns: list[Assignment]) -> Receiver | None:
-        """The one type the assignments of a variable or property agree on."""
+        """The one type the assignments of a variable or property agree on (its declared
+        type when it has one: a typed parameter or property, a ``@var`` docblock)."""
+        assigns = [a for a in assigns if a.annotation] or assigns
         if self._depth > 8:  # ``$a = $b->x(); $b = $a->y()``
             return None
         self._depth += 1
