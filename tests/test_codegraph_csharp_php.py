@@ -518,6 +518,102 @@ def test_php_attributes_are_decorators_with_their_calls() -> None:
     assert [(c.callee, c.caller, c.context) for c in f.calls] == [("make", "", "decorator")]
 
 
+# --------------------------------------------------------------------------- PHP: typed calls
+# receivers typed by declarations (php_resolve), in the forms of the PHP manual
+
+
+PHP_TYPED = {
+    "src/Shop/Logger.php": (
+        "<?php\n"
+        "namespace Shop;\n"
+        "\n"
+        "interface Logger { public function log(string $m): void; }\n"
+        "\n"
+        "trait Counts { public function count(): int { return 0; } }\n"
+        "\n"
+        "class Base\n"
+        "{\n"
+        "    public function __construct() {}\n"
+        "    public function boot(): static { return $this; }\n"
+        "}\n"
+    ),
+    "src/Shop/Cart.php": (
+        "<?php\n"
+        "namespace Shop;\n"
+        "\n"
+        "use Shop\\Logger as Log;\n"
+        "\n"
+        "class Cart extends Base\n"
+        "{\n"
+        "    use Counts;\n"
+        "\n"
+        "    private Log $log;\n"
+        "    /** @var Item */\n"
+        "    private $last;\n"
+        "\n"
+        "    public function __construct(private Item $item, Log $log)\n"
+        "    {\n"
+        "        parent::__construct();\n"
+        "        $this->log = $log;\n"
+        "    }\n"
+        "\n"
+        "    public function add(Item $other): self\n"
+        "    {\n"
+        "        $this->item->price();\n"
+        "        $this->log->log('x');\n"
+        "        $this->last->price();\n"
+        "        $other->price();\n"
+        "        $made = new Item();\n"
+        "        $made->price();\n"
+        "        /** @var Item $found */\n"
+        "        $found = lookup();\n"
+        "        $found->price();\n"
+        "        $this->count();\n"
+        "        $this->boot()->add($other);\n"
+        "        (new Item())->price();\n"
+        "        Item::make()->price();\n"
+        "        $route = 1;\n"
+        "        $route->price();\n"
+        "        return $this;\n"
+        "    }\n"
+        "}\n"
+        "\n"
+        "class Item\n"
+        "{\n"
+        "    public static function make(): self { return new self(); }\n"
+        "    public function price(): int { return 1; }\n"
+        "}\n"
+    ),
+}
+
+
+def test_php_calls_typed_by_declarations(tmp_path: Path) -> None:
+    graph = build(tmp_path, PHP_TYPED)
+    cart, base = "src/Shop/Cart.php", "src/Shop/Logger.php"
+    ctor, add = "Cart.__construct", "Cart.add"
+    price = (cart, "Item.price", 0.8, "inferred")
+    assert calls(graph, cart) == [
+        (ctor, "parent.__construct", 16, base, "Base.__construct", 1.0, "exact"),
+        (add, "this.item.price", 22, *price),  # promoted constructor parameter
+        (add, "this.log.log", 23, base, "Logger.log", 0.8, "inferred"),  # typed, use ... as
+        (add, "this.last.price", 24, *price),  # @var docblock of the property
+        (add, "other.price", 25, *price),  # typed parameter
+        (add, "Item", 26, cart, "Item", 1.0, "exact"),  # no __construct: the class
+        (add, "made.price", 27, *price),  # $made = new Item()
+        (add, "lookup", 29, "", "", 0.0, "unresolved"),
+        (add, "found.price", 30, *price),  # inline @var
+        (add, "this.count", 31, base, "Counts.count", 1.0, "exact"),  # a trait's method
+        (add, "this.boot", 32, base, "Base.boot", 1.0, "exact"),
+        (add, "this.boot().add", 32, cart, "Cart.add", 0.8, "inferred"),  # ": static"
+        (add, "Item", 33, cart, "Item", 1.0, "exact"),
+        (add, "new Item().price", 33, *price),
+        (add, "Item.make", 34, cart, "Item.make", 1.0, "exact"),
+        (add, "Item.make().price", 34, *price),  # ": self"
+        (add, "route.price", 36, "", "", 0.0, "unresolved"),  # $route is no Route class
+    ]
+    assert calls(graph, base) == []
+
+
 # --------------------------------------------------------------------------- both
 
 

@@ -44,6 +44,7 @@ from tree_sitter import Node
 
 from clawql_git.codegraph.laravel_routes import laravel_routes
 from clawql_git.codegraph.model import FileFacts, RepoView, SymbolKind
+from clawql_git.codegraph.php_resolve import PhpCalls
 from clawql_git.codegraph.ts_util import (
     Parsers,
     Walker,
@@ -69,7 +70,24 @@ _INCLUDES = frozenset(
         "include_once_expression",
     }
 )
+_CALLS = frozenset(
+    {
+        "scoped_call_expression",
+        "function_call_expression",
+        "member_call_expression",
+        "nullsafe_member_call_expression",
+    }
+)
 _NAMESPACE_LINE = re.compile(rb"(?m)^\s*namespace\s+\\?([A-Za-z_][\w\\]*)\s*[;{]")
+DOC_CLASS = re.compile(r"^\\?[A-Za-z_]\w*(\\[A-Za-z_]\w*)*$")
+DOC_VAR = re.compile(r"@var\s+(\S+)(?:\s+\$(\w+))?")
+SCALARS = frozenset(
+    {
+        "int", "integer", "float", "double", "string", "bool", "boolean", "array", "object",
+        "mixed", "callable", "iterable", "void", "null", "false", "true", "resource", "self",
+        "static", "never", "scalar", "numeric", "class-string", "list",
+    }
+)  # fmt: skip
 _TYPE_LINE = re.compile(
     rb"(?mi)^\s*(?:(?:abstract|final|readonly)\s+)*(?:class|interface|trait|enum)\s+([A-Za-z_]\w*)"
 )
@@ -115,7 +133,10 @@ def callee_name(node: Node | None) -> str:
         return f"{obj}.{name}()" if obj else ""
     if kind == "scoped_call_expression":
         scope = scope_name(node.child_by_field_name("scope"))
-        return f"{scope}.{text(node.child_by_field_name('name'))}"
+        return f"{scope}.{text(node.child_by_field_name('name'))}()" if scope else ""
+    if kind == "object_creation_expression":
+        made = type_name(next((c for c in node.named_children if c.type in _NAMES), None))
+        return f"new {made}()" if made else ""
     if kind == "function_call_expression":
         return f"{callee_name(node.child_by_field_name('function'))}()"
     if kind in _NAMES:
@@ -123,6 +144,30 @@ def callee_name(node: Node | None) -> str:
     if kind == "parenthesized_expression" and node.named_children:
         return callee_name(node.named_children[0])
     return ""
+
+
+def return_type(node: Node | None) -> str:
+    """The declared return type the resolver reads: a class with dots, ``self`` or
+    ``static`` (the receiver's class), '' for none or anything else (unions, scalars)."""
+    if node is None:
+        return ""
+    inner = node.named_children[0] if node.type == "optional_type" and node.named_children else node
+    if inner.type == "named_type" and inner.named_children:
+        inner = inner.named_children[0]
+    word = text(inner).lower()
+    if inner.type == "relative_scope" or word in {"self", "static"}:
+        return word if word in {"self", "static"} else ""
+    return type_name(node)
+
+
+def doc_type(written: str) -> str:
+    """The one class a PHPDoc type names (``Foo``, ``?\\A\\Foo``, ``Foo|null``) with dots;
+    '' for scalars, arrays, generics and unions of classes."""
+    parts = [p for p in written.lstrip("?").split("|") if p.lower() != "null"]
+    if len(parts) != 1 or not DOC_CLASS.match(parts[0]):
+        return ""
+    name = dotted(parts[0])
+    return "" if name.lower() in SCALARS else name
 
 
 def scope_name(node: Node | None) -> str:
@@ -299,6 +344,7 @@ class PhpWalker(Walker):
             docstring=self.doc(node),
             exported=not modifiers & {"private", "protected"},
             decorators=self.attributes(node),
+            returns=return_type(node.child_by_field_name("return_type")),
         )
         with self.enter(name):
             if method and "static" not in modifiers:
@@ -308,7 +354,7 @@ class PhpWalker(Walker):
 
     def on_property(self, node: Node) -> None:
         modifiers = {text(c).lower() for c in node.children if c.type.endswith("_modifier")}
-        declared = type_name(node.child_by_field_name("type"))
+        declared = type_name(node.child_by_field_name("type")) or self.doc_var(node)
         for element in (c for c in node.named_children if c.type == "property_element"):
             name = text(element.child_by_field_name("name")).lstrip("$")
             self.add_symbol(
@@ -321,6 +367,20 @@ class PhpWalker(Walker):
             )
             self.assign(name, declared, element, True)
             self.visit_children(element)
+
+    def doc_var(self, node: Node) -> str:
+        """The class of a property's ``/** @var Foo */`` docblock; ''."""
+        found = DOC_VAR.search(self.doc(node))
+        return doc_type(found.group(1)) if found else ""
+
+    def on_above(self, node: Node) -> None:
+        """An inline ``/** @var Foo $x */`` types ``$x`` in the enclosing function."""
+        super().on_above(node)
+        comment = text(node)
+        if comment.startswith("/**") and "@var" in comment and self.scope:
+            found = DOC_VAR.search(comment)
+            if found and found.group(2):
+                self.assign(found.group(2), doc_type(found.group(1)), node, True)
 
     def on_const(self, node: Node) -> None:
         if not self.type_scopes:
@@ -341,7 +401,7 @@ class PhpWalker(Walker):
         if value.type == "object_creation_expression":
             made = next((c for c in value.named_children if c.type in _NAMES), None)
             self.assign(target, type_name(made), at, False)
-        elif value.type in {"scoped_call_expression", "function_call_expression"}:
+        elif value.type in _CALLS:
             self.assign(target, callee_name(value).removesuffix("()"), at, False)
 
     def on_assign(self, node: Node) -> None:
@@ -360,7 +420,10 @@ class PhpWalker(Walker):
                 self.add_call(callee_name(fn), node)
                 self.visit(fn)
         elif node.type == "scoped_call_expression":
-            self.add_call(callee_name(node), node)
+            self.add_call(callee_name(node).removesuffix("()"), node)
+            scope = node.child_by_field_name("scope")
+            if scope is not None and scope.type not in _NAMES | {"relative_scope"}:
+                self.visit(scope)
         else:
             obj = node.child_by_field_name("object")
             receiver = callee_name(obj)
@@ -393,7 +456,7 @@ class PhpWalker(Walker):
 class PhpExtractor:
     """The PHP extractor the code graph loads as ``lang_php.EXTRACTOR``."""
 
-    version = "1"
+    version = "2"
 
     def __init__(self) -> None:
         self.suffixes = {".php": "php"}
@@ -401,6 +464,7 @@ class PhpExtractor:
         self._repo: RepoView | None = None
         self._namespaces: dict[str, list[str]] = {}  # namespace -> files declaring it
         self._types: dict[str, set[str]] = {}  # file -> class-like names declared in it
+        self.call_resolver = PhpCalls  # the resolver types receivers by declarations
 
     def extract(self, path: str, source: bytes, language: str) -> FileFacts:
         """Facts of one PHP file; syntax errors are counted and the rest still extracted."""

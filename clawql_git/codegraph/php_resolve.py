@@ -1,0 +1,279 @@
+"""PHP call resolution by declared types: receivers typed by their declarations (typed and
+promoted properties, ``@var`` docblocks, typed parameters, ``$x = new Foo()``, declared
+return types), methods looked up through the class, its traits and its parents.
+
+A callee as ``lang_php`` writes it (``this.repo.find``, ``x.load().save``, ``Foo.make``,
+``parent.__construct``, ``new Foo().run``, ``Foo`` for ``new Foo``) is read left to right:
+the head is ``this``, ``self``, ``parent``, ``new T()``, a variable of the calling function
+or a class name; each ``.p`` is a property, each ``.m()`` a method whose declared return type
+(``: Foo``, ``: self``, ``: static``) types what follows. Class names are resolved the way
+PHP resolves them: a ``use`` alias, else the file's namespace (no global fallback for
+classes). Anything not proven (an untyped variable, variables of two types, a union) is left
+to the generic resolver, which handles functions and includes.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from clawql_git.codegraph.model import Assignment, Call
+from clawql_git.codegraph.resolve import CLASSLIKE, Entity, ResolutionNotes, parent
+
+if TYPE_CHECKING:
+    from clawql_git.codegraph.resolve import Resolver
+
+Type = tuple[str, str]  # (file, qualname) of a class-like of the repository
+# a receiver: ('inst', file, class) a value, ('def', file, class) a class named statically,
+# ('super', file, class) ``parent`` seen from ``class``, ('ext', name) outside the repository
+Receiver = tuple[str, ...]
+OUTSIDE: Receiver = ("ext", "")
+MAX_LINEAGE = 32  # the most classes, traits and interfaces walked from one class
+ORDER = ("uses", "extends", "implements")  # own methods, then traits, parents, interfaces
+
+
+def segments(callee: str) -> list[str] | None:
+    """``new A.B().c().d`` -> ['new A.B()', 'c()', 'd']; None when not such a chain."""
+    head: list[str] = []
+    rest = callee
+    if callee.startswith("new "):
+        end = callee.find("()")
+        if end < 0:
+            return None
+        head, rest = [callee[: end + 2]], callee[end + 3 :]
+        if not rest:
+            return None
+    parts = rest.split(".")
+    if not all(p.removesuffix("()").replace("_", "a").isalnum() for p in parts):
+        return None
+    return head + parts
+
+
+class PhpCalls:
+    """Resolves the calls of PHP files with the facts of a :class:`Resolver`."""
+
+    def __init__(self, resolver: Resolver) -> None:
+        self.r = resolver
+        self._classes: dict[str, list[Type]] | None = None  # full name -> declarations
+        self._lineage: dict[Type, tuple[list[Type], bool]] = {}
+        self._types: dict[tuple[str, int, str], Receiver | None] = {}
+        self._depth = 0  # how many variable or property types are being worked out
+
+    # ------------------------------------------------------------ calls
+
+    def callee(self, path: str, scope: str, call: Call, ctx: ResolutionNotes) -> Entity:
+        """What ``call`` made in ``scope`` of ``path`` points at (the generic resolver's
+        answer for what declared types do not prove)."""
+        notes = ResolutionNotes()
+        found = self.typed_callee(path, scope, call.callee, call.line, notes)
+        if found is None:
+            return self.r.callee(path, scope, call.callee, ctx)
+        ctx.inferred = ctx.inferred or notes.inferred
+        return found
+
+    def typed_callee(
+        self, path: str, scope: str, callee: str, line: int, ctx: ResolutionNotes
+    ) -> Entity | None:
+        parts = segments(callee)
+        if parts is None:
+            return None
+        if len(parts) == 1:
+            return self.construct(self.class_named(path, line, parts[0]))
+        receiver = self.receiver(path, scope, parts[:-1], line, ctx)
+        if receiver is None and "()" not in callee and not callee.startswith("new "):
+            named = self.class_named(path, line, ".".join(parts[:-1]))  # ``\A\B::m()``
+            receiver = named if named is not None and named[0] == "def" else None
+        return self.method_of(receiver, parts[-1]) if receiver is not None else None
+
+    def construct(self, made: Receiver | None) -> Entity | None:
+        """``new Foo``: the ``__construct`` Foo declares or inherits, else the class (a
+        name no repository class has may be a function: left to the generic resolver)."""
+        if made is None or made[0] != "def":
+            return None
+        found = self.method_of(made, "__construct")
+        return found if found is not None and found[0] == "def" else made
+
+    def method_of(self, receiver: Receiver, name: str) -> Entity | None:
+        """Method ``name`` called on ``receiver``; external when it may come from outside."""
+        if receiver[0] == "ext":
+            return ("ext", name)
+        file, klass = receiver[1], receiver[2]
+        if receiver[0] == "super":  # ``parent::m()``: looked up from the parent class
+            found = [self.method_of(b, name) for b in self.bases(file, klass, "extends") if b]
+            return found[0] if found else None
+        lineage, outside = self.lineage(file, klass)
+        for owner_file, owner in lineage:
+            sym = self.r.index[owner_file].defs.get(f"{owner}.{name}")
+            if sym is not None and sym.kind in ("method", "function"):
+                return ("def", owner_file, sym.qualname)
+        return ("ext", name) if outside else None
+
+    # ------------------------------------------------------------ receivers
+
+    def receiver(
+        self, path: str, scope: str, parts: list[str], line: int, ctx: ResolutionNotes
+    ) -> Receiver | None:
+        """The type of a receiver chain (see :data:`Receiver`), None when not proven."""
+        head, rest = parts[0], parts[1:]
+        entity = self.head(path, scope, head, line, ctx)
+        for part in rest:
+            if entity is None or entity[0] == "ext":
+                return entity
+            ctx.inferred = True  # a declared type: the object may be of a subtype
+            if part.endswith("()"):
+                entity = self.result(entity, part[:-2])
+            else:
+                entity = self.property(entity, part) if entity[0] == "inst" else None
+        return entity
+
+    def head(
+        self, path: str, scope: str, head: str, line: int, ctx: ResolutionNotes
+    ) -> Receiver | None:
+        klass = self.r._enclosing_class(path, scope) or self.class_scope(path, scope)
+        if head in ("this", "self", "parent"):
+            kind = {"this": "inst", "self": "def", "parent": "super"}[head]
+            return (kind, path, klass) if klass else None
+        if head.startswith("new "):
+            ctx.inferred = True
+            made = self.class_named(path, line, head[4:-2])
+            return ("inst", *made[1:]) if made is not None and made[0] == "def" else made
+        if head.endswith("()"):
+            return None  # a function's result: left to the generic resolver
+        assigns = self.r.index[path].assigns.get((scope, head))
+        if assigns:
+            ctx.inferred = True
+            return self.declared(path, assigns)
+        named = self.class_named(path, line, head)  # ``Foo::make()->run()``
+        return named if named is not None and named[0] == "def" else None
+
+    def class_scope(self, path: str, scope: str) -> str:
+        """``scope`` itself when it is a class (a property's default value)."""
+        sym = self.r.index[path].defs.get(scope)
+        return scope if sym is not None and sym.kind in CLASSLIKE else ""
+
+    def declared(self, path: str, assigns: list[Assignment]) -> Receiver | None:
+        """The one type the assignments of a variable or property agree on (its declared
+        type when it has one: a typed parameter or property, a ``@var`` docblock)."""
+        assigns = [a for a in assigns if a.annotation] or assigns
+        if self._depth > 8:  # ``$a = $b->x(); $b = $a->y()``
+            return None
+        self._depth += 1
+        try:
+            found = {self.assigned(path, a) for a in assigns}
+        finally:
+            self._depth -= 1
+        return found.pop() if len(found) == 1 else None
+
+    def assigned(self, path: str, a: Assignment) -> Receiver | None:
+        """What one assignment proves: a declared type, ``new Foo``, or a call's result."""
+        made = self.class_named(path, a.line, a.value)
+        if a.annotation or (made is not None and made[0] == "def"):
+            return ("inst", *made[1:]) if made is not None and made[0] == "def" else made
+        called = self.typed_callee(path, a.scope, a.value, a.line, ResolutionNotes())
+        if called is None or called[0] != "def":
+            return OUTSIDE if called is not None and called[0] == "ext" else None
+        return self.returns(("inst", called[1], parent(called[2])), called[1], called[2])
+
+    def result(self, entity: Receiver, name: str) -> Receiver | None:
+        """What ``x->name()`` gives by the method's declared return type."""
+        found = self.method_of(entity, name)
+        if found is None or found[0] != "def":
+            return OUTSIDE if found is not None else None
+        return self.returns(entity, found[1], found[2])
+
+    def returns(self, receiver: Receiver, file: str, method: str) -> Receiver | None:
+        written = self.r.index[file].defs[method].returns
+        if written == "static" and receiver[0] in ("inst", "def"):
+            return ("inst", receiver[1], receiver[2])
+        if written == "self":
+            return ("inst", file, parent(method))
+        made = self.class_named(file, self.r.index[file].defs[method].line, written)
+        return ("inst", *made[1:]) if made is not None and made[0] == "def" else made
+
+    def property(self, entity: Receiver, name: str) -> Receiver | None:
+        """The declared type of property ``name`` of the class of ``entity``."""
+        for file, klass in self.lineage(entity[1], entity[2])[0]:
+            idx = self.r.index[file]
+            assigns = [*idx.assigns.get((klass, name), []), *idx.self_attrs.get((klass, name), [])]
+            if assigns:
+                return self.declared(file, assigns)
+        return None
+
+    # ------------------------------------------------------------ names
+
+    def classes(self) -> dict[str, list[Type]]:
+        """Full class name (``App\\Http\\Kernel``) -> the PHP files declaring it."""
+        if self._classes is None:
+            self._classes = {}
+            for path, idx in sorted(self.r.index.items()):
+                if idx.facts.language != "php":
+                    continue
+                for sym in idx.facts.symbols:
+                    if sym.kind in CLASSLIKE and "." not in sym.qualname:
+                        full = _join(self.namespace(path, sym.line), sym.qualname)
+                        self._classes.setdefault(full, []).append((path, sym.qualname))
+        return self._classes
+
+    def namespace(self, path: str, line: int) -> str:
+        """The namespace in force at ``line`` of ``path`` ('' for the global one)."""
+        names = [s for s in self.r.index[path].facts.symbols if s.kind == "module"]
+        above = [s.name for s in names if s.line <= line]
+        return above[-1] if above else ""
+
+    def class_named(self, path: str, line: int, written: str) -> Receiver | None:
+        """The class a name written at ``line`` of ``path`` denotes: ('def', file, class),
+        OUTSIDE for a class the repository does not declare, None for no class name."""
+        key = (path, line, written)
+        if key not in self._types:
+            self._types[key] = self._class_named(path, line, written)
+        return self._types[key]
+
+    def _class_named(self, path: str, line: int, written: str) -> Receiver | None:
+        if not written or not written[:1].isalpha() or written.lower() in ("self", "static"):
+            return None
+        head, _, rest = written.partition(".")
+        imports = [
+            i
+            for i in self.r.index[path].imports.get(("", head), [])
+            if i.line <= line and i.module.rsplit("\\", 1)[-1] == i.name
+        ]
+        if imports:
+            full = _join(imports[-1].module, rest.replace(".", "\\"))
+        else:
+            full = _join(self.namespace(path, line), written.replace(".", "\\"))
+        found = self.classes().get(full, [])  # case kept: ``$route`` is no ``Route``
+        if not found and rest:  # written fully qualified (``\A\B``: the ``\`` is dropped)
+            found = self.classes().get(written.replace(".", "\\"), [])
+        if len(found) == 1:
+            return ("def", *found[0])
+        return OUTSIDE if not found else None
+
+    # ------------------------------------------------------------ the hierarchy
+
+    def lineage(self, path: str, klass: str) -> tuple[list[Type], bool]:
+        """``klass`` then where PHP looks for its methods: its traits, its parents (each with
+        theirs), its interfaces; and whether one of them is not the repository's."""
+        key = (path, klass)
+        if key not in self._lineage:
+            self._lineage[key] = ([key], False)  # a cycle stops here
+            out, outside = [key], False
+            for relation in ORDER:
+                for base in self.bases(path, klass, relation):
+                    if base == OUTSIDE or base is None:
+                        outside = True
+                        continue
+                    theirs, beyond = self.lineage(base[1], base[2])
+                    out += [t for t in theirs if t not in out]
+                    outside = outside or beyond
+            self._lineage[key] = (out[:MAX_LINEAGE], outside)
+        return self._lineage[key]
+
+    def bases(self, path: str, klass: str, relation: str) -> list[Receiver | None]:
+        return [
+            self.class_named(path, s.line, s.base)
+            for s in self.r.index[path].facts.supertypes
+            if s.child == klass and s.relation == relation
+        ]
+
+
+def _join(namespace: str, name: str) -> str:
+    return f"{namespace}\\{name}" if namespace and name else namespace or name
