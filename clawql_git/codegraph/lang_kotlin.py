@@ -321,8 +321,8 @@ class KotlinWalker(Walker):
     def on_call(self, node: Node) -> None:
         fn = node.named_children[0] if node.named_children else None
         name = callee_name(fn)
-        rest = node.named_children[1:]
-        trailing = bool(rest) and all(r.type == "annotated_lambda" for r in rest)
+        args = node.named_children[1:]
+        trailing = bool(args) and all(r.type == "annotated_lambda" for r in args)
         if fn is not None and fn.type == "call_expression" and trailing:
             name = ""  # ``run(x) { }``: the inner call is the one call
         if name:
