@@ -182,3 +182,78 @@ def test_kotlin_syntax_errors_are_counted_not_fatal() -> None:
     f = extract("kotlin", "Broken.kt", b"fun ok() { go() }\nfun broken( {\n\xff\n")
     assert f.errors > 0
     assert "ok" in {s.name for s in f.symbols}
+
+
+TYPED = {
+    "src/main/kotlin/org/example/Shapes.kt": (
+        "package org.example\n"
+        "\n"
+        "open class Shape {\n"
+        "    open fun draw(): Shape = this\n"
+        "    fun scale(by: Int): Shape = this\n"
+        "}\n"
+        "\n"
+        "class Rectangle(val height: Double) : Shape() {\n"
+        "    private val painter: Painter = Painter()\n"
+        "\n"
+        "    fun render(canvas: Canvas) {\n"
+        "        val p = Painter()\n"
+        "        p.paint()\n"
+        "        canvas.clear()\n"
+        "        painter.paint().done()\n"
+        "        scale(2).draw()\n"
+        "        if (!isEmpty()) draw()\n"
+        "        Factory.create().draw()\n"
+        "        Rectangle(1.0).render(canvas)\n"
+        "    }\n"
+        "\n"
+        "    fun isEmpty(): Boolean = false\n"
+        "\n"
+        "    fun each(action: (Int) -> Unit) {\n"
+        "        action(1)\n"
+        "    }\n"
+        "\n"
+        "    companion object Factory {\n"
+        "        fun create(): Rectangle = Rectangle(0.0)\n"
+        "    }\n"
+        "}\n"
+        "\n"
+        "class Painter {\n"
+        "    fun paint(): Stroke = Stroke()\n"
+        "}\n"
+        "\n"
+        "class Stroke {\n"
+        "    fun done() {}\n"
+        "}\n"
+        "\n"
+        "class Canvas {\n"
+        "    fun clear() {}\n"
+        "}\n"
+    ),
+}
+
+
+def test_kotlin_receivers_typed_by_declarations(tmp_path: Path) -> None:
+    graph = build(tmp_path, TYPED)
+    path = "src/main/kotlin/org/example/Shapes.kt"
+    got = [c for c in calls(graph, path) if c[3]]
+    assert got == [
+        ("Rectangle", "Painter", 9, path, "Painter", 1.0, "exact"),
+        ("Rectangle.render", "Painter", 12, path, "Painter", 1.0, "exact"),
+        ("Rectangle.render", "p.paint", 13, path, "Painter.paint", 0.8, "inferred"),
+        ("Rectangle.render", "canvas.clear", 14, path, "Canvas.clear", 0.8, "inferred"),
+        ("Rectangle.render", "painter.paint", 15, path, "Painter.paint", 0.8, "inferred"),
+        ("Rectangle.render", "painter.paint().done", 15, path, "Stroke.done", 0.8, "inferred"),
+        ("Rectangle.render", "scale", 16, path, "Shape.scale", 1.0, "exact"),  # inherited
+        ("Rectangle.render", "scale().draw", 16, path, "Shape.draw", 0.8, "inferred"),
+        ("Rectangle.render", "draw", 17, path, "Shape.draw", 1.0, "exact"),
+        ("Rectangle.render", "isEmpty", 17, path, "Rectangle.isEmpty", 1.0, "exact"),  # !f()
+        ("Rectangle.render", "Rectangle", 19, path, "Rectangle", 1.0, "exact"),
+        ("Rectangle.render", "Rectangle().render", 19, path, "Rectangle.render", 0.8, "inferred"),
+        ("Rectangle.create", "Rectangle", 29, path, "Rectangle", 1.0, "exact"),
+        ("Painter.paint", "Stroke", 34, path, "Stroke", 1.0, "exact"),
+    ]
+    unresolved = {c[1] for c in calls(graph, path) if not c[3]}
+    assert "action" in unresolved  # a parameter of function type, not a member
+    # a companion named by its own name is not a symbol yet (its members are the class's)
+    assert "Factory.create" in unresolved

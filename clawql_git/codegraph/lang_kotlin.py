@@ -18,7 +18,9 @@ Conventions:
 - bases: ``class A : B(), I`` -> Supertype ``B`` 'extends' (a constructor call), ``I``
   'implements'; an interface's bases 'extends'. Type arguments are dropped.
 - calls: ``f()``, ``a.b.c()``, ``this.x()``, ``a?.b()`` with dots; ``Foo()`` (a
-  constructor call looks like any call) -> ``Foo``; ``Foo().bar()`` -> ``Foo().bar``.
+  constructor call looks like any call) -> ``Foo``; ``Foo().bar()`` -> ``Foo().bar``,
+  ``a().b().c()`` -> ``a().b().c``; ``!f()`` -> ``f``; ``run(x) { }`` is one call ``run``.
+  Functions keep their declared return type (``returns``); kotlin_resolve types receivers.
 - assignments: property and parameter types (annotation), ``val x = Foo()`` (value the
   callee).
 - ``resolve_module``: a package -> the files declaring it; ``a.b.C`` -> the files of
@@ -33,6 +35,7 @@ from typing import ClassVar
 
 from tree_sitter import Node
 
+from clawql_git.codegraph.kotlin_resolve import KotlinCalls
 from clawql_git.codegraph.model import FileFacts, RepoView, SymbolKind
 from clawql_git.codegraph.ts_util import (
     Parsers,
@@ -86,9 +89,27 @@ def callee_name(node: Node | None) -> str:
         return f"{head}.{text(name)}" if head and name.type == "identifier" else ""
     if kind == "call_expression" and node.named_children:
         inner = callee_name(node.named_children[0])
-        return f"{inner}()" if inner and "(" not in inner else ""
+        return f"{inner}()" if inner else ""
+    if kind == "unary_expression" and node.named_children:  # ``!f(x)`` parses as ``(!f)(x)``
+        return callee_name(node.named_children[0])
     if kind == "parenthesized_expression" and node.named_children:
         return callee_name(node.named_children[0])
+    return ""
+
+
+def declared_type(node: Node) -> str:
+    """A parameter's type: its class, or a function type as written (``() -> Unit``)."""
+    return text(node) if node.type == "function_type" else type_name(node)
+
+
+def return_type(node: Node) -> str:
+    """The class a function's declared return type names ('' when none is written)."""
+    seen_params = False
+    for child in node.named_children:
+        if child.type == "function_value_parameters":
+            seen_params = True
+        elif seen_params and child.type in {"user_type", "nullable_type"}:
+            return type_name(child)
     return ""
 
 
@@ -243,6 +264,7 @@ class KotlinWalker(Walker):
             docstring=self.doc(node),
             exported=not words & {"private", "protected"},
             decorators=self.decorators(annotations),
+            returns=return_type(node),
         )
         with self.enter(name):
             for params in (c for c in node.named_children if c.type == "function_value_parameters"):
@@ -251,7 +273,7 @@ class KotlinWalker(Walker):
                         (text(c) for c in param.named_children if c.type == "identifier"), ""
                     )
                     declared = next(
-                        (type_name(c) for c in param.named_children if type_name(c)), ""
+                        (declared_type(c) for c in param.named_children if declared_type(c)), ""
                     )
                     self.assign(pname, declared, param, True)
                 self.visit_children(params)
@@ -299,6 +321,10 @@ class KotlinWalker(Walker):
     def on_call(self, node: Node) -> None:
         fn = node.named_children[0] if node.named_children else None
         name = callee_name(fn)
+        args = node.named_children[1:]
+        trailing = bool(args) and all(r.type == "annotated_lambda" for r in args)
+        if fn is not None and fn.type == "call_expression" and trailing:
+            name = ""  # ``run(x) { }``: the inner call is the one call
         if name:
             self.add_call(name, node)
         if fn is not None and fn.type == "navigation_expression" and fn.named_children:
@@ -318,7 +344,7 @@ class KotlinWalker(Walker):
 class KotlinExtractor:
     """The Kotlin extractor the code graph loads as ``lang_kotlin.EXTRACTOR``."""
 
-    version = "1"
+    version = "2"
 
     def __init__(self) -> None:
         self.suffixes = {".kt": "kotlin", ".kts": "kotlin"}
@@ -326,6 +352,7 @@ class KotlinExtractor:
         self._repo: RepoView | None = None
         self._packages: dict[str, list[str]] = {}
         self._types: dict[str, set[str]] = {}
+        self.call_resolver = KotlinCalls  # the resolver types receivers by declarations
 
     def extract(self, path: str, source: bytes, language: str) -> FileFacts:
         """Facts of one Kotlin file; syntax errors are counted and the rest still extracted."""
