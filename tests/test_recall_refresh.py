@@ -53,6 +53,12 @@ def resident(index: SearchIndex) -> dict[str, Any]:
         "chunk_vectors": loaded.chunk_vectors.tolist(),
         "graph": {k: sorted(v) for k, v in recaller.link_graph().items() if v},
         "tree": recaller.tree(),
+        "row_maps": [
+            loaded.chunk_rows(),
+            loaded.entry_index(),
+            loaded.chunk_offsets(),
+            loaded.chunk_counts(),
+        ],
     }
 
 
@@ -292,3 +298,29 @@ def test_appended_rows_never_change_what_an_older_view_sees() -> None:
     assert other.base is not first.base
     assert second[4:].tolist() == [[2, 2], [2, 2]] and other[4:].tolist() == [[9, 9]]
     assert first.tolist() == [[0, 0], [0, 0], [0, 0], [1, 1]]
+
+
+def test_a_warmed_process_appends_a_write_without_copying_or_rebuilding(demo: Path) -> None:
+    """After ``warm`` (what the MCP server does at start) the first write's refresh appends
+    the new rows into the vector buffers' spare room and extends the row maps, and the
+    process still answers exactly as a new one."""
+    vault = open_vault(demo)
+    service = vault.recall_service()
+    service.warm()
+    before = service.index.loaded()
+    buffers = (before.entry_vectors.base, before.chunk_vectors.base)
+    assert all(b is not None for b in buffers)
+    old_rows = {p: list(r) for p, r in before.chunk_rows().items()}
+    written = vault.ingest(
+        type="decision",
+        title="Adopt gRPC for internal calls",
+        body="Protobuf contracts between services, versioned in one repository.",
+        identity=AGENT,
+    )
+    vault.recall("gRPC protobuf contracts between services", use_cache=False)
+    after = service.index.loaded()
+    assert after is not before and after.changed == {written.path}
+    assert (after.entry_vectors.base, after.chunk_vectors.base) == buffers  # no copy
+    assert "chunk_rows" in after.memos and written.path in after.chunk_rows()
+    assert before.chunk_rows() == old_rows  # the older view's maps are untouched
+    assert_like_fresh(vault, demo, {written.path})

@@ -62,6 +62,36 @@ class Resident:
         )
         return counts
 
+    def chunk_rows(self) -> dict[str, list[int]]:
+        """path -> the rows of its chunks in the chunk matrix."""
+
+        def build() -> dict[str, list[int]]:
+            out: dict[str, list[int]] = {}
+            for row, (path, _) in enumerate(self.chunk_keys):
+                out.setdefault(path, []).append(row)
+            return out
+
+        rows: dict[str, list[int]] = self.memo("chunk_rows", build)
+        return rows
+
+    def entry_index(self) -> dict[str, int]:
+        """path -> its row in the entry matrix."""
+        index: dict[str, int] = self.memo(
+            "entry_index", lambda: {p: i for i, p in enumerate(self.entry_order)}
+        )
+        return index
+
+    def reserve(self) -> None:
+        """Give the vector matrices spare rows now (a long-lived process, while it warms), so
+        the first refresh after a write appends into them instead of copying them: at 100,000
+        entries that copy took over a second of the first recall after the first write."""
+        for name in ("entry_vectors", "chunk_vectors"):
+            matrix = getattr(self, name)
+            if matrix is not None and _USED.get(id(matrix.base)) != len(matrix):
+                roomy = _with_room(len(matrix), matrix.shape[1], matrix.dtype)
+                roomy[:] = matrix
+                setattr(self, name, roomy)
+
 
 def load(db: Any) -> Resident:
     """Every row the recall pipeline keeps in memory, read from the tables."""
@@ -135,6 +165,8 @@ def _patched(
         chunk_keys = _keys(_scan(chunks_table, ["path", "chunk"]))
     out = Resident(entries, links, None, paths, None, chunk_keys, carry=old.carry)
     out.changed, out.appended, out.keys = frozenset(touched), appended, keys
+    if appended and not any(p in old.entries for p in touched):
+        _extend_memos(old, out, fresh_keys, fresh_paths)
     old.carry.mark_touched(touched, appended)
     if not has_vectors or not paths:
         return out
@@ -151,6 +183,32 @@ def _patched(
             old.chunk_vectors, old.chunk_keys, chunk_keys, fresh_chunks, fresh_keys
         )
     return out
+
+
+def _extend_memos(
+    old: Resident, out: Resident, fresh_keys: list[tuple[str, int]], fresh_paths: list[str]
+) -> None:
+    """The row maps ``old`` had built, extended by the rows appended after it (new entries
+    only: no old row moved), instead of rebuilt from every row (0.4 s at 100,000 entries)."""
+    chunks, entries = len(old.chunk_keys), len(old.entry_order)
+    memos = old.memos
+    if "offsets" in memos:
+        offsets = dict(memos["offsets"])
+        offsets.update((key, chunks + n) for n, key in enumerate(fresh_keys))
+        out.memos["offsets"] = offsets
+    if "chunk_counts" in memos:
+        counts = Counter(memos["chunk_counts"])
+        counts.update(path for path, _ in fresh_keys)
+        out.memos["chunk_counts"] = counts
+    if "chunk_rows" in memos:
+        rows = dict(memos["chunk_rows"])
+        for n, (path, _) in enumerate(fresh_keys):
+            rows[path] = [*rows.get(path, ()), chunks + n]  # a new list: old's stay as they are
+        out.memos["chunk_rows"] = rows
+    if "entry_index" in memos:
+        index = dict(memos["entry_index"])
+        index.update((path, entries + n) for n, path in enumerate(fresh_paths))
+        out.memos["entry_index"] = index
 
 
 def _appended_vectors(old_matrix: Any, old_paths: list[str], gone: set[str], fresh: Any) -> Any:

@@ -49,7 +49,7 @@ def real(sims: Similarities, loaded: Any, paths: list[str]) -> list[tuple[float,
     where it has none), gathered in one pass over the arrays."""
     import numpy as np
 
-    by_path = _chunk_rows(loaded)
+    by_path = loaded.chunk_rows()
     lists = [by_path.get(p, []) for p in paths]
     chunk = np.zeros(len(paths), dtype=np.float64)
     have = [n for n, rows in enumerate(lists) if rows]
@@ -59,24 +59,11 @@ def real(sims: Similarities, loaded: Any, paths: list[str]) -> list[tuple[float,
         chunk[have] = np.maximum.reduceat(sims.chunk[flat], starts)
     entry = np.zeros(len(paths), dtype=np.float64)
     if sims.entry is not None:
-        index = loaded.memo("entry_index", lambda: {p: i for i, p in enumerate(loaded.entry_order)})
+        index = loaded.entry_index()
         at = [(n, index[p]) for n, p in enumerate(paths) if p in index]
         if at:
             entry[[n for n, _ in at]] = sims.entry[[i for _, i in at]]
     return list(zip(chunk.tolist(), entry.tolist(), strict=True))
-
-
-def _chunk_rows(loaded: Any) -> dict[str, list[int]]:
-    """path -> the rows of its chunks in the chunk matrix (built once per resident rows)."""
-
-    def build() -> dict[str, list[int]]:
-        out: dict[str, list[int]] = {}
-        for row, (path, _) in enumerate(loaded.chunk_keys):
-            out.setdefault(path, []).append(row)
-        return out
-
-    rows: dict[str, list[int]] = loaded.memo("chunk_rows", build)
-    return rows
 
 
 def _stats(values: np.ndarray | None) -> tuple[float, float]:

@@ -311,7 +311,10 @@ class RecallService:
         recaller = Recaller(self.index)
         recaller.link_graph()
         recaller.tree()
-        save_derived(self.index.loaded())
+        loaded = self.index.loaded()
+        save_derived(loaded)
+        loaded.reserve()  # room to append into: the first write does not copy the vectors
+        loaded.chunk_rows(), loaded.entry_index(), loaded.chunk_offsets()  # extended on writes
         for name in ("chunks", "chunks#async", "entries"):
             self.index.table(name)
 
