@@ -392,3 +392,47 @@ def test_a_stale_ref_lock_does_not_escape_as_a_raw_error(tmp_path: Path) -> None
     )
     cli = cli_ingest(root, "context", "Ref locked via cli", "y")
     assert "Traceback" not in cli.stderr, cli.stderr
+
+
+SLOW_SYNC_KILL = r"""
+import os, signal, sys, time
+from pathlib import Path
+from clawql_git import Vault
+
+root = Path(sys.argv[1])
+vault = Vault.open(root, eager_index=True)
+
+def hook(frame, event, arg):
+    if event != "call":
+        return
+    name = frame.f_code.co_qualname
+    if name == "CheckoutSync._sync_index":
+        time.sleep(2.5)  # the work-tree part took longer than 2 s (a busy machine)
+    elif name == "Index.write":
+        (root / ".git" / "index.lock").write_bytes(b"")  # libgit2 took its lock ...
+        os.kill(os.getpid(), signal.SIGKILL)  # ... and the kernel killed us inside the write
+
+sys.setprofile(hook)
+vault.ingest(type="decision", title="Killed inside the index write", body="after a slow sync")
+"""
+
+
+def test_a_lock_left_inside_the_index_write_after_a_slow_sync_is_repaired(tmp_path: Path) -> None:
+    """A kill inside libgit2's index write leaves index.lock; a later sync removes it when the
+    engine left it (its marks were stamped just before the write), however long the work-tree
+    part before it took, and the git index catches up with HEAD."""
+    root = Vault.init(tmp_path / "vault", identity=AGENT).root
+    Vault.open(root).ingest(type="decision", title="First", body="before the kill")
+    proc = subprocess.run(
+        [sys.executable, "-c", SLOW_SYNC_KILL, str(root)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode == -signal.SIGKILL, proc.stdout + proc.stderr
+    assert (root / ".git" / "index.lock").exists()
+    Vault.open(root).close()
+    assert not (root / ".git" / "index.lock").exists()
+    status = git(root, "status", "--porcelain", "--untracked-files=all").stdout
+    assert status == "", status

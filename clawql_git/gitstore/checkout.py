@@ -9,8 +9,10 @@ and is kept."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from collections.abc import Callable
+from contextlib import suppress
 from pathlib import Path
 from typing import Protocol
 
@@ -185,4 +187,9 @@ class CheckoutSync:
                 index.add(
                     pygit2.IndexEntry(path, pygit2.Oid(hex=new_id), pygit2.enums.FileMode.BLOB)
                 )
+        # The marks' time is how a later sync knows an index.lock left by a kill inside this
+        # write is ours (``owned_lock``: within 2 s). They were written before the work-tree
+        # part, which can take longer than that on a busy machine: stamp them again now.
+        with suppress(FileNotFoundError):
+            os.utime(self.marks_path)
         index.write()
