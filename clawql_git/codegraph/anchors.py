@@ -319,7 +319,7 @@ def _moved_definition(anchor: Anchor, now: CodeAt, vanished_at: str = "") -> str
     blob it had then): when none of those does, it is still gone, found without listing the
     anchor's own commit (a ``git ls-tree`` per anchored commit at every check); when one
     does, the full search answers."""
-    if vanished_at and not _copy_in(anchor, now, _present(now, now.changed_since(vanished_at))):
+    if vanished_at and not _first_copy(anchor, now, _present(now, now.changed_since(vanished_at))):
         return ""
     touched = _present(now, now.changed_since(anchor.commit))
     candidates = [p for p in [anchor.file, *touched] if p in now.blobs]
@@ -328,11 +328,6 @@ def _moved_definition(anchor: Anchor, now: CodeAt, vanished_at: str = "") -> str
 
 def _present(now: CodeAt, paths: list[str]) -> list[str]:
     return [p for p in paths if p in now.blobs and now.language(p)]
-
-
-def _copy_in(anchor: Anchor, now: CodeAt, paths: list[str]) -> bool:
-    """Whether any of ``paths`` holds what ``_first_copy`` would take for ``anchor``."""
-    return bool(_first_copy(anchor, now, paths))
 
 
 def _first_copy(anchor: Anchor, now: CodeAt, candidates: list[str]) -> str:

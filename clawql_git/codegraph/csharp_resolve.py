@@ -98,30 +98,14 @@ class CSharpCalls(JavaCalls):
     def type_of(
         self, path: str, scope: str, parts: list[str], arities: list[int], ctx: ResolutionNotes
     ) -> Entity:
-        """The Java reading, but a head ``X()`` that is no method is ``new X()``."""
+        """The Java reading, but a head ``X()`` that is no method is ``new X()`` (as Kotlin's
+        constructor heads are read), and unknown unless ``X`` is a type of the repository."""
         head = parts[0]
         if head.endswith("()") and self.implicit(path, scope, head[:-2], -1) is None:
-            made = self.type_named(path, scope, head[:-2])
-            if made[0] != "def":
+            if self.type_named(path, scope, head[:-2])[0] != "def":
                 return UNK
-            ctx.inferred = True
-            entity = self.instance(made)
-            return self.rest_of(entity, parts[1:], arities[1:], ctx)
+            parts = [f"new {head}", *parts[1:]]
         return super().type_of(path, scope, parts, arities, ctx)
-
-    def rest_of(
-        self, entity: Entity, rest: list[str], arities: list[int], ctx: ResolutionNotes
-    ) -> Entity:
-        """The members and calls after a receiver's head."""
-        calls = iter(arities)
-        for part in rest:
-            if part.endswith("()"):
-                entity = self.call_result(entity, part[:-2], next(calls, -1))
-            elif entity[0] in ("inst", "def") and self.is_type(entity[1], entity[2]):
-                entity = self.member(entity, part, ctx)
-            else:
-                return entity if entity[0] == "ext" else UNK
-        return entity
 
     def declared(
         self, path: str, scope: str, assigns: list[Assignment], ctx: ResolutionNotes
