@@ -3,16 +3,18 @@ node, the terms the walk compares, and the walk itself; patched in place after a
 
 from __future__ import annotations
 
+import heapq
 import math
 import re
 from collections import defaultdict
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
 POOL = 40
 WIDTH = 200  # entries per node whose catalog terms describe the node
+MEMO_MAX = 4_096  # terms whose per-category counts a tree keeps (a few hundred bytes each)
 WORD = re.compile(r"[a-z0-9]+")
 _STOP = frozenset(
     [
@@ -96,6 +98,7 @@ class CategoryTree:
     words: dict[str, frozenset[str]]  # node -> terms of its entries' catalog lines
     entry_terms: dict[str, frozenset[str]]
     postings: dict[str, list[str]]  # term -> entries whose catalog line has it
+    memo: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
     def build(
@@ -117,6 +120,7 @@ class CategoryTree:
         """This tree after the entries in ``touched`` changed or went, updated in place.
         ``entries`` must list the rewritten ones last (the order a refresh keeps), which is
         where a fresh build puts them in every member and posting list too."""
+        self.memo.clear()
         affected: set[str] = set()
         for path in touched & self.entry_terms.keys():
             for node in (n for n, ps in self.members.items() if path in ps):
@@ -145,18 +149,50 @@ class CategoryTree:
         self.children.update(children)
         return self
 
+    def term_weights(self, query: str) -> dict[str, float]:
+        """entry -> the sum of the idf of the query's terms its catalog line holds (rarer
+        terms weigh more), kept for the last query: the catalog layer and the query's class
+        both read it, and at 100,000 entries a common term's posting has thousands."""
+        known = self.memo.get("weights")
+        if known is not None and known[0] == query:
+            weights: dict[str, float] = known[1]
+            return weights
+        total = max(len(self.entry_terms), 1)
+        weights = {}
+        for term in set(terms(query)):
+            posting = self.postings.get(term)
+            if not posting:
+                continue
+            idf = math.log(1 + total / len(posting))
+            if not weights:
+                weights = dict.fromkeys(posting, idf)
+                continue
+            get = weights.get
+            for path in posting:
+                weights[path] = get(path, 0.0) + idf
+        self.memo["weights"] = (query, weights)
+        return weights
+
+    def category_counts(self, term: str, entries: Mapping[str, Any]) -> dict[str, int]:
+        """page_index_path -> how many entries under it have ``term`` in their catalog line
+        (``entries``: the rows this tree was made of; kept per term)."""
+        key = f"cats:{term}"
+        found: dict[str, int] | None = self.memo.get(key)
+        if found is None:
+            found = defaultdict(int)
+            for path in self.postings.get(term, ()):
+                row = entries.get(path)
+                if row is not None:
+                    found[row["page_index_path"]] += 1
+            if len(self.memo) >= MEMO_MAX:
+                self.memo.clear()
+            self.memo[key] = found = dict(found)
+        return found
+
     def catalog_survey(self, query: str) -> list[tuple[str, float]]:
         """The catalog layer: entries whose catalog line (title, description, tags) shares the
-        query's terms, rarer terms weighing more (idf)."""
-        total = max(len(self.entry_terms), 1)
-        scores: dict[str, float] = defaultdict(float)
-        for term in set(terms(query)):
-            posting = self.postings.get(term, [])
-            if posting:
-                weight = math.log(1 + total / len(posting))
-                for path in posting:
-                    scores[path] += weight
-        return sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:POOL]
+        query's terms, rarer terms weighing more (idf); best first, ties by path."""
+        return best_first(self.term_weights(query), POOL)
 
     def score(self, node: str, want: set[str]) -> float:
         size = len(self.members[node])
@@ -170,6 +206,19 @@ def _nodes(page_index_path: str) -> tuple[str, ...]:
     """The tree nodes an entry is under: every prefix of its path, and the root."""
     parts = [p for p in str(page_index_path).split("/") if p]
     return (*("/".join(parts[:depth]) for depth in range(1, len(parts) + 1)), "")
+
+
+def best_first(scores: dict[str, float], limit: int) -> list[tuple[str, float]]:
+    """``sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]`` without sorting
+    every item: the ``limit``-th best score is found first, then only what is above it is
+    sorted, and the paths tied at it are taken in path order."""
+    top = heapq.nlargest(limit, scores.values())
+    if not top:
+        return []
+    cut = top[-1]
+    above = sorted(((p, s) for p, s in scores.items() if s > cut), key=lambda kv: (-kv[1], kv[0]))
+    tied = heapq.nsmallest(limit - len(above), (p for p, s in scores.items() if s == cut))
+    return above + [(p, cut) for p in tied]
 
 
 def _children(members: dict[str, list[str]]) -> dict[str, list[str]]:
@@ -209,16 +258,17 @@ def query_class(tree: CategoryTree, query: str, entries: Mapping[str, Any]) -> s
     a category named by a query term ahead; "" when no entry shares a term."""
     want = set(terms(query))
     total = max(len(tree.entry_terms), 1)
-    weight: dict[str, float] = defaultdict(float)
+    by_category: dict[str, float] = defaultdict(float)
     for term in want:
-        posting = tree.postings.get(term, [])
-        idf = math.log(1 + total / len(posting)) if posting else 0.0
-        for path in posting:
-            weight[path] += idf
+        posting = tree.postings.get(term)
+        if not posting:
+            continue
+        idf = math.log(1 + total / len(posting))
+        for category, count in tree.category_counts(term, entries).items():
+            by_category[category] += idf * count
     scores: dict[str, float] = defaultdict(float)
-    for path, w in weight.items():
-        row = entries.get(path)
-        for node in _nodes(row["page_index_path"])[:-1] if row is not None else ():
+    for category, w in by_category.items():
+        for node in _nodes(category)[:-1]:
             scores[node] += w
     if not scores:
         return ""
@@ -273,7 +323,6 @@ def _reached_scores(
 ) -> list[tuple[str, float]]:
     overlap: dict[str, int] = defaultdict(int)
     for term in want:
-        for path in tree.postings.get(term, ()):
-            if path in reached:
-                overlap[path] += 1
-    return sorted(((p, n / len(want)) for p, n in overlap.items()), key=lambda kv: (-kv[1], kv[0]))
+        for path in reached.intersection(tree.postings.get(term, ())):
+            overlap[path] += 1
+    return best_first({p: n / len(want) for p, n in overlap.items()}, POOL)
