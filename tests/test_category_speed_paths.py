@@ -102,7 +102,7 @@ def test_catalog_class_and_walk_equal_the_plain_definitions(query: str) -> None:
 
 def test_best_first_is_a_sort_by_score_then_path() -> None:
     rng = random.Random(3)
-    for n in (0, 1, 5, 39, 40, 41, 300):
+    for n in (0, 1, 5, 39, 40, 41, 300, 5000):
         scores = {f"p{rng.randint(0, 10**6)}": float(rng.randint(0, 4)) for _ in range(n)}
         want = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
         for limit in (1, 3, 40):

@@ -14,6 +14,7 @@ from typing import Any
 
 POOL = 40
 WIDTH = 200  # entries per node whose catalog terms describe the node
+BIG = 2_000  # scores past which best_first compares them in numpy
 MEMO_MAX = 4_096  # terms whose per-category counts a tree keeps (a few hundred bytes each)
 WORD = re.compile(r"[a-z0-9]+")
 _STOP = frozenset(
@@ -212,12 +213,29 @@ def best_first(scores: dict[str, float], limit: int) -> list[tuple[str, float]]:
     """``sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]`` without sorting
     every item: the ``limit``-th best score is found first, then only what is above it is
     sorted, and the paths tied at it are taken in path order."""
+    if len(scores) > BIG:
+        return _best_first_arrays(scores, limit)
     top = heapq.nlargest(limit, scores.values())
     if not top:
         return []
     cut = top[-1]
     above = sorted(((p, s) for p, s in scores.items() if s > cut), key=lambda kv: (-kv[1], kv[0]))
     tied = heapq.nsmallest(limit - len(above), (p for p, s in scores.items() if s == cut))
+    return above + [(p, cut) for p in tied]
+
+
+def _best_first_arrays(scores: dict[str, float], limit: int) -> list[tuple[str, float]]:
+    """:func:`best_first` of many scores: the comparisons with the cut run in numpy."""
+    import numpy as np
+
+    values = np.fromiter(scores.values(), dtype=np.float64, count=len(scores))
+    cut = float(np.partition(values, len(values) - limit)[len(values) - limit])
+    paths = list(scores)
+    above = sorted(
+        ((paths[i], float(values[i])) for i in np.flatnonzero(values > cut).tolist()),
+        key=lambda kv: (-kv[1], kv[0]),
+    )
+    tied = heapq.nsmallest(limit - len(above), (paths[i] for i in np.flatnonzero(values == cut)))
     return above + [(p, cut) for p in tied]
 
 
