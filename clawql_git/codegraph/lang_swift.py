@@ -37,6 +37,7 @@ from typing import ClassVar
 from tree_sitter import Node
 
 from clawql_git.codegraph.model import FileFacts, RepoView, Symbol, SymbolKind
+from clawql_git.codegraph.swift_resolve import SwiftCalls
 from clawql_git.codegraph.ts_util import (
     Parsers,
     Walker,
@@ -79,6 +80,28 @@ def type_name(node: Node | None) -> str:
     return ""
 
 
+def declared_type(node: Node) -> str:
+    """A parameter's type: the type it names, or a function type as written (a closure)."""
+    return collapse(text(node)) if node.type == "function_type" else type_name(node)
+
+
+def return_type(node: Node) -> str:
+    """The type a function's declared return type names ('' when none is written or it is
+    one of the function's own type parameters)."""
+    written = next(
+        (n for n in node.children_by_field_name("name") if n.type != "simple_identifier"), None
+    )
+    named = type_name(written)
+    generic = {
+        text(p.named_children[0])
+        for params in node.named_children
+        if params.type == "type_parameters"
+        for p in params.named_children
+        if p.type == "type_parameter" and p.named_children
+    }
+    return "" if named in generic else named
+
+
 def callee_name(node: Node | None) -> str:
     """A receiver or callee with dots: ``self.repo.find``, ``Foo().bar``; '' otherwise."""
     if node is None:
@@ -88,6 +111,8 @@ def callee_name(node: Node | None) -> str:
         return text(node)
     if kind == "self_expression":
         return "self"
+    if kind == "super_expression":
+        return "super"
     if kind == "navigation_expression":
         head = callee_name(node.child_by_field_name("target"))
         suffix = node.child_by_field_name("suffix")
@@ -249,12 +274,13 @@ class SwiftWalker(Walker):
             docstring=self.doc(node),
             exported=not words & _HIDDEN,
             decorators=self.decorators(attributes),
+            returns=return_type(node) if node.type != "init_declaration" else "",
         )
         with self.enter(name):
             for param in (c for c in node.named_children if c.type == "parameter"):
                 names = [c for c in param.children_by_field_name("name")]
                 pname = next((text(c) for c in names if c.type == "simple_identifier"), "")
-                declared = next((type_name(c) for c in names if type_name(c)), "")
+                declared = next((declared_type(c) for c in names if declared_type(c)), "")
                 self.assign(pname, declared, param, True)
             for child in node.named_children:
                 if child.type not in {"parameter", "modifiers", "simple_identifier"}:
@@ -317,11 +343,12 @@ class SwiftWalker(Walker):
 class SwiftExtractor:
     """The Swift extractor the code graph loads as ``lang_swift.EXTRACTOR``."""
 
-    version = "1"
+    version = "2"
 
     def __init__(self) -> None:
         self.suffixes = {".swift": "swift"}
         self._parsers = Parsers(_languages())  # type: ignore[arg-type]
+        self.call_resolver = SwiftCalls  # the resolver types receivers by declarations
 
     def extract(self, path: str, source: bytes, language: str) -> FileFacts:
         """Facts of one Swift file; syntax errors are counted and the rest still extracted."""

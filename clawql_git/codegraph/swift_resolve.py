@@ -1,0 +1,288 @@
+"""Swift call resolution by declared types, on :mod:`kotlin_resolve`'s walk: receivers typed
+by ``let x: T`` (``T?``, ``T!`` unwrapped), ``let x = T(...)``, ``var x = T.f()`` or ``x =
+a.b().c()`` (through declared return types), parameters and stored or computed properties;
+``self``, ``Self`` and ``super`` name the enclosing type (an ``extension T`` of a type declared
+anywhere included).
+
+A type's members are those of its declaration and of every ``extension T`` of the repository
+(another file, another module); its supertypes those of its declaration and of its extensions
+(``extension T: P``), so a protocol's requirements and the defaults of ``extension P`` are
+found through a conforming type. ``T(...)`` calls the type's ``init`` (the superclass's one a
+class inherits) and is the type itself when none is declared (a memberwise or default
+initializer); ``-> Self`` gives the receiver's type. What is not proven this way is left to
+the generic resolver (which links ``x.m()`` by the value ``x`` was given, as before).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from clawql_git.codegraph.java_resolve import Method, Type, segments
+from clawql_git.codegraph.kotlin_resolve import FUNCTIONS, KotlinCalls
+from clawql_git.codegraph.model import Assignment, Call
+from clawql_git.codegraph.resolve import UNK, Entity, ResolutionNotes, parent
+
+if TYPE_CHECKING:
+    from clawql_git.codegraph.resolve import Resolver
+
+
+class SwiftCalls(KotlinCalls):
+    """Resolves the calls of Swift files with the facts of a :class:`Resolver`."""
+
+    def __init__(self, resolver: Resolver) -> None:
+        super().__init__(resolver)
+        self._extensions: dict[Type, list[Type]] | None = None  # type -> (file, extension)
+        self._extended: dict[Type, Entity] = {}  # (file, extension qualname) -> its type
+        self._making: set[tuple[str, str, str]] = set()  # values being typed (a cycle stops)
+        self.path = ""  # the file of the call being resolved
+
+    # ------------------------------------------------------------ calls
+
+    def callee(self, path: str, scope: str, call: Call, ctx: ResolutionNotes) -> Entity:
+        """What ``call`` points at: a type made is its ``init``; what the declared types do
+        not prove is left to the generic resolver."""
+        call = Call(call.callee, call.caller, call.line, call.column, call.context)  # no arity
+        self.path = path
+        found = super().callee(path, scope, call, ctx)
+        if found[0] == "def" and self.is_type(found[1], found[2]):
+            return self.initializer(found[1], found[2])
+        if found[0] == "unk" and not self.local_call(path, scope, call):
+            return self.r.callee(path, scope, call.callee, ctx)
+        return found
+
+    def local_call(self, path: str, scope: str, call: Call) -> bool:
+        """A bare call of a local or a parameter (a closure)."""
+        return "." not in call.callee and self.is_local(path, scope, call)
+
+    def initializer(self, path: str, klass: str) -> Entity:
+        """``T(...)``: the ``init`` of ``T`` (a class's inherited one), else ``T`` itself."""
+        places = [(path, klass)]
+        if self.r.index[path].defs[klass].kind == "class":
+            places += self.ancestors(path, klass)
+        for file, qual in places:
+            found = self.declared_here(file, qual, "init")
+            if found is not None:
+                return ("def", found[0], found[1])
+        return ("def", path, klass)
+
+    def is_local(self, path: str, scope: str, call: Call) -> bool:
+        """Whether ``call.callee`` names a local or parameter of the enclosing functions."""
+        cur = scope
+        while cur and self.scope_type(path, cur) is None:
+            if self.r.index[path].assigns.get((cur, call.callee)):
+                return True
+            cur = parent(cur)
+        return False
+
+    # ------------------------------------------------------------ receivers
+
+    def type_of(
+        self, path: str, scope: str, parts: list[str], arities: list[int], ctx: ResolutionNotes
+    ) -> Entity:
+        """As Kotlin's, with ``super`` of an extension's type and a global function's result
+        as heads."""
+        head = parts[0]
+        if head == "super":
+            around = self.enclosing_types(path, scope)
+            return ("super", *around[0]) if around and len(parts) == 1 else UNK
+        if head.endswith("()") and not self.is_constructor(path, scope, head):
+            if self.implicit(path, scope, head[:-2], -1) is None:
+                entity = self.function_result(path, scope, head[:-2], ctx)
+                return self.follow_chain(entity, parts[1:], ctx)
+        return super().type_of(path, scope, parts, arities, ctx)
+
+    def follow_chain(self, entity: Entity, rest: list[str], ctx: ResolutionNotes) -> Entity:
+        """The rest of a receiver chain from ``entity`` (calls typed by return types)."""
+        for part in rest:
+            if entity[0] not in ("inst", "def") or not self.is_type(entity[1], entity[2]):
+                return UNK
+            ctx.inferred = True
+            if part.endswith("()"):
+                entity = self.call_result(entity, part[:-2], -1)
+            else:
+                entity = self.member(entity, part, ctx)
+        return entity
+
+    def function_result(self, path: str, scope: str, name: str, ctx: ResolutionNotes) -> Entity:
+        """What a call of the global function ``name`` gives, by its declared return type."""
+        found = self.r.callee(path, scope, name, ResolutionNotes())
+        if found[0] != "def" or self.r.index[found[1]].defs[found[2]].kind != "function":
+            return UNK
+        ctx.inferred = True
+        fits = self.overloads(found[1]).get(found[2], [])
+        if len({s.returns for s in fits}) != 1:
+            return UNK
+        return self.returns((found[1], found[2], fits[0]))
+
+    def call_result(self, entity: Entity, name: str, arity: int) -> Entity:
+        """What ``x.name(...)`` gives; ``-> Self`` gives the type of ``x``."""
+        if entity[0] in ("inst", "def") and self.is_type(entity[1], entity[2]):
+            found = self.method(entity[1], entity[2], name, arity)
+            if found is not None and found[2].returns == "Self":
+                return ("inst", entity[1], entity[2])
+            if found is not None and name == "init":
+                return ("inst", entity[1], entity[2])
+        return super().call_result(entity, name, arity)
+
+    def variable(self, path: str, scope: str, name: str, ctx: ResolutionNotes) -> Entity:
+        """What a simple name denotes: ``self``/``Self``, a local or parameter of the
+        enclosing functions, a property of the enclosing types (their extensions and
+        supertypes too), else a type or a name of the module."""
+        if name in ("self", "Self"):
+            around = self.enclosing_types(path, scope)
+            if not around:
+                return UNK
+            return ("inst" if name == "self" else "def", *around[0])
+        cur = scope
+        while cur:
+            owner = self.scope_type(path, cur)
+            if owner is not None:
+                found = self.field(owner[0], owner[1], name, ctx)
+                if found is not None:
+                    return found
+            else:
+                seen = self.in_scope(path, cur, self.r.index[path].assigns.get((cur, name), []))
+                if seen:
+                    return self.declared(path, cur, seen, ctx)
+            cur = parent(cur)
+        if name[:1].isupper():
+            typed = self.type_named(path, scope, name)
+            if typed[0] != "unk":
+                return typed
+        return self.r.name(path, scope, name, ctx, 0)
+
+    def declared(
+        self, path: str, scope: str, assigns: list[Assignment], ctx: ResolutionNotes
+    ) -> Entity:
+        """The type a variable is declared with, else the type of the value it is given
+        (``T(...)``, ``T.make()``, ``a.b().c()``)."""
+        ctx.inferred = True  # the declared type: the object may be of a subtype
+        typed = {a.value for a in assigns if a.annotation}
+        if len(typed) > 1:
+            return UNK
+        if typed:
+            return self.typed(path, scope, typed.pop())
+        made = {self.made(path, scope, a.value, ctx) for a in assigns}
+        return made.pop() if len(made) == 1 else UNK
+
+    def made(self, path: str, scope: str, value: str, ctx: ResolutionNotes) -> Entity:
+        """The type of the value of the call ``value(...)`` in ``scope``."""
+        parts = segments(f"{value}()")
+        key = (path, scope, value)
+        if parts is None or key in self._making:
+            return UNK
+        self._making.add(key)
+        try:
+            return self.instance(self.type_of(path, scope, parts, [-1] * len(parts), ctx))
+        finally:
+            self._making.discard(key)
+
+    def in_scope(self, path: str, scope: str, assigns: list[Assignment]) -> list[Assignment]:
+        """The declarations of a local the call sees: the nearest one above it."""
+        above = [a for a in assigns if a.line <= self.line]
+        if not above:
+            return assigns
+        nearest = max(a.line for a in above)
+        return [a for a in above if a.line == nearest]
+
+    # ------------------------------------------------------------ types and members
+
+    def scope_type(self, path: str, scope: str) -> Type | None:
+        """The type ``scope`` is the body of: a type declared in ``path`` or one an
+        ``extension`` of ``path`` extends."""
+        if self.is_type(path, scope):
+            return (path, scope)
+        found = self.extended(path, scope)
+        return (found[1], found[2]) if found[0] == "def" else None
+
+    def extended(self, path: str, qual: str) -> Entity:
+        """The type ``extension qual`` of ``path`` extends (unknown when ``path`` has no such
+        extension or the type is not the repository's)."""
+        key = (path, qual)
+        if key not in self._extended:
+            found: Entity = UNK
+            if self.is_type(path, qual):
+                found = ("def", path, qual)
+            elif qual in self.extension_names(path):
+                # the generic lookup (the file, its module, its imports): no supertype is
+                # needed to find what an extension extends
+                file, named = self.r._type_def(path, "", qual, False)
+                found = ("def", file, named) if file and self.is_type(file, named) else UNK
+            self._extended[key] = found
+        return self._extended[key]
+
+    def extension_names(self, path: str) -> set[str]:
+        return {s.qualname for s in self.r.index[path].facts.symbols if s.kind == "extension"}
+
+    def enclosing_types(self, path: str, scope: str) -> list[Type]:
+        """The types around ``scope`` (extended ones included), innermost first."""
+        out = []
+        cur = scope
+        while cur:
+            owner = self.scope_type(path, cur)
+            if owner is not None:
+                out.append(owner)
+            cur = parent(cur)
+        return out
+
+    def places(self, path: str, klass: str) -> list[Type]:
+        """Where the members of ``klass`` are declared: its body, then its extensions."""
+        if self._extensions is None:
+            self._extensions = {}
+            for file in sorted(self.r.index):
+                if self.r.index[file].facts.language != "swift":
+                    continue
+                for qual in sorted(self.extension_names(file)):
+                    found = self.extended(file, qual)
+                    if found[0] == "def" and (file, qual) != (found[1], found[2]):
+                        self._extensions.setdefault((found[1], found[2]), []).append((file, qual))
+        return [(path, klass), *self._extensions.get((path, klass), [])]
+
+    def declared_here(self, path: str, klass: str, name: str) -> Method | None:
+        """The declarations ``klass.name`` in the body or the extensions of ``klass``."""
+        fits = []
+        for file, qual in self.places(path, klass):
+            fits += [
+                (file, s)
+                for s in self.overloads(file).get(f"{qual}.{name}", [])
+                if s.kind in FUNCTIONS
+            ]
+        if not fits:
+            return None
+        # overloads in several files are not told apart (argument labels are not read): the
+        # caller's own file first, as a bare name there reads
+        file, sym = next((f for f in fits if f[0] == self.path), fits[0])
+        if len({s.returns for _, s in fits}) == 1:
+            return file, sym.qualname, sym
+        return file, sym.qualname, replace(sym, returns="")
+
+    def method(self, path: str, klass: str, name: str, arity: int) -> Method | None:
+        """``klass.name`` in ``klass`` (its extensions too) or the nearest supertype."""
+        for file, qual in [(path, klass), *self.ancestors(path, klass)]:
+            found = self.declared_here(file, qual, name)
+            if found is not None:
+                return found
+        return None
+
+    def field(self, path: str, klass: str, name: str, ctx: ResolutionNotes) -> Entity | None:
+        """The type of property ``name`` of ``klass`` (its extensions, its supertypes)."""
+        for file, qual in [(path, klass), *self.ancestors(path, klass)]:
+            for place, owner in self.places(file, qual):
+                assigns = self.r.index[place].assigns.get((owner, name))
+                if assigns:
+                    return self.declared(place, owner, assigns, ctx)
+        return None
+
+    def _work_out_bases(self, path: str, klass: str) -> tuple[list[Type], bool, Type | None]:
+        """What ``klass`` derives from: its declaration's bases and its extensions'."""
+        inside, outside, element = super()._work_out_bases(path, klass)
+        for file, qual in self.places(path, klass)[1:]:
+            for sym in self.r.index[file].facts.symbols:
+                if sym.kind != "extension" or sym.qualname != qual:
+                    continue
+                for base in sym.bases:
+                    found = self.typed(file, parent(qual), base)
+                    if found[0] == "inst" and (found[1], found[2]) not in inside:
+                        inside.append((found[1], found[2]))
+        return inside, outside, element
