@@ -36,7 +36,7 @@ from typing import ClassVar
 
 from tree_sitter import Node
 
-from clawql_git.codegraph.model import FileFacts, RepoView, Symbol, SymbolKind
+from clawql_git.codegraph.model import Call, FileFacts, RepoView, Symbol, SymbolKind
 from clawql_git.codegraph.swift_resolve import SwiftCalls
 from clawql_git.codegraph.ts_util import (
     Parsers,
@@ -122,10 +122,52 @@ def callee_name(node: Node | None) -> str:
         return ""
     if kind == "call_expression" and node.named_children:
         inner = callee_name(node.named_children[0])
-        return f"{inner}()" if inner and "(" not in inner else ""
+        return f"{inner}()" if inner else ""
     if kind in {"optional_chaining_expression", "postfix_expression"} and node.named_children:
         return callee_name(node.named_children[0])
     return ""
+
+
+def call_labels(node: Node) -> str:
+    """The argument labels of one call, joined by ',': '_' for an unlabelled argument, '{'
+    for a trailing closure (``f(x, y: 1) { }`` -> ``_,y,{``)."""
+    suffix = next((c for c in node.named_children if c.type == "call_suffix"), None)
+    out: list[str] = []
+    for part in suffix.named_children if suffix is not None else ():
+        if part.type == "value_arguments":
+            for arg in (a for a in part.named_children if a.type == "value_argument"):
+                label = arg.child_by_field_name("name")
+                out.append(text(label).removesuffix(":").strip() if label is not None else "_")
+        elif part.type == "lambda_literal":
+            out.append("{")
+    return ",".join(out)
+
+
+def chain_labels(node: Node | None) -> tuple[str, ...]:
+    """The labels of each call of a callee chain as ``callee_name`` reads it, left to right."""
+    if node is None:
+        return ()
+    if node.type == "navigation_expression":
+        return chain_labels(node.child_by_field_name("target"))
+    if node.type == "call_expression" and node.named_children:
+        return (*chain_labels(node.named_children[0]), call_labels(node))
+    if node.type in {"optional_chaining_expression", "postfix_expression"} and node.named_children:
+        return chain_labels(node.named_children[0])
+    return ()
+
+
+def parameter_labels(node: Node) -> tuple[str, ...]:
+    """A function's parameters as ``Symbol.labels`` writes them (``_``, ``b=``, ``c...``)."""
+    out: list[str] = []
+    for i, child in enumerate(node.children):
+        if child.type == "parameter":
+            outer = child.child_by_field_name("external_name")
+            inner = child.child_by_field_name("name")
+            label = text(outer if outer is not None else inner)
+            out.append(label + ("..." if any(c.type == "..." for c in child.children) else ""))
+        elif out and node.field_name_for_child(i) == "default_value":
+            out[-1] += "="
+    return tuple(out)
 
 
 def modifiers(node: Node) -> tuple[set[str], list[Node]]:
@@ -275,6 +317,7 @@ class SwiftWalker(Walker):
             exported=not words & _HIDDEN,
             decorators=self.decorators(attributes),
             returns=return_type(node) if node.type != "init_declaration" else "",
+            labels=parameter_labels(node),
         )
         with self.enter(name):
             for param in (c for c in node.named_children if c.type == "parameter"):
@@ -325,7 +368,16 @@ class SwiftWalker(Walker):
         fn = node.named_children[0] if node.named_children else None
         name = callee_name(fn)
         if name:
-            self.add_call(name, node)
+            self.facts.calls.append(
+                Call(
+                    name,
+                    self.qualname,
+                    node.start_point[0] + 1,
+                    node.start_point[1],
+                    self.context,
+                    labels=(*chain_labels(fn), call_labels(node)),
+                )
+            )
         if fn is not None and fn.type == "navigation_expression":
             target = fn.child_by_field_name("target")
             if target is not None and target.type not in {"simple_identifier", "self_expression"}:

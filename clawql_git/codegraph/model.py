@@ -48,6 +48,9 @@ class Symbol:
     returns: str = ""  # Java: the declared return type with its type arguments ('' for none)
     params: int = -1  # Java: how many parameters (-1 unknown)
     variadic: bool = False  # Java: the last parameter is ``T...``
+    # Swift: each parameter's argument label ('_' for none), ``=`` after one with a default
+    # value, ``...`` after a variadic one (``f(_ a: Int, b: Int = 1)`` -> ('_', 'b='))
+    labels: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -83,6 +86,10 @@ class Call:
     # Java: the argument count of each call of the callee chain, left to right, the call
     # itself last (``a.b(x).c(y, z)`` -> (1, 2)); empty when not recorded
     args: tuple[int, ...] = ()
+    # Swift: the argument labels of each call of the callee chain, left to right, each call's
+    # joined by ',' ('_' an unlabelled argument, '{' a trailing closure): ``a.b(x, y: 1).c {}``
+    # -> ('_,y', '{')
+    labels: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,32 @@ if TYPE_CHECKING:
     from clawql_git.codegraph.resolve import Resolver
 
 
+def labels_given(labels: tuple[str, ...], at: int) -> list[str] | None:
+    """The argument labels of call ``at`` of a chain (None: not known)."""
+    if at < 0 or at >= len(labels):
+        return None
+    return [label for label in labels[at].split(",") if label]
+
+
+def labels_fit(params: tuple[str, ...], given: list[str]) -> bool:
+    """Whether a call with argument labels ``given`` may call a function whose parameters
+    are ``params`` (as ``Symbol.labels`` writes them): the labels in order, a parameter with
+    a default value left out, a variadic one taking several, a trailing closure the rest."""
+    closure = "{" in given
+    args = [label for label in given if label != "{"]
+    i = 0
+    for param in params:
+        variadic, default = param.endswith("..."), param.endswith("=")
+        label = param.removesuffix("=").removesuffix("...")
+        if i < len(args) and args[i] == label:
+            i += 1
+            while variadic and i < len(args) and args[i] == "_":
+                i += 1
+        elif not default and not closure:
+            return False
+    return i == len(args) and (not closure or bool(params))
+
+
 class SwiftCalls(KotlinCalls):
     """Resolves the calls of Swift files with the facts of a :class:`Resolver`."""
 
@@ -36,17 +62,21 @@ class SwiftCalls(KotlinCalls):
         self._extended: dict[Type, Entity] = {}  # (file, extension qualname) -> its type
         self._making: set[tuple[str, str, str]] = set()  # values being typed (a cycle stops)
         self.path = ""  # the file of the call being resolved
+        self.labels: tuple[str, ...] = ()  # its argument labels, per call of its chain
 
     # ------------------------------------------------------------ calls
 
     def callee(self, path: str, scope: str, call: Call, ctx: ResolutionNotes) -> Entity:
         """What ``call`` points at: a type made is its ``init``; what the declared types do
         not prove is left to the generic resolver."""
-        call = Call(call.callee, call.caller, call.line, call.column, call.context)  # no arity
-        self.path = path
+        # Java's walk passes each call's argument count down the chain; here it is the index
+        # of the call in the chain, whose labels (``self.labels``) pick the overloads
+        self.path, self.labels = path, call.labels
+        indexed = tuple(range(len(call.labels)))
+        call = Call(call.callee, call.caller, call.line, call.column, call.context, indexed)
         found = super().callee(path, scope, call, ctx)
         if found[0] == "def" and self.is_type(found[1], found[2]):
-            return self.initializer(found[1], found[2])
+            return self.initializer(found[1], found[2], len(indexed) - 1)
         if found[0] == "unk" and not self.local_call(path, scope, call):
             return self.r.callee(path, scope, call.callee, ctx)
         return found
@@ -55,13 +85,14 @@ class SwiftCalls(KotlinCalls):
         """A bare call of a local or a parameter (a closure)."""
         return "." not in call.callee and self.is_local(path, scope, call)
 
-    def initializer(self, path: str, klass: str) -> Entity:
-        """``T(...)``: the ``init`` of ``T`` (a class's inherited one), else ``T`` itself."""
+    def initializer(self, path: str, klass: str, at: int) -> Entity:
+        """``T(...)``: the ``init`` of ``T`` (a class's inherited one) the labels of call
+        ``at`` of the chain fit, else ``T`` itself (a memberwise or default one)."""
         places = [(path, klass)]
         if self.r.index[path].defs[klass].kind == "class":
             places += self.ancestors(path, klass)
         for file, qual in places:
-            found = self.declared_here(file, qual, "init")
+            found = self.declared_here(file, qual, "init", at)
             if found is not None:
                 return ("def", found[0], found[1])
         return ("def", path, klass)
@@ -86,20 +117,29 @@ class SwiftCalls(KotlinCalls):
         if head == "super":
             around = self.enclosing_types(path, scope)
             return ("super", *around[0]) if around and len(parts) == 1 else UNK
-        if head.endswith("()") and not self.is_constructor(path, scope, head):
-            if self.implicit(path, scope, head[:-2], -1) is None:
-                entity = self.function_result(path, scope, head[:-2], ctx)
-                return self.follow_chain(entity, parts[1:], ctx)
+        if self.global_call(path, scope, head):
+            entity = self.function_result(path, scope, head[:-2], ctx)
+            return self.follow_chain(entity, parts[1:], arities[1:], ctx)
         return super().type_of(path, scope, parts, arities, ctx)
 
-    def follow_chain(self, entity: Entity, rest: list[str], ctx: ResolutionNotes) -> Entity:
+    def global_call(self, path: str, scope: str, head: str) -> bool:
+        """Whether the head ``f()`` of a chain is no initializer and no method of the
+        enclosing types (a global function, or nothing of the repository)."""
+        if not head.endswith("()") or self.is_constructor(path, scope, head):
+            return False
+        return self.implicit(path, scope, head[:-2], -1) is None
+
+    def follow_chain(
+        self, entity: Entity, rest: list[str], arities: list[int], ctx: ResolutionNotes
+    ) -> Entity:
         """The rest of a receiver chain from ``entity`` (calls typed by return types)."""
+        calls = iter(arities)
         for part in rest:
             if entity[0] not in ("inst", "def") or not self.is_type(entity[1], entity[2]):
                 return UNK
             ctx.inferred = True
             if part.endswith("()"):
-                entity = self.call_result(entity, part[:-2], -1)
+                entity = self.call_result(entity, part[:-2], next(calls, -1))
             else:
                 entity = self.member(entity, part, ctx)
         return entity
@@ -239,14 +279,16 @@ class SwiftCalls(KotlinCalls):
                         self._extensions.setdefault((found[1], found[2]), []).append((file, qual))
         return [(path, klass), *self._extensions.get((path, klass), [])]
 
-    def declared_here(self, path: str, klass: str, name: str) -> Method | None:
-        """The declarations ``klass.name`` in the body or the extensions of ``klass``."""
+    def declared_here(self, path: str, klass: str, name: str, at: int) -> Method | None:
+        """The declarations ``klass.name`` in the body or the extensions of ``klass`` that
+        the labels of call ``at`` of the chain fit (-1: any)."""
+        given = labels_given(self.labels, at)
         fits = []
         for file, qual in self.places(path, klass):
             fits += [
                 (file, s)
                 for s in self.overloads(file).get(f"{qual}.{name}", [])
-                if s.kind in FUNCTIONS
+                if s.kind in FUNCTIONS and (given is None or labels_fit(s.labels, given))
             ]
         if not fits:
             return None
@@ -260,7 +302,7 @@ class SwiftCalls(KotlinCalls):
     def method(self, path: str, klass: str, name: str, arity: int) -> Method | None:
         """``klass.name`` in ``klass`` (its extensions too) or the nearest supertype."""
         for file, qual in [(path, klass), *self.ancestors(path, klass)]:
-            found = self.declared_here(file, qual, name)
+            found = self.declared_here(file, qual, name, arity)
             if found is not None:
                 return found
         return None
