@@ -57,6 +57,10 @@ _KINDS: dict[str, SymbolKind] = {
     "protocol": "interface",
 }
 _HIDDEN = frozenset({"private", "fileprivate"})
+_MARKED = frozenset({"try_expression", "await_expression"})
+_WRAPPERS = _MARKED | {"optional_chaining_expression", "postfix_expression"}
+_CALLS = frozenset({"call_expression", "constructor_expression"})
+_SUFFIXES = frozenset({"call_suffix", "constructor_suffix"})
 
 
 def _languages() -> dict[str, object]:
@@ -102,6 +106,26 @@ def return_type(node: Node) -> str:
     return "" if named in generic else named
 
 
+def unwrapped(node: Node | None) -> Node | None:
+    """An expression without its ``try``/``await``."""
+    while node is not None and node.type in _MARKED:
+        node = node.child_by_field_name("expr") or (
+            node.named_children[-1] if node.named_children else None
+        )
+    return node
+
+
+def closure_of(node: Node) -> Node | None:
+    """The call a trailing closure belongs to when tree-sitter-swift reads ``f(x)`` and a
+    closure after it (on the next line, or after ``try``) as a call of the call ``f(x)``;
+    None for any other call."""
+    suffix = next((c for c in node.named_children if c.type == "call_suffix"), None)
+    if suffix is None or any(c.type != "lambda_literal" for c in suffix.named_children):
+        return None
+    inner = unwrapped(node.named_children[0])
+    return inner if inner is not None and inner.type in _CALLS else None
+
+
 def callee_name(node: Node | None) -> str:
     """A receiver or callee with dots: ``self.repo.find``, ``Foo().bar``; '' otherwise."""
     if node is None:
@@ -120,18 +144,28 @@ def callee_name(node: Node | None) -> str:
         if head and name is not None and name.type == "simple_identifier":
             return f"{head}.{text(name)}"
         return ""
-    if kind == "call_expression" and node.named_children:
-        inner = callee_name(node.named_children[0])
-        return f"{inner}()" if inner else ""
-    if kind in {"optional_chaining_expression", "postfix_expression"} and node.named_children:
-        return callee_name(node.named_children[0])
+    if kind in _CALLS and node.named_children:
+        called = call_name(node)
+        return f"{called}()" if called else ""
+    if kind in _WRAPPERS and node.named_children:
+        return callee_name(unwrapped(node) if kind in _MARKED else node.named_children[0])
     return ""
+
+
+def call_name(node: Node) -> str:
+    """The callee of a call (``a.b`` of ``a.b(x)``), a type for an initializer call."""
+    if node.type == "constructor_expression":
+        return type_name(node.child_by_field_name("constructed_type"))
+    inner = closure_of(node)
+    if inner is not None:
+        return call_name(inner)
+    return callee_name(node.named_children[0]) if node.named_children else ""
 
 
 def call_labels(node: Node) -> str:
     """The argument labels of one call, joined by ',': '_' for an unlabelled argument, '{'
     for a trailing closure (``f(x, y: 1) { }`` -> ``_,y,{``)."""
-    suffix = next((c for c in node.named_children if c.type == "call_suffix"), None)
+    suffix = next((c for c in node.named_children if c.type in _SUFFIXES), None)
     out: list[str] = []
     for part in suffix.named_children if suffix is not None else ():
         if part.type == "value_arguments":
@@ -144,15 +178,22 @@ def call_labels(node: Node) -> str:
 
 
 def chain_labels(node: Node | None) -> tuple[str, ...]:
-    """The labels of each call of a callee chain as ``callee_name`` reads it, left to right."""
+    """The labels of each call of an expression chain as ``callee_name`` reads it, left to
+    right (``node`` itself included when it is a call)."""
     if node is None:
         return ()
     if node.type == "navigation_expression":
         return chain_labels(node.child_by_field_name("target"))
     if node.type == "call_expression" and node.named_children:
+        inner = closure_of(node)
+        if inner is not None:
+            *before, last = chain_labels(inner) or ("",)
+            return (*before, ",".join(p for p in (last, "{") if p))
         return (*chain_labels(node.named_children[0]), call_labels(node))
-    if node.type in {"optional_chaining_expression", "postfix_expression"} and node.named_children:
-        return chain_labels(node.named_children[0])
+    if node.type == "constructor_expression":
+        return (call_labels(node),)
+    if node.type in _WRAPPERS and node.named_children:
+        return chain_labels(unwrapped(node) if node.type in _MARKED else node.named_children[0])
     return ()
 
 
@@ -198,6 +239,9 @@ class SwiftWalker(Walker):
         "protocol_property_declaration": "on_property",
         "typealias_declaration": "on_alias",
         "call_expression": "on_call",
+        "constructor_expression": "on_call",
+        "if_statement": "on_condition",
+        "guard_statement": "on_condition",
         "attribute": "on_attribute",
         "comment": "on_above",
         "multiline_comment": "on_above",
@@ -350,8 +394,8 @@ class SwiftWalker(Walker):
                 decorators=self.decorators(attributes),
             )
         self.assign(name, type_name(annotation), node, True)
-        if value is not None and value.type == "call_expression":
-            self.assign(name, callee_name(value).removesuffix("()"), node, False)
+        if value is not None:
+            self.assign_value(name, value, node)
         self.visit(value)
         for child in node.named_children:
             if child.type in {"computed_property", "willset_didset_block"}:
@@ -365,27 +409,57 @@ class SwiftWalker(Walker):
             )
 
     def on_call(self, node: Node) -> None:
-        fn = node.named_children[0] if node.named_children else None
-        name = callee_name(fn)
+        name = call_name(node)
         if name:
-            self.facts.calls.append(
-                Call(
-                    name,
-                    self.qualname,
-                    node.start_point[0] + 1,
-                    node.start_point[1],
-                    self.context,
-                    labels=(*chain_labels(fn), call_labels(node)),
-                )
-            )
-        if fn is not None and fn.type == "navigation_expression":
+            at = (node.start_point[0] + 1, node.start_point[1])
+            call = Call(name, self.qualname, *at, self.context, labels=chain_labels(node))
+            self.facts.calls.append(call)
+        inner = closure_of(node) if node.type == "call_expression" else None
+        if inner is not None:  # ``f(x)`` and its trailing closure: one call
+            self.visit_parts(inner)
+            self.visit_children(node.named_children[-1])
+        else:
+            self.visit_parts(node)
+
+    def visit_parts(self, node: Node) -> None:
+        """What a call holds besides itself: its receiver chain's calls, its arguments."""
+        fn = node.named_children[0] if node.named_children else None
+        if node.type == "constructor_expression":
+            fn = None
+        elif fn is not None and fn.type == "navigation_expression":
             target = fn.child_by_field_name("target")
             if target is not None and target.type not in {"simple_identifier", "self_expression"}:
                 self.visit(target)
         elif fn is not None and fn.type != "simple_identifier":
             self.visit(fn)
-        for rest in node.named_children[1:]:
-            self.visit(rest)
+        for rest in node.named_children[1 if node.type == "call_expression" else 0 :]:
+            if rest is not fn and rest.type != "user_type":
+                self.visit(rest)
+
+    def on_condition(self, node: Node) -> None:
+        """``if let x = y``, ``guard let x = f() else``: ``x`` is given ``y``'s value."""
+        bound = ""
+        for i, child in enumerate(node.children):
+            field = node.field_name_for_child(i)
+            if field == "bound_identifier":
+                bound = text(child)
+            elif child.type == "value_binding_pattern":
+                bound = ""
+            elif field == "condition" and bound and child.is_named:
+                self.assign_value(bound, child, child)
+                bound = ""
+        self.visit_children(node)
+
+    def assign_value(self, name: str, value: Node, at: Node) -> None:
+        """``name`` is given ``value``: a call's callee, else ``=`` and a name as written."""
+        inner = unwrapped(value)
+        if inner is None:
+            return
+        if inner.type in _CALLS:
+            self.assign(name, callee_name(inner).removesuffix("()"), at, False)
+        elif inner.type in {"navigation_expression", "simple_identifier", "self_expression"}:
+            written = callee_name(inner)
+            self.assign(name, f"={written}" if written else "", at, False)
 
     def on_attribute(self, node: Node) -> None:
         with self.in_context("decorator"):

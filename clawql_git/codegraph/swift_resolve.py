@@ -98,10 +98,12 @@ class SwiftCalls(KotlinCalls):
         return ("def", path, klass)
 
     def is_local(self, path: str, scope: str, call: Call) -> bool:
-        """Whether ``call.callee`` names a local or parameter of the enclosing functions."""
+        """Whether ``call.callee`` names a local or parameter of the enclosing functions
+        declared above the call (``guard let adapter = adapter(for: r)`` calls a method)."""
         cur = scope
         while cur and self.scope_type(path, cur) is None:
-            if self.r.index[path].assigns.get((cur, call.callee)):
+            assigns = self.r.index[path].assigns.get((cur, call.callee), [])
+            if any(a.line < call.line or a.annotation for a in assigns):
                 return True
             cur = parent(cur)
         return False
@@ -203,19 +205,25 @@ class SwiftCalls(KotlinCalls):
             return UNK
         if typed:
             return self.typed(path, scope, typed.pop())
-        made = {self.made(path, scope, a.value, ctx) for a in assigns}
+        made = {self.made(path, scope, a, ctx) for a in assigns}
         return made.pop() if len(made) == 1 else UNK
 
-    def made(self, path: str, scope: str, value: str, ctx: ResolutionNotes) -> Entity:
-        """The type of the value of the call ``value(...)`` in ``scope``."""
-        parts = segments(f"{value}()")
+    def made(self, path: str, scope: str, given: Assignment, ctx: ResolutionNotes) -> Entity:
+        """The type of the value a variable is given: the result of a call ``value(...)``,
+        or (``=value``) what the name ``value`` holds, read above the declaration (``if let
+        x = x`` reads the ``x`` declared before)."""
+        value = given.value
+        parts = segments(value[1:] if value.startswith("=") else f"{value}()")
         key = (path, scope, value)
         if parts is None or key in self._making:
             return UNK
         self._making.add(key)
+        line, self.line = self.line, given.line - 1
         try:
-            return self.instance(self.type_of(path, scope, parts, [-1] * len(parts), ctx))
+            found = self.type_of(path, scope, parts, [-1] * len(parts), ctx)
+            return found if value.startswith("=") else self.instance(found)
         finally:
+            self.line = line
             self._making.discard(key)
 
     def in_scope(self, path: str, scope: str, assigns: list[Assignment]) -> list[Assignment]:
