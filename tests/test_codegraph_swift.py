@@ -166,7 +166,7 @@ def test_swift_calls_with_their_confidence(tmp_path: Path) -> None:
         ("Log.write", "print", 5, "", "", 0.0, "unresolved"),
         ("Cart.area", "Double", 21, "", "", 0.0, "unresolved"),
         ("Cart.area", "total", 21, CART, "Cart.total", 1.0, "exact"),  # self of the extension
-        ("open", "Cart", 26, CART, "Cart", 1.0, "exact"),
+        ("open", "Cart", 26, CART, "Cart.init", 1.0, "exact"),  # its declared init
         ("open", "User", 26, "", "", 0.0, "unresolved"),  # this file does not import ShopKit
         ("open", "cart.area", 27, BASE, "Cart.area", 0.8, "inferred"),
     ]

@@ -198,14 +198,21 @@ def chain_labels(node: Node | None) -> tuple[str, ...]:
 
 
 def parameter_labels(node: Node) -> tuple[str, ...]:
-    """A function's parameters as ``Symbol.labels`` writes them (``_``, ``b=``, ``c...``)."""
+    """A function's parameters as ``Symbol.labels`` writes them: the argument label, ``:``
+    and the type named (``{}`` for a function type, nothing for another unnamed one), then
+    ``...`` for a variadic one, ``=`` for one with a default value (``_:Int``, ``b:Int=``)."""
     out: list[str] = []
     for i, child in enumerate(node.children):
         if child.type == "parameter":
             outer = child.child_by_field_name("external_name")
-            inner = child.child_by_field_name("name")
-            label = text(outer if outer is not None else inner)
-            out.append(label + ("..." if any(c.type == "..." for c in child.children) else ""))
+            names = child.children_by_field_name("name")
+            label = text(outer if outer is not None else names[0]) if names else "_"
+            written = next((n for n in names[1:] if n.type != "simple_identifier"), None)
+            named = "{}" if written is not None and "->" in text(written) else type_name(written)
+            if "@autoclosure" in text(child):  # takes a value, not a closure
+                named = named.replace("{}", "")
+            variadic = any(c.type == "..." for c in child.children)
+            out.append(f"{label}:{named}" + ("..." if variadic else ""))
         elif out and node.field_name_for_child(i) == "default_value":
             out[-1] += "="
     return tuple(out)

@@ -48,8 +48,9 @@ class Symbol:
     returns: str = ""  # Java: the declared return type with its type arguments ('' for none)
     params: int = -1  # Java: how many parameters (-1 unknown)
     variadic: bool = False  # Java: the last parameter is ``T...``
-    # Swift: each parameter's argument label ('_' for none), ``=`` after one with a default
-    # value, ``...`` after a variadic one (``f(_ a: Int, b: Int = 1)`` -> ('_', 'b='))
+    # Swift: each parameter's argument label ('_' for none) and ':' the type it names ('{}'
+    # a function type), ``...`` after a variadic one, ``=`` after one with a default value
+    # (``f(_ a: Int, b: Int = 1)`` -> ('_:Int', 'b:Int='))
     labels: tuple[str, ...] = ()
 
 

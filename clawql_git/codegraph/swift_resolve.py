@@ -15,6 +15,7 @@ the generic resolver (which links ``x.m()`` by the value ``x`` was given, as bef
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -34,23 +35,30 @@ def labels_given(labels: tuple[str, ...], at: int) -> list[str] | None:
     return [label for label in labels[at].split(",") if label]
 
 
-def labels_fit(params: tuple[str, ...], given: list[str]) -> bool:
+def labels_fit(
+    params: tuple[str, ...], given: list[str], takes_closure: Callable[[str], bool]
+) -> bool:
     """Whether a call with argument labels ``given`` may call a function whose parameters
     are ``params`` (as ``Symbol.labels`` writes them): the labels in order, a parameter with
-    a default value left out, a variadic one taking several, a trailing closure the rest."""
-    closure = "{" in given
+    a default value left out, a variadic one taking several, a trailing closure the next
+    parameter left whose type ``takes_closure``."""
+    closures = given.count("{")
     args = [label for label in given if label != "{"]
     i = 0
     for param in params:
-        variadic, default = param.endswith("..."), param.endswith("=")
-        label = param.removesuffix("=").removesuffix("...")
+        label, _, written = param.partition(":")
+        default = written.endswith("=")
+        written = written.removesuffix("=")
+        variadic = written.endswith("...")
         if i < len(args) and args[i] == label:
             i += 1
             while variadic and i < len(args) and args[i] == "_":
                 i += 1
-        elif not default and not closure:
+        elif i == len(args) and closures and takes_closure(written.removesuffix("...")):
+            closures -= 1
+        elif not default:
             return False
-    return i == len(args) and (not closure or bool(params))
+    return i == len(args) and not closures
 
 
 class SwiftCalls(KotlinCalls):
@@ -274,6 +282,35 @@ class SwiftCalls(KotlinCalls):
             cur = parent(cur)
         return out
 
+    def _type_named(self, path: str, scope: str, written: str) -> Entity:
+        """As Java's, a member type found in the extensions of the enclosing types (and of
+        their supertypes) too, and ``T.Inner`` in the extensions of ``T``."""
+        head, _, rest = written.partition(".")
+        for file, qual in self.enclosing_types(path, scope):
+            for owner_file, owner in [(file, qual), *self.ancestors(file, qual)]:
+                found = self.nested_in(owner_file, owner, written)
+                if found is not None:
+                    return found
+        found = super()._type_named(path, scope, written)
+        if found[0] == "unk" and rest:
+            outer = self.type_named(path, scope, head)
+            inner = self.nested_in(outer[1], outer[2], rest) if outer[0] == "def" else None
+            return inner or UNK
+        return found
+
+    def nested_in(self, path: str, klass: str, written: str) -> Entity | None:
+        """The type ``written`` (``Inner``, ``Inner.Deeper``) declared in ``klass`` or one of
+        its extensions."""
+        head, _, rest = written.partition(".")
+        for file, qual in self.places(path, klass):
+            if self.is_type(file, f"{qual}.{head}"):
+                return (
+                    self.nested_in(file, f"{qual}.{head}", rest)
+                    if rest
+                    else ("def", file, f"{qual}.{head}")
+                )
+        return None
+
     def places(self, path: str, klass: str) -> list[Type]:
         """Where the members of ``klass`` are declared: its body, then its extensions."""
         if self._extensions is None:
@@ -293,11 +330,11 @@ class SwiftCalls(KotlinCalls):
         given = labels_given(self.labels, at)
         fits = []
         for file, qual in self.places(path, klass):
-            fits += [
-                (file, s)
-                for s in self.overloads(file).get(f"{qual}.{name}", [])
-                if s.kind in FUNCTIONS and (given is None or labels_fit(s.labels, given))
-            ]
+            for sym in self.overloads(file).get(f"{qual}.{name}", []):
+                if sym.kind not in FUNCTIONS:
+                    continue
+                if given is None or labels_fit(sym.labels, given, self.closure_type(file, qual)):
+                    fits.append((file, sym))
         if not fits:
             return None
         # overloads in several files are not told apart (argument labels are not read): the
@@ -306,6 +343,19 @@ class SwiftCalls(KotlinCalls):
         if len({s.returns for _, s in fits}) == 1:
             return file, sym.qualname, sym
         return file, sym.qualname, replace(sym, returns="")
+
+    def closure_type(self, path: str, scope: str) -> Callable[[str], bool]:
+        """Whether a parameter type written in ``scope`` of ``path`` takes a closure: a
+        function type, or a type alias of one of the repository."""
+
+        def takes(written: str) -> bool:
+            if written in ("{}", ""):
+                return bool(written)
+            found = self.type_named(path, scope, written)
+            sym = self.r.index[found[1]].defs[found[2]] if found[0] == "def" else None
+            return sym is not None and sym.kind == "type" and "->" in sym.signature
+
+        return takes
 
     def method(self, path: str, klass: str, name: str, arity: int) -> Method | None:
         """``klass.name`` in ``klass`` (its extensions too) or the nearest supertype."""
