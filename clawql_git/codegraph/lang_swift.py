@@ -57,6 +57,9 @@ _KINDS: dict[str, SymbolKind] = {
     "protocol": "interface",
 }
 _HIDDEN = frozenset({"private", "fileprivate"})
+_WRAPPED_TYPES = frozenset(
+    {"optional_type", "existential_type", "opaque_type", "tuple_type", "tuple_type_item"}
+)
 _MARKED = frozenset({"try_expression", "await_expression"})
 _WRAPPERS = _MARKED | {"optional_chaining_expression", "postfix_expression"}
 _CALLS = frozenset({"call_expression", "constructor_expression"})
@@ -75,8 +78,8 @@ def type_name(node: Node | None) -> str:
         return ""
     if node.type == "type_annotation":
         return type_name(node.child_by_field_name("name"))
-    if node.type == "optional_type" and node.named_children:
-        return type_name(node.named_children[0])
+    if node.type in _WRAPPED_TYPES and len(node.named_children) == 1:
+        return type_name(node.named_children[0])  # ``T?``, ``any P``, ``some P``, ``(T)``
     if node.type == "user_type":
         return ".".join(text(c) for c in node.named_children if c.type == "type_identifier")
     if node.type == "type_identifier":

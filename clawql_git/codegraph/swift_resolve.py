@@ -110,7 +110,7 @@ class SwiftCalls(KotlinCalls):
         declared above the call (``guard let adapter = adapter(for: r)`` calls a method)."""
         cur = scope
         while cur and self.scope_type(path, cur) is None:
-            assigns = self.r.index[path].assigns.get((cur, call.callee), [])
+            assigns = self.same_overload(path, cur, call.line, (cur, call.callee))
             if any(a.line < call.line or a.annotation for a in assigns):
                 return True
             cur = parent(cur)
@@ -234,8 +234,23 @@ class SwiftCalls(KotlinCalls):
             self.line = line
             self._making.discard(key)
 
+    def same_overload(
+        self, path: str, scope: str, line: int, key: tuple[str, str]
+    ) -> list[Assignment]:
+        """The declarations of a local or parameter in the overload of ``scope`` around
+        ``line`` (overloads share a qualname, so their locals share a scope)."""
+        assigns = self.r.index[path].assigns.get(key, [])
+        spans = [(s.line, s.end_line) for s in self.overloads(path).get(scope, [])]
+        around = [span for span in spans if span[0] <= line <= span[1]]
+        if len(spans) < 2 or not around:
+            return assigns
+        return [a for a in assigns if around[0][0] <= a.line <= around[0][1]]
+
     def in_scope(self, path: str, scope: str, assigns: list[Assignment]) -> list[Assignment]:
-        """The declarations of a local the call sees: the nearest one above it."""
+        """The declarations of a local the call sees: the nearest one above it, in the
+        overload it sits in."""
+        if assigns:
+            assigns = self.same_overload(path, scope, self.line, (scope, assigns[0].target))
         above = [a for a in assigns if a.line <= self.line]
         if not above:
             return assigns
