@@ -403,9 +403,10 @@ class SwiftWalker(Walker):
                 exported=not words & _HIDDEN,
                 decorators=self.decorators(attributes),
             )
-        self.assign(name, type_name(annotation), node, True)
+        plain = name.strip("`")  # ``static var `default` `` is read as ``T.default``
+        self.assign(plain, type_name(annotation), node, True)
         if value is not None:
-            self.assign_value(name, value, node)
+            self.assign_value(plain, value, node)
         self.visit(value)
         for child in node.named_children:
             if child.type in {"computed_property", "willset_didset_block"}:

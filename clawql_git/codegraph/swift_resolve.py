@@ -82,6 +82,9 @@ class SwiftCalls(KotlinCalls):
         self.path, self.labels = path, call.labels
         indexed = tuple(range(len(call.labels)))
         call = Call(call.callee, call.caller, call.line, call.column, call.context, indexed)
+        if call.callee == "Self":  # ``Self(...)``: the enclosing type's initializer
+            around = self.enclosing_types(path, scope)
+            return self.initializer(*around[0], len(indexed) - 1) if around else UNK
         found = super().callee(path, scope, call, ctx)
         if found[0] == "def" and self.is_type(found[1], found[2]):
             return self.initializer(found[1], found[2], len(indexed) - 1)
@@ -245,6 +248,13 @@ class SwiftCalls(KotlinCalls):
         if len(spans) < 2 or not around:
             return assigns
         return [a for a in assigns if around[0][0] <= a.line <= around[0][1]]
+
+    def typed(self, path: str, scope: str, written: str) -> Entity:
+        """A value of the declared type ``written`` (``Self``: the enclosing type)."""
+        if written == "Self":
+            around = self.enclosing_types(path, scope)
+            return ("inst", *around[0]) if around else UNK
+        return super().typed(path, scope, written)
 
     def in_scope(self, path: str, scope: str, assigns: list[Assignment]) -> list[Assignment]:
         """The declarations of a local the call sees: the nearest one above it, in the
