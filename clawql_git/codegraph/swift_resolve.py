@@ -88,9 +88,35 @@ class SwiftCalls(KotlinCalls):
         found = super().callee(path, scope, call, ctx)
         if found[0] == "def" and self.is_type(found[1], found[2]):
             return self.initializer(found[1], found[2], len(indexed) - 1)
-        if found[0] == "unk" and not self.local_call(path, scope, call):
+        if found[0] != "unk" or self.local_call(path, scope, call):
+            return found
+        receiver = self.typed_receiver(path, scope, call.callee)
+        if receiver is None:
             return self.r.callee(path, scope, call.callee, ctx)
-        return found
+        nested = call.callee.rsplit(".", 1)[-1]
+        made = self.nested_in(*receiver[1:3], nested) if receiver[0] == "def" else None
+        return self.initializer(*made[1:3], len(indexed) - 1) if made else UNK
+
+    def typed_receiver(self, path: str, scope: str, callee: str) -> Entity | None:
+        """The receiver of ``callee`` when it has a type of the repository (a bare call: an
+        enclosing type with a method of that name), else None. Then no overload's labels
+        fitting leaves the call unresolved (the generic resolver would link it by its name
+        alone)."""
+        parts = segments(callee)
+        if parts is None:
+            return None
+        labels, self.labels = self.labels, ()
+        try:
+            if len(parts) == 1:
+                around = self.enclosing_types(path, scope)
+                found = self.implicit(path, scope, parts[0], -1)
+                return ("inst", *around[0]) if found is not None else None
+            ctx = ResolutionNotes()
+            receiver = self.type_of(path, scope, parts[:-1], [-1] * len(parts), ctx)
+            typed = receiver[0] in ("inst", "def", "super") and self.is_type(*receiver[1:3])
+            return receiver if typed else None
+        finally:
+            self.labels = labels
 
     def local_call(self, path: str, scope: str, call: Call) -> bool:
         """A bare call of a local or a parameter (a closure)."""
