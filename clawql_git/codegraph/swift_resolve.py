@@ -93,9 +93,9 @@ class SwiftCalls(KotlinCalls):
         receiver = self.typed_receiver(path, scope, call.callee)
         if receiver is None:
             return self.r.callee(path, scope, call.callee, ctx)
-        nested = call.callee.rsplit(".", 1)[-1]
-        made = self.nested_in(*receiver[1:3], nested) if receiver[0] == "def" else None
-        return self.initializer(*made[1:3], len(indexed) - 1) if made else UNK
+        nested = call.callee.rsplit(".", 1)[-1]  # ``T.Inner(...)``, Inner in an extension
+        made = self.nested_in(receiver[1], receiver[2], nested) if receiver[0] == "def" else None
+        return self.initializer(made[1], made[2], len(indexed) - 1) if made else UNK
 
     def typed_receiver(self, path: str, scope: str, callee: str) -> Entity | None:
         """The receiver of ``callee`` when it has a type of the repository (a bare call: an
