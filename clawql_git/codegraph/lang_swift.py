@@ -36,7 +36,7 @@ from typing import ClassVar
 
 from tree_sitter import Node
 
-from clawql_git.codegraph.model import Call, FileFacts, RepoView, Symbol, SymbolKind
+from clawql_git.codegraph.model import Assignment, Call, FileFacts, RepoView, Symbol, SymbolKind
 from clawql_git.codegraph.swift_resolve import SwiftCalls
 from clawql_git.codegraph.ts_util import (
     Parsers,
@@ -44,6 +44,7 @@ from clawql_git.codegraph.ts_util import (
     clean_block_doc,
     clean_line_docs,
     collapse,
+    line,
     text,
     walk_file,
 )
@@ -467,7 +468,12 @@ class SwiftWalker(Walker):
         if inner is None:
             return
         if inner.type in _CALLS:
-            self.assign(name, callee_name(inner).removesuffix("()"), at, False)
+            made = callee_name(inner).removesuffix("()")
+            if name and made and name not in self.unnamed:
+                labels = chain_labels(inner)
+                self.facts.assignments.append(
+                    Assignment(name, made, self.qualname, line(at), False, labels)
+                )
         elif inner.type in {"navigation_expression", "simple_identifier", "self_expression"}:
             written = callee_name(inner)
             self.assign(name, f"={written}" if written else "", at, False)

@@ -106,6 +106,9 @@ class Assignment:
     scope: str
     line: int
     annotation: bool = False
+    # Swift: a value that is a call, the argument labels of each call of its chain (as
+    # ``Call.labels``): ``x = s.request(u, method: .get)`` -> ('_,method',)
+    labels: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

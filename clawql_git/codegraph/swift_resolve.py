@@ -256,11 +256,12 @@ class SwiftCalls(KotlinCalls):
             return UNK
         self._making.add(key)
         line, self.line = self.line, given.line - 1
+        labels, self.labels = self.labels, given.labels  # the value's calls' labels
         try:
-            found = self.type_of(path, scope, parts, [-1] * len(parts), ctx)
+            found = self.type_of(path, scope, parts, list(range(len(given.labels))), ctx)
             return found if value.startswith("=") else self.instance(found)
         finally:
-            self.line = line
+            self.line, self.labels = line, labels
             self._making.discard(key)
 
     def same_overload(
