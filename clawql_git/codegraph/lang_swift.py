@@ -20,10 +20,15 @@ Conventions:
   conformance; Swift does not say which is which); struct, enum, actor and extension
   bases are 'implements' (an extension's edge has the extended type as written as its
   child); a protocol's bases 'extends'.
-- calls: ``f()``, ``a.b.c()``, ``self.x()``, ``a?.b()`` with dots; ``Foo()`` ->
-  ``Foo`` (an initializer call), ``Foo().bar()`` -> ``Foo().bar``.
-- assignments: property and parameter type annotations, ``let x = Foo()`` (value the
-  callee).
+- calls: ``f()``, ``a.b.c()``, ``self.x()``, ``super.x()``, ``a?.b()`` with dots; ``Foo()``
+  and ``Foo<T>()`` -> ``Foo`` (an initializer call), ``Foo().bar().baz()`` ->
+  ``Foo().bar().baz``; ``f(x)`` and a trailing closure read by tree-sitter as a call of a
+  call are one call; each records the argument labels of its chain (``Call.labels``).
+- functions record their declared return type (``returns``, '' for one of their own type
+  parameters) and their parameters' labels and types (``Symbol.labels``).
+- assignments: property and parameter type annotations (``T?``, ``any P``, ``(T)`` -> ``T``;
+  a closure type as written), ``let x = Foo()`` / ``if let x = f()`` (value the callee,
+  with the call's labels), ``let x = a.b`` / ``guard let x = y`` (value ``=a.b``).
 - ``resolve_module``: a module name -> the ``.swift`` files under ``Sources/<name>/``
   (Swift Package Manager), else under a directory named ``<name>``; system frameworks
   (``Foundation``, ``UIKit``, ...) -> [].

@@ -7,9 +7,13 @@ anywhere included).
 A type's members are those of its declaration and of every ``extension T`` of the repository
 (another file, another module); its supertypes those of its declaration and of its extensions
 (``extension T: P``), so a protocol's requirements and the defaults of ``extension P`` are
-found through a conforming type. ``T(...)`` calls the type's ``init`` (the superclass's one a
-class inherits) and is the type itself when none is declared (a memberwise or default
-initializer); ``-> Self`` gives the receiver's type. What is not proven this way is left to
+found through a conforming type. Overloads (which share a qualname) are told apart by the
+argument labels of the call (``request(for: task)`` is not ``request(url, method: .get)``; a
+trailing closure fills a parameter of function type): a chain through overloads whose return
+types disagree stays unresolved, and so does a call on a receiver of a repository type that
+no overload's labels fit. ``T(...)`` calls the type's ``init`` (the superclass's one a class
+inherits) and is the type itself when none is declared (a memberwise or default
+initializer); ``-> Self`` gives the receiver's type. A receiver not typed this way is left to
 the generic resolver (which links ``x.m()`` by the value ``x`` was given, as before).
 """
 
@@ -389,8 +393,8 @@ class SwiftCalls(KotlinCalls):
                     fits.append((file, sym))
         if not fits:
             return None
-        # overloads in several files are not told apart (argument labels are not read): the
-        # caller's own file first, as a bare name there reads
+        # overloads of several files the labels fit (a default value, a closure taken for a
+        # parameter of another type) are not told apart: the caller's own file first
         file, sym = next((f for f in fits if f[0] == self.path), fits[0])
         if len({s.returns for _, s in fits}) == 1:
             return file, sym.qualname, sym
