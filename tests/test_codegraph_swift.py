@@ -425,6 +425,10 @@ BOOK = {
         "    if let freezing = Optional(Celsius(fromKelvin: 273.15)) {\n"
         "        print(freezing)\n"
         "    }\n"
+        "    let vehicles: [Vehicle] = [train, car]\n"
+        "    for vehicle in vehicles {\n"
+        "        vehicle.makeNoise()\n"
+        "    }\n"
         "}\n"
     ),
 }
@@ -500,6 +504,7 @@ def test_swift_calls_typed_by_declared_types(tmp_path: Path) -> None:
         ("play", "Celsius", 29, TM, "Celsius.init", 1.0, "exact"),
         ("play", "Optional", 29, "", "", 0.0, "unresolved"),
         ("play", "print", 30, "", "", 0.0, "unresolved"),
+        ("play", "vehicle.makeNoise", 34, VH, "Vehicle.makeNoise", 0.8, "inferred"),  # [Vehicle]
     ]
 
 

@@ -93,9 +93,20 @@ def type_name(node: Node | None) -> str:
     return ""
 
 
+def value_type(node: Node | None) -> str:
+    """A declared type as the resolver reads it: the type it names, ``[T]`` for an array of
+    one (``[Request]``), '' for others."""
+    if node is not None and node.type == "type_annotation":
+        return value_type(node.child_by_field_name("name"))
+    if node is not None and node.type == "array_type" and len(node.named_children) == 1:
+        element = type_name(node.named_children[0])
+        return f"[{element}]" if element else ""
+    return type_name(node)
+
+
 def declared_type(node: Node) -> str:
-    """A parameter's type: the type it names, or a function type as written (a closure)."""
-    return collapse(text(node)) if node.type == "function_type" else type_name(node)
+    """A parameter's type: as ``value_type``, or a function type as written (a closure)."""
+    return collapse(text(node)) if node.type == "function_type" else value_type(node)
 
 
 def return_type(node: Node) -> str:
@@ -104,7 +115,7 @@ def return_type(node: Node) -> str:
     written = next(
         (n for n in node.children_by_field_name("name") if n.type != "simple_identifier"), None
     )
-    named = type_name(written)
+    named = value_type(written)
     generic = {
         text(p.named_children[0])
         for params in node.named_children
@@ -258,6 +269,7 @@ class SwiftWalker(Walker):
         "constructor_expression": "on_call",
         "if_statement": "on_condition",
         "guard_statement": "on_condition",
+        "for_statement": "on_for",
         "attribute": "on_attribute",
         "comment": "on_above",
         "multiline_comment": "on_above",
@@ -410,7 +422,7 @@ class SwiftWalker(Walker):
                 decorators=self.decorators(attributes),
             )
         plain = name.strip("`")  # ``static var `default` `` is read as ``T.default``
-        self.assign(plain, type_name(annotation), node, True)
+        self.assign(plain, value_type(annotation), node, True)
         if value is not None:
             self.assign_value(plain, value, node)
         self.visit(value)
@@ -465,6 +477,15 @@ class SwiftWalker(Walker):
             elif field == "condition" and bound and child.is_named:
                 self.assign_value(bound, child, child)
                 bound = ""
+        self.visit_children(node)
+
+    def on_for(self, node: Node) -> None:
+        """``for x in xs``: ``x`` is an element of ``xs`` (value ``[]=xs``)."""
+        item = node.child_by_field_name("item")
+        bound = item.child_by_field_name("bound_identifier") if item is not None else None
+        written = callee_name(unwrapped(node.child_by_field_name("collection")))
+        if bound is not None and written and "(" not in written:
+            self.assign(text(bound), f"[]={written}", node, False)
         self.visit_children(node)
 
     def assign_value(self, name: str, value: Node, at: Node) -> None:

@@ -32,6 +32,13 @@ if TYPE_CHECKING:
     from clawql_git.codegraph.resolve import Resolver
 
 
+# the methods of a Swift array (a collection, a sequence) giving one of its elements
+ELEMENT_METHODS = frozenset(
+    {"first", "last", "removeFirst", "removeLast", "popFirst", "popLast", "randomElement",
+     "min", "max", "next"}
+)  # fmt: skip
+
+
 def labels_given(labels: tuple[str, ...], at: int) -> list[str] | None:
     """The argument labels of call ``at`` of a chain (None: not known)."""
     if at < 0 or at >= len(labels):
@@ -90,6 +97,8 @@ class SwiftCalls(KotlinCalls):
             around = self.enclosing_types(path, scope)
             return self.initializer(*around[0], len(indexed) - 1) if around else UNK
         found = super().callee(path, scope, call, ctx)
+        if found[0] == "ext":  # a method of an array: the repository may extend Array
+            return UNK
         if found[0] == "def" and self.is_type(found[1], found[2]):
             return self.initializer(found[1], found[2], len(indexed) - 1)
         if found[0] != "unk" or self.local_call(path, scope, call):
@@ -199,7 +208,10 @@ class SwiftCalls(KotlinCalls):
         return self.returns((found[1], found[2], fits[0]))
 
     def call_result(self, entity: Entity, name: str, arity: int) -> Entity:
-        """What ``x.name(...)`` gives; ``-> Self`` gives the type of ``x``."""
+        """What ``x.name(...)`` gives; ``-> Self`` gives the type of ``x``; an array's
+        ``removeFirst()``, ``first(where:)``... its element."""
+        if entity[0] == "elem":
+            return ("inst", *entity[1:3]) if name in ELEMENT_METHODS else UNK
         if entity[0] in ("inst", "def") and self.is_type(entity[1], entity[2]):
             found = self.method(entity[1], entity[2], name, arity)
             if found is not None and found[2].returns == "Self":
@@ -254,6 +266,10 @@ class SwiftCalls(KotlinCalls):
         or (``=value``) what the name ``value`` holds, read above the declaration (``if let
         x = x`` reads the ``x`` declared before)."""
         value = given.value
+        if value.startswith("[]="):  # ``for x in xs``: an element of ``xs``
+            parts = segments(value[3:])
+            found = self.type_of(path, scope, parts, [], ctx) if parts else UNK
+            return ("inst", *found[1:3]) if found[0] == "elem" else UNK
         parts = segments(value[1:] if value.startswith("=") else f"{value}()")
         key = (path, scope, value)
         if parts is None or key in self._making:
@@ -281,10 +297,14 @@ class SwiftCalls(KotlinCalls):
         return [a for a in assigns if around[0][0] <= a.line <= around[0][1]]
 
     def typed(self, path: str, scope: str, written: str) -> Entity:
-        """A value of the declared type ``written`` (``Self``: the enclosing type)."""
+        """A value of the declared type ``written`` (``Self``: the enclosing type; ``[T]``: an
+        array of ``T``, whose ``first(where:)``... give a ``T``, as Java's containers)."""
         if written == "Self":
             around = self.enclosing_types(path, scope)
             return ("inst", *around[0]) if around else UNK
+        if written.startswith("[") and written.endswith("]"):  # an array of the element
+            element = self.type_named(path, scope, written[1:-1])
+            return ("elem", *element[1:3]) if element[0] == "def" else UNK
         return super().typed(path, scope, written)
 
     def in_scope(self, path: str, scope: str, assigns: list[Assignment]) -> list[Assignment]:
