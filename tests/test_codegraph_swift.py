@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from clawql_git.codegraph.swift_resolve import labels_fit
 from tests.codegraph_facts import build, calls, deps, extract, supertypes, symbols
 
 SW = {
@@ -166,7 +167,7 @@ def test_swift_calls_with_their_confidence(tmp_path: Path) -> None:
         ("Log.write", "print", 5, "", "", 0.0, "unresolved"),
         ("Cart.area", "Double", 21, "", "", 0.0, "unresolved"),
         ("Cart.area", "total", 21, CART, "Cart.total", 1.0, "exact"),  # self of the extension
-        ("open", "Cart", 26, CART, "Cart", 1.0, "exact"),
+        ("open", "Cart", 26, CART, "Cart.init", 1.0, "exact"),  # its declared init
         ("open", "User", 26, "", "", 0.0, "unresolved"),  # this file does not import ShopKit
         ("open", "cart.area", 27, BASE, "Cart.area", 0.8, "inferred"),
     ]
@@ -238,4 +239,288 @@ def test_swift_extensions_are_symbols_and_their_members_still_resolve(tmp_path: 
     assert calls(graph, path) == [
         ("Cart.sum", "total", 4, "Sources/Shop/Cart.swift", "Cart.total", 1.0, "exact"),
         ("checkout", "cart.sum", 16, path, "Cart.sum", 0.8, "inferred"),  # as before
+    ]
+
+
+# The Swift Programming Language's own examples: Methods (Counter, LevelTracker and Player),
+# Initializers (Celsius), Extensions (Rect's init(center:size:), a method added to Counter in
+# another file), Protocols (RandomNumberGenerator, its extension's default, Dice) and
+# Inheritance (Vehicle, Train, Car).
+BOOK = {
+    "Package.swift": (
+        "// swift-tools-version:5.9\n"
+        "import PackageDescription\n"
+        "\n"
+        'let package = Package(name: "Book")\n'
+    ),
+    "Sources/Book/Counter.swift": (
+        "class Counter {\n"
+        "    var count = 0\n"
+        "    func increment() {\n"
+        "        count += 1\n"
+        "    }\n"
+        "    func increment(by amount: Int) {\n"
+        "        count += amount\n"
+        "    }\n"
+        "    func reset() {\n"
+        "        count = 0\n"
+        "    }\n"
+        "}\n"
+    ),
+    "Sources/Book/Counter+Twice.swift": (
+        "extension Counter {\n"
+        "    func incrementTwice() {\n"
+        "        increment()\n"
+        "        self.increment(by: 1)\n"
+        "    }\n"
+        "}\n"
+    ),
+    "Sources/Book/Levels.swift": (
+        "struct LevelTracker {\n"
+        "    static var highestUnlockedLevel = 1\n"
+        "    var currentLevel = 1\n"
+        "\n"
+        "    static func unlock(_ level: Int) {\n"
+        "        if level > highestUnlockedLevel { highestUnlockedLevel = level }\n"
+        "    }\n"
+        "\n"
+        "    static func isUnlocked(_ level: Int) -> Bool {\n"
+        "        return level <= highestUnlockedLevel\n"
+        "    }\n"
+        "\n"
+        "    @discardableResult\n"
+        "    mutating func advance(to level: Int) -> Bool {\n"
+        "        if LevelTracker.isUnlocked(level) {\n"
+        "            currentLevel = level\n"
+        "            return true\n"
+        "        } else {\n"
+        "            return false\n"
+        "        }\n"
+        "    }\n"
+        "}\n"
+        "\n"
+        "class Player {\n"
+        "    var tracker = LevelTracker()\n"
+        "    let playerName: String\n"
+        "    func complete(level: Int) {\n"
+        "        LevelTracker.unlock(level + 1)\n"
+        "        tracker.advance(to: level + 1)\n"
+        "    }\n"
+        "    init(name: String) {\n"
+        "        playerName = name\n"
+        "    }\n"
+        "}\n"
+    ),
+    "Sources/Book/Temperature.swift": (
+        "struct Celsius {\n"
+        "    var temperatureInCelsius: Double\n"
+        "    init(fromFahrenheit fahrenheit: Double) {\n"
+        "        temperatureInCelsius = (fahrenheit - 32.0) / 1.8\n"
+        "    }\n"
+        "    init(fromKelvin kelvin: Double) {\n"
+        "        temperatureInCelsius = kelvin - 273.15\n"
+        "    }\n"
+        "}\n"
+        "\n"
+        "struct Size {\n"
+        "    var width = 0.0, height = 0.0\n"
+        "}\n"
+        "\n"
+        "struct Point {\n"
+        "    var x = 0.0, y = 0.0\n"
+        "}\n"
+        "\n"
+        "struct Rect {\n"
+        "    var origin = Point()\n"
+        "    var size = Size()\n"
+        "}\n"
+        "\n"
+        "extension Rect {\n"
+        "    init(center: Point, size: Size) {\n"
+        "        let originX = center.x - (size.width / 2)\n"
+        "        let originY = center.y - (size.height / 2)\n"
+        "        self.init(origin: Point(x: originX, y: originY), size: size)\n"
+        "    }\n"
+        "}\n"
+    ),
+    "Sources/Book/Dice.swift": (
+        "protocol RandomNumberGenerator {\n"
+        "    func random() -> Double\n"
+        "}\n"
+        "\n"
+        "extension RandomNumberGenerator {\n"
+        "    func randomBool() -> Bool {\n"
+        "        return random() > 0.5\n"
+        "    }\n"
+        "}\n"
+        "\n"
+        "class LinearCongruentialGenerator: RandomNumberGenerator {\n"
+        "    var lastRandom = 42.0\n"
+        "    func random() -> Double {\n"
+        "        lastRandom = (lastRandom * 3877.0 + 29573.0)\n"
+        "            .truncatingRemainder(dividingBy: 139968.0)\n"
+        "        return lastRandom / 139968.0\n"
+        "    }\n"
+        "}\n"
+        "\n"
+        "class Dice {\n"
+        "    let sides: Int\n"
+        "    let generator: RandomNumberGenerator\n"
+        "    init(sides: Int, generator: RandomNumberGenerator) {\n"
+        "        self.sides = sides\n"
+        "        self.generator = generator\n"
+        "    }\n"
+        "    func roll() -> Int {\n"
+        "        return Int(generator.random() * Double(sides)) + 1\n"
+        "    }\n"
+        "}\n"
+    ),
+    "Sources/Book/Vehicles.swift": (
+        "class Vehicle {\n"
+        "    var currentSpeed = 0.0\n"
+        "    func makeNoise() {\n"
+        "    }\n"
+        "}\n"
+        "\n"
+        "class Train: Vehicle {\n"
+        "    override func makeNoise() {\n"
+        "        super.makeNoise()\n"
+        '        print("Choo Choo")\n'
+        "    }\n"
+        "}\n"
+        "\n"
+        "class Car: Vehicle {\n"
+        "    var gear = 1\n"
+        "}\n"
+    ),
+    "Sources/Book/Play.swift": (
+        "func makeCounter() -> Counter {\n"
+        "    return Counter()\n"
+        "}\n"
+        "\n"
+        "func listen(to vehicle: Vehicle, spare: Dice?) {\n"
+        "    vehicle.makeNoise()\n"
+        "    spare?.roll()\n"
+        "}\n"
+        "\n"
+        "func play() {\n"
+        "    let counter = Counter()\n"
+        "    counter.increment()\n"
+        "    counter.increment(by: 5)\n"
+        "    counter.reset()\n"
+        "    counter.incrementTwice()\n"
+        "    makeCounter().reset()\n"
+        "    let boilingPointOfWater = Celsius(fromFahrenheit: 212.0)\n"
+        "    let d6 = Dice(sides: 6, generator: LinearCongruentialGenerator())\n"
+        "    print(d6.roll())\n"
+        "    let generator = LinearCongruentialGenerator()\n"
+        "    generator.randomBool()\n"
+        "    let train = Train()\n"
+        "    train.makeNoise()\n"
+        "    let car: Car = Car()\n"
+        "    car.makeNoise()\n"
+        '    var player = Player(name: "Argyrios")\n'
+        "    player.complete(level: 1)\n"
+        "    player.tracker.advance(to: 2)\n"
+        "    if let freezing = Optional(Celsius(fromKelvin: 273.15)) {\n"
+        "        print(freezing)\n"
+        "    }\n"
+        "    let vehicles: [Vehicle] = [train, car]\n"
+        "    for vehicle in vehicles {\n"
+        "        vehicle.makeNoise()\n"
+        "    }\n"
+        "}\n"
+    ),
+}
+
+
+CN, TW, LV = (
+    "Sources/Book/Counter.swift",
+    "Sources/Book/Counter+Twice.swift",
+    "Sources/Book/Levels.swift",
+)
+TM, DC = "Sources/Book/Temperature.swift", "Sources/Book/Dice.swift"
+VH, PL = "Sources/Book/Vehicles.swift", "Sources/Book/Play.swift"
+RNG, LCG, LT = "RandomNumberGenerator", "LinearCongruentialGenerator", "LevelTracker"
+
+
+def test_swift_calls_typed_by_declared_types(tmp_path: Path) -> None:
+    graph = build(tmp_path, BOOK)
+    assert calls(graph, TW) == [
+        # a method of an extension in another file calls the type's own methods
+        ("Counter.incrementTwice", "increment", 3, CN, "Counter.increment", 1.0, "exact"),
+        ("Counter.incrementTwice", "self.increment", 4, CN, "Counter.increment", 1.0, "exact"),
+    ]
+    assert calls(graph, LV) == [  # type methods, a property typed by the value it is given
+        ("LevelTracker.advance", f"{LT}.isUnlocked", 15, LV, f"{LT}.isUnlocked", 1.0, "exact"),
+        ("Player", "LevelTracker", 25, LV, "LevelTracker", 1.0, "exact"),  # memberwise init
+        ("Player.complete", "LevelTracker.unlock", 28, LV, "LevelTracker.unlock", 1.0, "exact"),
+        ("Player.complete", "tracker.advance", 29, LV, "LevelTracker.advance", 0.8, "inferred"),
+    ]
+    assert calls(graph, TM) == [
+        ("Rect", "Point", 20, TM, "Point", 1.0, "exact"),
+        ("Rect", "Size", 21, TM, "Size", 1.0, "exact"),
+        ("Rect.init", "Point", 28, TM, "Point", 1.0, "exact"),
+        # the memberwise init(origin:size:) is declared nowhere and init(center:size:) does
+        # not take these labels
+        ("Rect.init", "self.init", 28, "", "", 0.0, "unresolved"),
+    ]
+    assert calls(graph, DC) == [
+        # a protocol extension's default calls the protocol's requirement
+        (f"{RNG}.randomBool", "random", 7, DC, f"{RNG}.random", 1.0, "exact"),
+        ("Dice.roll", "Int", 28, "", "", 0.0, "unresolved"),  # the standard library
+        ("Dice.roll", "generator.random", 28, DC, f"{RNG}.random", 0.8, "inferred"),  # a protocol
+    ]
+    assert calls(graph, VH) == [
+        ("Train.makeNoise", "super.makeNoise", 9, VH, "Vehicle.makeNoise", 1.0, "exact"),
+        ("Train.makeNoise", "print", 10, "", "", 0.0, "unresolved"),
+    ]
+    assert calls(graph, PL) == [
+        ("makeCounter", "Counter", 2, CN, "Counter", 1.0, "exact"),  # no init declared
+        ("listen", "vehicle.makeNoise", 6, VH, "Vehicle.makeNoise", 0.8, "inferred"),
+        ("listen", "spare.roll", 7, DC, "Dice.roll", 0.8, "inferred"),  # spare?.roll(): Dice?
+        ("play", "Counter", 11, CN, "Counter", 1.0, "exact"),
+        ("play", "counter.increment", 12, CN, "Counter.increment", 0.8, "inferred"),
+        ("play", "counter.increment", 13, CN, "Counter.increment", 0.8, "inferred"),
+        ("play", "counter.reset", 14, CN, "Counter.reset", 0.8, "inferred"),
+        ("play", "counter.incrementTwice", 15, TW, "Counter.incrementTwice", 0.8, "inferred"),
+        ("play", "makeCounter", 16, PL, "makeCounter", 1.0, "exact"),
+        ("play", "makeCounter().reset", 16, CN, "Counter.reset", 0.8, "inferred"),  # -> Counter
+        ("play", "Celsius", 17, TM, "Celsius.init", 1.0, "exact"),
+        ("play", "Dice", 18, DC, "Dice.init", 1.0, "exact"),
+        ("play", LCG, 18, DC, LCG, 1.0, "exact"),
+        ("play", "d6.roll", 19, DC, "Dice.roll", 0.8, "inferred"),
+        ("play", "print", 19, "", "", 0.0, "unresolved"),
+        ("play", LCG, 20, DC, LCG, 1.0, "exact"),
+        # the default of the protocol's extension, through the class's conformance
+        ("play", "generator.randomBool", 21, DC, f"{RNG}.randomBool", 0.8, "inferred"),
+        ("play", "Train", 22, VH, "Train", 1.0, "exact"),
+        ("play", "train.makeNoise", 23, VH, "Train.makeNoise", 0.8, "inferred"),  # an override
+        ("play", "Car", 24, VH, "Car", 1.0, "exact"),
+        ("play", "car.makeNoise", 25, VH, "Vehicle.makeNoise", 0.8, "inferred"),  # inherited
+        ("play", "Player", 26, LV, "Player.init", 1.0, "exact"),
+        ("play", "player.complete", 27, LV, "Player.complete", 0.8, "inferred"),
+        ("play", "player.tracker.advance", 28, LV, "LevelTracker.advance", 0.8, "inferred"),
+        ("play", "Celsius", 29, TM, "Celsius.init", 1.0, "exact"),
+        ("play", "Optional", 29, "", "", 0.0, "unresolved"),
+        ("play", "print", 30, "", "", 0.0, "unresolved"),
+        ("play", "vehicle.makeNoise", 34, VH, "Vehicle.makeNoise", 0.8, "inferred"),  # [Vehicle]
+    ]
+
+
+def test_swift_argument_labels_pick_the_overload() -> None:
+    assert labels_fit(("_:Int", "b:Int=", "c:Int...", "d:{}"), ["_", "c", "_", "{"], bool)
+    assert labels_fit(("statusCode:S",), ["statusCode"], bool)
+    assert not labels_fit(("for:URLSessionTask",), ["_", "parameters"], bool)
+    assert not labels_fit(("with:Error",), ["{"], lambda written: written == "{}")
+    assert labels_fit(("_:Validation",), ["{"], lambda written: written == "Validation")
+    assert not labels_fit((), ["{"], bool)
+    f = extract("swift", "A.swift", "func f(_ a: Int, b: Int = 1, c: () -> Void) {}\n")
+    assert [s.labels for s in f.symbols] == [("_:Int", "b:Int=", "c:{}")]
+    g = extract(
+        "swift", "B.swift", "func g() {\n    s.request(u, method: .get).response {\n    }\n}\n"
+    )
+    assert [(c.callee, c.labels) for c in g.calls] == [
+        ("s.request().response", ("_,method", "{")),
+        ("s.request", ("_,method",)),
     ]

@@ -20,10 +20,15 @@ Conventions:
   conformance; Swift does not say which is which); struct, enum, actor and extension
   bases are 'implements' (an extension's edge has the extended type as written as its
   child); a protocol's bases 'extends'.
-- calls: ``f()``, ``a.b.c()``, ``self.x()``, ``a?.b()`` with dots; ``Foo()`` ->
-  ``Foo`` (an initializer call), ``Foo().bar()`` -> ``Foo().bar``.
-- assignments: property and parameter type annotations, ``let x = Foo()`` (value the
-  callee).
+- calls: ``f()``, ``a.b.c()``, ``self.x()``, ``super.x()``, ``a?.b()`` with dots; ``Foo()``
+  and ``Foo<T>()`` -> ``Foo`` (an initializer call), ``Foo().bar().baz()`` ->
+  ``Foo().bar().baz``; ``f(x)`` and a trailing closure read by tree-sitter as a call of a
+  call are one call; each records the argument labels of its chain (``Call.labels``).
+- functions record their declared return type (``returns``, '' for one of their own type
+  parameters) and their parameters' labels and types (``Symbol.labels``).
+- assignments: property and parameter type annotations (``T?``, ``any P``, ``(T)`` -> ``T``;
+  a closure type as written), ``let x = Foo()`` / ``if let x = f()`` (value the callee,
+  with the call's labels), ``let x = a.b`` / ``guard let x = y`` (value ``=a.b``).
 - ``resolve_module``: a module name -> the ``.swift`` files under ``Sources/<name>/``
   (Swift Package Manager), else under a directory named ``<name>``; system frameworks
   (``Foundation``, ``UIKit``, ...) -> [].
@@ -36,13 +41,15 @@ from typing import ClassVar
 
 from tree_sitter import Node
 
-from clawql_git.codegraph.model import FileFacts, RepoView, Symbol, SymbolKind
+from clawql_git.codegraph.model import Assignment, Call, FileFacts, RepoView, Symbol, SymbolKind
+from clawql_git.codegraph.swift_resolve import SwiftCalls
 from clawql_git.codegraph.ts_util import (
     Parsers,
     Walker,
     clean_block_doc,
     clean_line_docs,
     collapse,
+    line,
     text,
     walk_file,
 )
@@ -56,6 +63,13 @@ _KINDS: dict[str, SymbolKind] = {
     "protocol": "interface",
 }
 _HIDDEN = frozenset({"private", "fileprivate"})
+_WRAPPED_TYPES = frozenset(
+    {"optional_type", "existential_type", "opaque_type", "tuple_type", "tuple_type_item"}
+)
+_MARKED = frozenset({"try_expression", "await_expression"})
+_WRAPPERS = _MARKED | {"optional_chaining_expression", "postfix_expression"}
+_CALLS = frozenset({"call_expression", "constructor_expression"})
+_SUFFIXES = frozenset({"call_suffix", "constructor_suffix"})
 
 
 def _languages() -> dict[str, object]:
@@ -70,13 +84,66 @@ def type_name(node: Node | None) -> str:
         return ""
     if node.type == "type_annotation":
         return type_name(node.child_by_field_name("name"))
-    if node.type == "optional_type" and node.named_children:
-        return type_name(node.named_children[0])
+    if node.type in _WRAPPED_TYPES and len(node.named_children) == 1:
+        return type_name(node.named_children[0])  # ``T?``, ``any P``, ``some P``, ``(T)``
     if node.type == "user_type":
         return ".".join(text(c) for c in node.named_children if c.type == "type_identifier")
     if node.type == "type_identifier":
         return text(node)
     return ""
+
+
+def value_type(node: Node | None) -> str:
+    """A declared type as the resolver reads it: the type it names, ``[T]`` for an array of
+    one (``[Request]``), '' for others."""
+    if node is not None and node.type == "type_annotation":
+        return value_type(node.child_by_field_name("name"))
+    if node is not None and node.type == "array_type" and len(node.named_children) == 1:
+        element = type_name(node.named_children[0])
+        return f"[{element}]" if element else ""
+    return type_name(node)
+
+
+def declared_type(node: Node) -> str:
+    """A parameter's type: as ``value_type``, or a function type as written (a closure)."""
+    return collapse(text(node)) if node.type == "function_type" else value_type(node)
+
+
+def return_type(node: Node) -> str:
+    """The type a function's declared return type names ('' when none is written or it is
+    one of the function's own type parameters)."""
+    written = next(
+        (n for n in node.children_by_field_name("name") if n.type != "simple_identifier"), None
+    )
+    named = value_type(written)
+    generic = {
+        text(p.named_children[0])
+        for params in node.named_children
+        if params.type == "type_parameters"
+        for p in params.named_children
+        if p.type == "type_parameter" and p.named_children
+    }
+    return "" if named in generic else named
+
+
+def unwrapped(node: Node | None) -> Node | None:
+    """An expression without its ``try``/``await``."""
+    while node is not None and node.type in _MARKED:
+        node = node.child_by_field_name("expr") or (
+            node.named_children[-1] if node.named_children else None
+        )
+    return node
+
+
+def closure_of(node: Node) -> Node | None:
+    """The call a trailing closure belongs to when tree-sitter-swift reads ``f(x)`` and a
+    closure after it (on the next line, or after ``try``) as a call of the call ``f(x)``;
+    None for any other call."""
+    suffix = next((c for c in node.named_children if c.type == "call_suffix"), None)
+    if suffix is None or any(c.type != "lambda_literal" for c in suffix.named_children):
+        return None
+    inner = unwrapped(node.named_children[0])
+    return inner if inner is not None and inner.type in _CALLS else None
 
 
 def callee_name(node: Node | None) -> str:
@@ -88,6 +155,8 @@ def callee_name(node: Node | None) -> str:
         return text(node)
     if kind == "self_expression":
         return "self"
+    if kind == "super_expression":
+        return "super"
     if kind == "navigation_expression":
         head = callee_name(node.child_by_field_name("target"))
         suffix = node.child_by_field_name("suffix")
@@ -95,12 +164,78 @@ def callee_name(node: Node | None) -> str:
         if head and name is not None and name.type == "simple_identifier":
             return f"{head}.{text(name)}"
         return ""
-    if kind == "call_expression" and node.named_children:
-        inner = callee_name(node.named_children[0])
-        return f"{inner}()" if inner and "(" not in inner else ""
-    if kind in {"optional_chaining_expression", "postfix_expression"} and node.named_children:
-        return callee_name(node.named_children[0])
+    if kind in _CALLS and node.named_children:
+        called = call_name(node)
+        return f"{called}()" if called else ""
+    if kind in _WRAPPERS and node.named_children:
+        return callee_name(unwrapped(node) if kind in _MARKED else node.named_children[0])
     return ""
+
+
+def call_name(node: Node) -> str:
+    """The callee of a call (``a.b`` of ``a.b(x)``), a type for an initializer call."""
+    if node.type == "constructor_expression":
+        return type_name(node.child_by_field_name("constructed_type"))
+    inner = closure_of(node)
+    if inner is not None:
+        return call_name(inner)
+    return callee_name(node.named_children[0]) if node.named_children else ""
+
+
+def call_labels(node: Node) -> str:
+    """The argument labels of one call, joined by ',': '_' for an unlabelled argument, '{'
+    for a trailing closure (``f(x, y: 1) { }`` -> ``_,y,{``)."""
+    suffix = next((c for c in node.named_children if c.type in _SUFFIXES), None)
+    out: list[str] = []
+    for part in suffix.named_children if suffix is not None else ():
+        if part.type == "value_arguments":
+            for arg in (a for a in part.named_children if a.type == "value_argument"):
+                label = arg.child_by_field_name("name")
+                out.append(text(label).removesuffix(":").strip() if label is not None else "_")
+        elif part.type == "lambda_literal":
+            out.append("{")
+    return ",".join(out)
+
+
+def chain_labels(node: Node | None) -> tuple[str, ...]:
+    """The labels of each call of an expression chain as ``callee_name`` reads it, left to
+    right (``node`` itself included when it is a call)."""
+    if node is None:
+        return ()
+    if node.type == "navigation_expression":
+        return chain_labels(node.child_by_field_name("target"))
+    if node.type == "call_expression" and node.named_children:
+        inner = closure_of(node)
+        if inner is not None:
+            *before, last = chain_labels(inner) or ("",)
+            return (*before, ",".join(p for p in (last, "{") if p))
+        return (*chain_labels(node.named_children[0]), call_labels(node))
+    if node.type == "constructor_expression":
+        return (call_labels(node),)
+    if node.type in _WRAPPERS and node.named_children:
+        return chain_labels(unwrapped(node) if node.type in _MARKED else node.named_children[0])
+    return ()
+
+
+def parameter_labels(node: Node) -> tuple[str, ...]:
+    """A function's parameters as ``Symbol.labels`` writes them: the argument label, ``:``
+    and the type named (``{}`` for a function type, nothing for another unnamed one), then
+    ``...`` for a variadic one, ``=`` for one with a default value (``_:Int``, ``b:Int=``)."""
+    out: list[str] = []
+    for i, child in enumerate(node.children):
+        if child.type == "parameter":
+            outer = child.child_by_field_name("external_name")
+            names = child.children_by_field_name("name")
+            label = text(outer if outer is not None else names[0]) if names else "_"
+            written = next((n for n in names[1:] if n.type != "simple_identifier"), None)
+            named = "{}" if written is not None and "->" in text(written) else type_name(written)
+            if "@autoclosure" in text(child):  # takes a value, not a closure
+                named = named.replace("{}", "")
+            variadic = any(c.type == "..." for c in child.children)
+            out.append(f"{label}:{named}" + ("..." if variadic else ""))
+        elif out and node.field_name_for_child(i) == "default_value":
+            out[-1] += "="
+    return tuple(out)
 
 
 def modifiers(node: Node) -> tuple[set[str], list[Node]]:
@@ -131,6 +266,10 @@ class SwiftWalker(Walker):
         "protocol_property_declaration": "on_property",
         "typealias_declaration": "on_alias",
         "call_expression": "on_call",
+        "constructor_expression": "on_call",
+        "if_statement": "on_condition",
+        "guard_statement": "on_condition",
+        "for_statement": "on_for",
         "attribute": "on_attribute",
         "comment": "on_above",
         "multiline_comment": "on_above",
@@ -249,12 +388,14 @@ class SwiftWalker(Walker):
             docstring=self.doc(node),
             exported=not words & _HIDDEN,
             decorators=self.decorators(attributes),
+            returns=return_type(node) if node.type != "init_declaration" else "",
+            labels=parameter_labels(node),
         )
         with self.enter(name):
             for param in (c for c in node.named_children if c.type == "parameter"):
                 names = [c for c in param.children_by_field_name("name")]
                 pname = next((text(c) for c in names if c.type == "simple_identifier"), "")
-                declared = next((type_name(c) for c in names if type_name(c)), "")
+                declared = next((declared_type(c) for c in names if declared_type(c)), "")
                 self.assign(pname, declared, param, True)
             for child in node.named_children:
                 if child.type not in {"parameter", "modifiers", "simple_identifier"}:
@@ -280,9 +421,10 @@ class SwiftWalker(Walker):
                 exported=not words & _HIDDEN,
                 decorators=self.decorators(attributes),
             )
-        self.assign(name, type_name(annotation), node, True)
-        if value is not None and value.type == "call_expression":
-            self.assign(name, callee_name(value).removesuffix("()"), node, False)
+        plain = name.strip("`")  # ``static var `default` `` is read as ``T.default``
+        self.assign(plain, value_type(annotation), node, True)
+        if value is not None:
+            self.assign_value(plain, value, node)
         self.visit(value)
         for child in node.named_children:
             if child.type in {"computed_property", "willset_didset_block"}:
@@ -296,18 +438,71 @@ class SwiftWalker(Walker):
             )
 
     def on_call(self, node: Node) -> None:
-        fn = node.named_children[0] if node.named_children else None
-        name = callee_name(fn)
+        name = call_name(node)
         if name:
-            self.add_call(name, node)
-        if fn is not None and fn.type == "navigation_expression":
+            at = (node.start_point[0] + 1, node.start_point[1])
+            call = Call(name, self.qualname, *at, self.context, labels=chain_labels(node))
+            self.facts.calls.append(call)
+        inner = closure_of(node) if node.type == "call_expression" else None
+        if inner is not None:  # ``f(x)`` and its trailing closure: one call
+            self.visit_parts(inner)
+            self.visit_children(node.named_children[-1])
+        else:
+            self.visit_parts(node)
+
+    def visit_parts(self, node: Node) -> None:
+        """What a call holds besides itself: its receiver chain's calls, its arguments."""
+        fn = node.named_children[0] if node.named_children else None
+        if node.type == "constructor_expression":
+            fn = None
+        elif fn is not None and fn.type == "navigation_expression":
             target = fn.child_by_field_name("target")
             if target is not None and target.type not in {"simple_identifier", "self_expression"}:
                 self.visit(target)
         elif fn is not None and fn.type != "simple_identifier":
             self.visit(fn)
-        for rest in node.named_children[1:]:
-            self.visit(rest)
+        for rest in node.named_children[1 if node.type == "call_expression" else 0 :]:
+            if rest is not fn and rest.type != "user_type":
+                self.visit(rest)
+
+    def on_condition(self, node: Node) -> None:
+        """``if let x = y``, ``guard let x = f() else``: ``x`` is given ``y``'s value."""
+        bound = ""
+        for i, child in enumerate(node.children):
+            field = node.field_name_for_child(i)
+            if field == "bound_identifier":
+                bound = text(child)
+            elif child.type == "value_binding_pattern":
+                bound = ""
+            elif field == "condition" and bound and child.is_named:
+                self.assign_value(bound, child, child)
+                bound = ""
+        self.visit_children(node)
+
+    def on_for(self, node: Node) -> None:
+        """``for x in xs``: ``x`` is an element of ``xs`` (value ``[]=xs``)."""
+        item = node.child_by_field_name("item")
+        bound = item.child_by_field_name("bound_identifier") if item is not None else None
+        written = callee_name(unwrapped(node.child_by_field_name("collection")))
+        if bound is not None and written and "(" not in written:
+            self.assign(text(bound), f"[]={written}", node, False)
+        self.visit_children(node)
+
+    def assign_value(self, name: str, value: Node, at: Node) -> None:
+        """``name`` is given ``value``: a call's callee, else ``=`` and a name as written."""
+        inner = unwrapped(value)
+        if inner is None:
+            return
+        if inner.type in _CALLS:
+            made = callee_name(inner).removesuffix("()")
+            if name and made and name not in self.unnamed:
+                labels = chain_labels(inner)
+                self.facts.assignments.append(
+                    Assignment(name, made, self.qualname, line(at), False, labels)
+                )
+        elif inner.type in {"navigation_expression", "simple_identifier", "self_expression"}:
+            written = callee_name(inner)
+            self.assign(name, f"={written}" if written else "", at, False)
 
     def on_attribute(self, node: Node) -> None:
         with self.in_context("decorator"):
@@ -317,11 +512,12 @@ class SwiftWalker(Walker):
 class SwiftExtractor:
     """The Swift extractor the code graph loads as ``lang_swift.EXTRACTOR``."""
 
-    version = "1"
+    version = "2"
 
     def __init__(self) -> None:
         self.suffixes = {".swift": "swift"}
         self._parsers = Parsers(_languages())  # type: ignore[arg-type]
+        self.call_resolver = SwiftCalls  # the resolver types receivers by declarations
 
     def extract(self, path: str, source: bytes, language: str) -> FileFacts:
         """Facts of one Swift file; syntax errors are counted and the rest still extracted."""

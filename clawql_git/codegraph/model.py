@@ -48,6 +48,10 @@ class Symbol:
     returns: str = ""  # Java: the declared return type with its type arguments ('' for none)
     params: int = -1  # Java: how many parameters (-1 unknown)
     variadic: bool = False  # Java: the last parameter is ``T...``
+    # Swift: each parameter's argument label ('_' for none) and ':' the type it names ('{}'
+    # a function type), ``...`` after a variadic one, ``=`` after one with a default value
+    # (``f(_ a: Int, b: Int = 1)`` -> ('_:Int', 'b:Int='))
+    labels: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -83,6 +87,10 @@ class Call:
     # Java: the argument count of each call of the callee chain, left to right, the call
     # itself last (``a.b(x).c(y, z)`` -> (1, 2)); empty when not recorded
     args: tuple[int, ...] = ()
+    # Swift: the argument labels of each call of the callee chain, left to right, each call's
+    # joined by ',' ('_' an unlabelled argument, '{' a trailing closure): ``a.b(x, y: 1).c {}``
+    # -> ('_,y', '{')
+    labels: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -98,6 +106,9 @@ class Assignment:
     scope: str
     line: int
     annotation: bool = False
+    # Swift: a value that is a call, the argument labels of each call of its chain (as
+    # ``Call.labels``): ``x = s.request(u, method: .get)`` -> ('_,method',)
+    labels: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

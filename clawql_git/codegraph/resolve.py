@@ -257,7 +257,8 @@ class Resolver:
         # exponential on code that assigns the same names many times (C#, Swift projects).
         self._inferred: dict[tuple[str, str, Assignment, int], tuple[Entity, bool] | None] = {}
         self._constants: dict[str, list[str]] | None = None  # Ruby qualname -> files
-        self._swift_roots: dict[str, list[str]] | None = None  # Swift module dir -> files
+        # Swift module dir -> qualname -> the files defining it
+        self._swift_roots: dict[str, dict[str, list[str]]] | None = None
         # A module attribute looked up, per (files, name, depth): the star imports of C#
         # namespaces (``using``) reach one another in cycles, and each lookup of a name the
         # repository does not define walked every path of them down to MAX_DEPTH again.
@@ -673,13 +674,18 @@ class Resolver:
         """Swift: a definition of another file of the same module (``Sources/<name>/`` of a
         package, else the whole repository), which needs no import."""
         if self._swift_roots is None:
+            # per module directory: each qualname to the files defining it (not as a
+            # variable), in path order; the module is asked once per name looked up
             self._swift_roots = {}
             for f in sorted(self.index):
-                if self.index[f].facts.language == "swift":
-                    self._swift_roots.setdefault(swift_module_root(f), []).append(f)
-        for other in self._swift_roots.get(swift_module_root(path), []):
-            sym = self.index[other].defs.get(qual)
-            if other != path and sym is not None and sym.kind not in ("variable", "constant"):
+                if self.index[f].facts.language != "swift":
+                    continue
+                defined = self._swift_roots.setdefault(swift_module_root(f), {})
+                for name, sym in self.index[f].defs.items():
+                    if sym.kind not in ("variable", "constant"):
+                        defined.setdefault(name, []).append(f)
+        for other in self._swift_roots.get(swift_module_root(path), {}).get(qual, ()):
+            if other != path:
                 return ("def", other, qual)
         return None
 

@@ -1,0 +1,464 @@
+"""Swift call resolution by declared types, on :mod:`kotlin_resolve`'s walk: receivers typed
+by ``let x: T`` (``T?``, ``T!`` unwrapped), ``let x = T(...)``, ``var x = T.f()`` or ``x =
+a.b().c()`` (through declared return types), parameters and stored or computed properties;
+``self``, ``Self`` and ``super`` name the enclosing type (an ``extension T`` of a type declared
+anywhere included).
+
+A type's members are those of its declaration and of every ``extension T`` of the repository
+(another file, another module); its supertypes those of its declaration and of its extensions
+(``extension T: P``), so a protocol's requirements and the defaults of ``extension P`` are
+found through a conforming type. Overloads (which share a qualname) are told apart by the
+argument labels of the call (``request(for: task)`` is not ``request(url, method: .get)``; a
+trailing closure fills a parameter of function type): a chain through overloads whose return
+types disagree stays unresolved, and so does a call on a receiver of a repository type that
+no overload's labels fit. ``T(...)`` calls the type's ``init`` (the superclass's one a class
+inherits) and is the type itself when none is declared (a memberwise or default
+initializer); ``-> Self`` gives the receiver's type. A receiver not typed this way is left to
+the generic resolver (which links ``x.m()`` by the value ``x`` was given, as before).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from clawql_git.codegraph.java_resolve import Method, Type, segments
+from clawql_git.codegraph.kotlin_resolve import FUNCTIONS, KotlinCalls
+from clawql_git.codegraph.model import Assignment, Call
+from clawql_git.codegraph.resolve import UNK, Entity, ResolutionNotes, parent
+
+if TYPE_CHECKING:
+    from clawql_git.codegraph.resolve import Resolver
+
+
+# the methods of a Swift array (a collection, a sequence) giving one of its elements
+ELEMENT_METHODS = frozenset(
+    {"first", "last", "removeFirst", "removeLast", "popFirst", "popLast", "randomElement",
+     "min", "max", "next"}
+)  # fmt: skip
+
+
+def labels_given(labels: tuple[str, ...], at: int) -> list[str] | None:
+    """The argument labels of call ``at`` of a chain (None: not known)."""
+    if at < 0 or at >= len(labels):
+        return None
+    return [label for label in labels[at].split(",") if label]
+
+
+def labels_fit(
+    params: tuple[str, ...], given: list[str], takes_closure: Callable[[str], bool]
+) -> bool:
+    """Whether a call with argument labels ``given`` may call a function whose parameters
+    are ``params`` (as ``Symbol.labels`` writes them): the labels in order, a parameter with
+    a default value left out, a variadic one taking several, a trailing closure the next
+    parameter left whose type ``takes_closure``."""
+    closures = given.count("{")
+    args = [label for label in given if label != "{"]
+    i = 0
+    for param in params:
+        label, _, written = param.partition(":")
+        default = written.endswith("=")
+        written = written.removesuffix("=")
+        variadic = written.endswith("...")
+        if i < len(args) and args[i] == label:
+            i += 1
+            while variadic and i < len(args) and args[i] == "_":
+                i += 1
+        elif i == len(args) and closures and takes_closure(written.removesuffix("...")):
+            closures -= 1
+        elif not default:
+            return False
+    return i == len(args) and not closures
+
+
+class SwiftCalls(KotlinCalls):
+    """Resolves the calls of Swift files with the facts of a :class:`Resolver`."""
+
+    def __init__(self, resolver: Resolver) -> None:
+        super().__init__(resolver)
+        self._extensions: dict[Type, list[Type]] | None = None  # type -> (file, extension)
+        self._extended: dict[Type, Entity] = {}  # (file, extension qualname) -> its type
+        self._making: set[tuple[str, str, str]] = set()  # values being typed (a cycle stops)
+        self.path = ""  # the file of the call being resolved
+        self.labels: tuple[str, ...] = ()  # its argument labels, per call of its chain
+
+    # ------------------------------------------------------------ calls
+
+    def callee(self, path: str, scope: str, call: Call, ctx: ResolutionNotes) -> Entity:
+        """What ``call`` points at: a type made is its ``init``; what the declared types do
+        not prove is left to the generic resolver."""
+        # Java's walk passes each call's argument count down the chain; here it is the index
+        # of the call in the chain, whose labels (``self.labels``) pick the overloads
+        self.path, self.labels = path, call.labels
+        indexed = tuple(range(len(call.labels)))
+        call = Call(call.callee, call.caller, call.line, call.column, call.context, indexed)
+        if call.callee == "Self":  # ``Self(...)``: the enclosing type's initializer
+            around = self.enclosing_types(path, scope)
+            return self.initializer(*around[0], len(indexed) - 1) if around else UNK
+        found = super().callee(path, scope, call, ctx)
+        if found[0] == "ext":  # a method of an array: the repository may extend Array
+            return UNK
+        if found[0] == "def" and self.is_type(found[1], found[2]):
+            return self.initializer(found[1], found[2], len(indexed) - 1)
+        if found[0] != "unk" or self.local_call(path, scope, call):
+            return found
+        receiver = self.typed_receiver(path, scope, call.callee)
+        if receiver is None:
+            return self.r.callee(path, scope, call.callee, ctx)
+        nested = call.callee.rsplit(".", 1)[-1]  # ``T.Inner(...)``, Inner in an extension
+        made = self.nested_in(receiver[1], receiver[2], nested) if receiver[0] == "def" else None
+        return self.initializer(made[1], made[2], len(indexed) - 1) if made else UNK
+
+    def typed_receiver(self, path: str, scope: str, callee: str) -> Entity | None:
+        """The receiver of ``callee`` when it has a type of the repository (a bare call: an
+        enclosing type with a method of that name), else None. Then no overload's labels
+        fitting leaves the call unresolved (the generic resolver would link it by its name
+        alone)."""
+        parts = segments(callee)
+        if parts is None:
+            return None
+        labels, self.labels = self.labels, ()
+        try:
+            if len(parts) == 1:
+                around = self.enclosing_types(path, scope)
+                found = self.implicit(path, scope, parts[0], -1)
+                return ("inst", *around[0]) if found is not None else None
+            ctx = ResolutionNotes()
+            receiver = self.type_of(path, scope, parts[:-1], [-1] * len(parts), ctx)
+            typed = receiver[0] in ("inst", "def", "super") and self.is_type(*receiver[1:3])
+            return receiver if typed else None
+        finally:
+            self.labels = labels
+
+    def local_call(self, path: str, scope: str, call: Call) -> bool:
+        """A bare call of a local or a parameter (a closure)."""
+        return "." not in call.callee and self.is_local(path, scope, call)
+
+    def initializer(self, path: str, klass: str, at: int) -> Entity:
+        """``T(...)``: the ``init`` of ``T`` (a class's inherited one) the labels of call
+        ``at`` of the chain fit, else ``T`` itself (a memberwise or default one)."""
+        places = [(path, klass)]
+        if self.r.index[path].defs[klass].kind == "class":
+            places += self.ancestors(path, klass)
+        for file, qual in places:
+            found = self.declared_here(file, qual, "init", at)
+            if found is not None:
+                return ("def", found[0], found[1])
+        return ("def", path, klass)
+
+    def is_local(self, path: str, scope: str, call: Call) -> bool:
+        """Whether ``call.callee`` names a local or parameter of the enclosing functions
+        declared above the call (``guard let adapter = adapter(for: r)`` calls a method)."""
+        cur = scope
+        while cur and self.scope_type(path, cur) is None:
+            assigns = self.same_overload(path, cur, call.line, (cur, call.callee))
+            if any(a.line < call.line or a.annotation for a in assigns):
+                return True
+            cur = parent(cur)
+        return False
+
+    # ------------------------------------------------------------ receivers
+
+    def type_of(
+        self, path: str, scope: str, parts: list[str], arities: list[int], ctx: ResolutionNotes
+    ) -> Entity:
+        """As Kotlin's, with ``super`` of an extension's type and a global function's result
+        as heads."""
+        head = parts[0]
+        if head == "super":
+            around = self.enclosing_types(path, scope)
+            return ("super", *around[0]) if around and len(parts) == 1 else UNK
+        if self.global_call(path, scope, head):
+            entity = self.function_result(path, scope, head[:-2], ctx)
+            return self.follow_chain(entity, parts[1:], arities[1:], ctx)
+        return super().type_of(path, scope, parts, arities, ctx)
+
+    def global_call(self, path: str, scope: str, head: str) -> bool:
+        """Whether the head ``f()`` of a chain is no initializer and no method of the
+        enclosing types (a global function, or nothing of the repository)."""
+        if not head.endswith("()") or self.is_constructor(path, scope, head):
+            return False
+        return self.implicit(path, scope, head[:-2], -1) is None
+
+    def follow_chain(
+        self, entity: Entity, rest: list[str], arities: list[int], ctx: ResolutionNotes
+    ) -> Entity:
+        """The rest of a receiver chain from ``entity`` (calls typed by return types)."""
+        calls = iter(arities)
+        for part in rest:
+            if entity[0] not in ("inst", "def") or not self.is_type(entity[1], entity[2]):
+                return UNK
+            ctx.inferred = True
+            if part.endswith("()"):
+                entity = self.call_result(entity, part[:-2], next(calls, -1))
+            else:
+                entity = self.member(entity, part, ctx)
+        return entity
+
+    def function_result(self, path: str, scope: str, name: str, ctx: ResolutionNotes) -> Entity:
+        """What a call of the global function ``name`` gives, by its declared return type."""
+        found = self.r.callee(path, scope, name, ResolutionNotes())
+        if found[0] != "def" or self.r.index[found[1]].defs[found[2]].kind != "function":
+            return UNK
+        ctx.inferred = True
+        fits = self.overloads(found[1]).get(found[2], [])
+        if len({s.returns for s in fits}) != 1:
+            return UNK
+        return self.returns((found[1], found[2], fits[0]))
+
+    def call_result(self, entity: Entity, name: str, arity: int) -> Entity:
+        """What ``x.name(...)`` gives; ``-> Self`` gives the type of ``x``; an array's
+        ``removeFirst()``, ``first(where:)``... its element."""
+        if entity[0] == "elem":
+            return ("inst", *entity[1:3]) if name in ELEMENT_METHODS else UNK
+        if entity[0] in ("inst", "def") and self.is_type(entity[1], entity[2]):
+            found = self.method(entity[1], entity[2], name, arity)
+            if found is not None and found[2].returns == "Self":
+                return ("inst", entity[1], entity[2])
+            if found is not None and name == "init":
+                return ("inst", entity[1], entity[2])
+        return super().call_result(entity, name, arity)
+
+    def variable(self, path: str, scope: str, name: str, ctx: ResolutionNotes) -> Entity:
+        """What a simple name denotes: ``self``/``Self``, a local or parameter of the
+        enclosing functions, a property of the enclosing types (their extensions and
+        supertypes too), else a type or a name of the module."""
+        if name in ("self", "Self"):
+            around = self.enclosing_types(path, scope)
+            if not around:
+                return UNK
+            return ("inst" if name == "self" else "def", *around[0])
+        cur = scope
+        while cur:
+            owner = self.scope_type(path, cur)
+            if owner is not None:
+                found = self.field(owner[0], owner[1], name, ctx)
+                if found is not None:
+                    return found
+            else:
+                seen = self.in_scope(path, cur, self.r.index[path].assigns.get((cur, name), []))
+                if seen:
+                    return self.declared(path, cur, seen, ctx)
+            cur = parent(cur)
+        if name[:1].isupper():
+            typed = self.type_named(path, scope, name)
+            if typed[0] != "unk":
+                return typed
+        return self.r.name(path, scope, name, ctx, 0)
+
+    def declared(
+        self, path: str, scope: str, assigns: list[Assignment], ctx: ResolutionNotes
+    ) -> Entity:
+        """The type a variable is declared with, else the type of the value it is given
+        (``T(...)``, ``T.make()``, ``a.b().c()``)."""
+        ctx.inferred = True  # the declared type: the object may be of a subtype
+        typed = {a.value for a in assigns if a.annotation}
+        if len(typed) > 1:
+            return UNK
+        if typed:
+            return self.typed(path, scope, typed.pop())
+        made = {self.made(path, scope, a, ctx) for a in assigns}
+        return made.pop() if len(made) == 1 else UNK
+
+    def made(self, path: str, scope: str, given: Assignment, ctx: ResolutionNotes) -> Entity:
+        """The type of the value a variable is given: the result of a call ``value(...)``,
+        or (``=value``) what the name ``value`` holds, read above the declaration (``if let
+        x = x`` reads the ``x`` declared before)."""
+        value = given.value
+        if value.startswith("[]="):  # ``for x in xs``: an element of ``xs``
+            parts = segments(value[3:])
+            found = self.type_of(path, scope, parts, [], ctx) if parts else UNK
+            return ("inst", *found[1:3]) if found[0] == "elem" else UNK
+        parts = segments(value[1:] if value.startswith("=") else f"{value}()")
+        key = (path, scope, value)
+        if parts is None or key in self._making:
+            return UNK
+        self._making.add(key)
+        line, self.line = self.line, given.line - 1
+        labels, self.labels = self.labels, given.labels  # the value's calls' labels
+        try:
+            found = self.type_of(path, scope, parts, list(range(len(given.labels))), ctx)
+            return found if value.startswith("=") else self.instance(found)
+        finally:
+            self.line, self.labels = line, labels
+            self._making.discard(key)
+
+    def same_overload(
+        self, path: str, scope: str, line: int, key: tuple[str, str]
+    ) -> list[Assignment]:
+        """The declarations of a local or parameter in the overload of ``scope`` around
+        ``line`` (overloads share a qualname, so their locals share a scope)."""
+        assigns = self.r.index[path].assigns.get(key, [])
+        spans = [(s.line, s.end_line) for s in self.overloads(path).get(scope, [])]
+        around = [span for span in spans if span[0] <= line <= span[1]]
+        if len(spans) < 2 or not around:
+            return assigns
+        return [a for a in assigns if around[0][0] <= a.line <= around[0][1]]
+
+    def typed(self, path: str, scope: str, written: str) -> Entity:
+        """A value of the declared type ``written`` (``Self``: the enclosing type; ``[T]``: an
+        array of ``T``, whose ``first(where:)``... give a ``T``, as Java's containers)."""
+        if written == "Self":
+            around = self.enclosing_types(path, scope)
+            return ("inst", *around[0]) if around else UNK
+        if written.startswith("[") and written.endswith("]"):  # an array of the element
+            element = self.type_named(path, scope, written[1:-1])
+            return ("elem", *element[1:3]) if element[0] == "def" else UNK
+        return super().typed(path, scope, written)
+
+    def in_scope(self, path: str, scope: str, assigns: list[Assignment]) -> list[Assignment]:
+        """The declarations of a local the call sees: the nearest one above it, in the
+        overload it sits in."""
+        if assigns:
+            assigns = self.same_overload(path, scope, self.line, (scope, assigns[0].target))
+        above = [a for a in assigns if a.line <= self.line]
+        if not above:
+            return assigns
+        nearest = max(a.line for a in above)
+        return [a for a in above if a.line == nearest]
+
+    # ------------------------------------------------------------ types and members
+
+    def scope_type(self, path: str, scope: str) -> Type | None:
+        """The type ``scope`` is the body of: a type declared in ``path`` or one an
+        ``extension`` of ``path`` extends."""
+        if self.is_type(path, scope):
+            return (path, scope)
+        found = self.extended(path, scope)
+        return (found[1], found[2]) if found[0] == "def" else None
+
+    def extended(self, path: str, qual: str) -> Entity:
+        """The type ``extension qual`` of ``path`` extends (unknown when ``path`` has no such
+        extension or the type is not the repository's)."""
+        key = (path, qual)
+        if key not in self._extended:
+            found: Entity = UNK
+            if self.is_type(path, qual):
+                found = ("def", path, qual)
+            elif qual in self.extension_names(path):
+                # the generic lookup (the file, its module, its imports): no supertype is
+                # needed to find what an extension extends
+                file, named = self.r._type_def(path, "", qual, False)
+                found = ("def", file, named) if file and self.is_type(file, named) else UNK
+            self._extended[key] = found
+        return self._extended[key]
+
+    def extension_names(self, path: str) -> set[str]:
+        return {s.qualname for s in self.r.index[path].facts.symbols if s.kind == "extension"}
+
+    def enclosing_types(self, path: str, scope: str) -> list[Type]:
+        """The types around ``scope`` (extended ones included), innermost first."""
+        out = []
+        cur = scope
+        while cur:
+            owner = self.scope_type(path, cur)
+            if owner is not None:
+                out.append(owner)
+            cur = parent(cur)
+        return out
+
+    def _type_named(self, path: str, scope: str, written: str) -> Entity:
+        """As Java's, a member type found in the extensions of the enclosing types (and of
+        their supertypes) too, and ``T.Inner`` in the extensions of ``T``."""
+        head, _, rest = written.partition(".")
+        for file, qual in self.enclosing_types(path, scope):
+            for owner_file, owner in [(file, qual), *self.ancestors(file, qual)]:
+                found = self.nested_in(owner_file, owner, written)
+                if found is not None:
+                    return found
+        found = super()._type_named(path, scope, written)
+        if found[0] == "unk" and rest:
+            outer = self.type_named(path, scope, head)
+            inner = self.nested_in(outer[1], outer[2], rest) if outer[0] == "def" else None
+            return inner or UNK
+        return found
+
+    def nested_in(self, path: str, klass: str, written: str) -> Entity | None:
+        """The type ``written`` (``Inner``, ``Inner.Deeper``) declared in ``klass`` or one of
+        its extensions."""
+        head, _, rest = written.partition(".")
+        for file, qual in self.places(path, klass):
+            if self.is_type(file, f"{qual}.{head}"):
+                return (
+                    self.nested_in(file, f"{qual}.{head}", rest)
+                    if rest
+                    else ("def", file, f"{qual}.{head}")
+                )
+        return None
+
+    def places(self, path: str, klass: str) -> list[Type]:
+        """Where the members of ``klass`` are declared: its body, then its extensions."""
+        if self._extensions is None:
+            self._extensions = {}
+            for file in sorted(self.r.index):
+                if self.r.index[file].facts.language != "swift":
+                    continue
+                for qual in sorted(self.extension_names(file)):
+                    found = self.extended(file, qual)
+                    if found[0] == "def" and (file, qual) != (found[1], found[2]):
+                        self._extensions.setdefault((found[1], found[2]), []).append((file, qual))
+        return [(path, klass), *self._extensions.get((path, klass), [])]
+
+    def declared_here(self, path: str, klass: str, name: str, at: int) -> Method | None:
+        """The declarations ``klass.name`` in the body or the extensions of ``klass`` that
+        the labels of call ``at`` of the chain fit (-1: any)."""
+        given = labels_given(self.labels, at)
+        fits = []
+        for file, qual in self.places(path, klass):
+            for sym in self.overloads(file).get(f"{qual}.{name}", []):
+                if sym.kind not in FUNCTIONS:
+                    continue
+                if given is None or labels_fit(sym.labels, given, self.closure_type(file, qual)):
+                    fits.append((file, sym))
+        if not fits:
+            return None
+        # overloads of several files the labels fit (a default value, a closure taken for a
+        # parameter of another type) are not told apart: the caller's own file first
+        file, sym = next((f for f in fits if f[0] == self.path), fits[0])
+        if len({s.returns for _, s in fits}) == 1:
+            return file, sym.qualname, sym
+        return file, sym.qualname, replace(sym, returns="")
+
+    def closure_type(self, path: str, scope: str) -> Callable[[str], bool]:
+        """Whether a parameter type written in ``scope`` of ``path`` takes a closure: a
+        function type, or a type alias of one of the repository."""
+
+        def takes(written: str) -> bool:
+            if written in ("{}", ""):
+                return bool(written)
+            found = self.type_named(path, scope, written)
+            sym = self.r.index[found[1]].defs[found[2]] if found[0] == "def" else None
+            return sym is not None and sym.kind == "type" and "->" in sym.signature
+
+        return takes
+
+    def method(self, path: str, klass: str, name: str, arity: int) -> Method | None:
+        """``klass.name`` in ``klass`` (its extensions too) or the nearest supertype."""
+        for file, qual in [(path, klass), *self.ancestors(path, klass)]:
+            found = self.declared_here(file, qual, name, arity)
+            if found is not None:
+                return found
+        return None
+
+    def field(self, path: str, klass: str, name: str, ctx: ResolutionNotes) -> Entity | None:
+        """The type of property ``name`` of ``klass`` (its extensions, its supertypes)."""
+        for file, qual in [(path, klass), *self.ancestors(path, klass)]:
+            for place, owner in self.places(file, qual):
+                assigns = self.r.index[place].assigns.get((owner, name))
+                if assigns:
+                    return self.declared(place, owner, assigns, ctx)
+        return None
+
+    def _work_out_bases(self, path: str, klass: str) -> tuple[list[Type], bool, Type | None]:
+        """What ``klass`` derives from: its declaration's bases and its extensions'."""
+        inside, outside, element = super()._work_out_bases(path, klass)
+        for file, qual in self.places(path, klass)[1:]:
+            for sym in self.r.index[file].facts.symbols:
+                if sym.kind != "extension" or sym.qualname != qual:
+                    continue
+                for base in sym.bases:
+                    found = self.typed(file, parent(qual), base)
+                    if found[0] == "inst" and (found[1], found[2]) not in inside:
+                        inside.append((found[1], found[2]))
+        return inside, outside, element
