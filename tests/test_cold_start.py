@@ -66,7 +66,7 @@ def test_first_recall_embeds_on_a_thread_and_answers_the_same(demo: Path) -> Non
     assert first == answer(warm, query)
     assert any("vector" in layers for _, _, layers in first)
     again = answer(cold, "how do we authenticate API clients?")
-    assert model.threads[1:] == ["MainThread"]  # a loaded model needs no thread
+    assert model.threads[1:] == ["clawql-query_0"]  # a loaded model: the full text meanwhile
     assert again == answer(warm, "how do we authenticate API clients?")
 
 

@@ -192,8 +192,13 @@ class CategoryTree:
 
     def catalog_survey(self, query: str) -> list[tuple[str, float]]:
         """The catalog layer: entries whose catalog line (title, description, tags) shares the
-        query's terms, rarer terms weighing more (idf); best first, ties by path."""
-        return best_first(self.term_weights(query), POOL)
+        query's terms, rarer terms weighing more (idf); best first, ties by path (kept for
+        the last query)."""
+        known = self.memo.get("survey")
+        if known is None or known[0] != query:
+            known = self.memo["survey"] = (query, best_first(self.term_weights(query), POOL))
+        survey: list[tuple[str, float]] = known[1]
+        return survey
 
     def score(self, node: str, want: set[str]) -> float:
         size = len(self.members[node])

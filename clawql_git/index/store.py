@@ -32,6 +32,8 @@ from clawql_git.index.vector_cache import VectorCache
 from clawql_git.model.progress import Progress, phase
 
 if TYPE_CHECKING:
+    from concurrent.futures import Future
+
     import numpy as np
     import pyarrow as pa
 
@@ -500,10 +502,23 @@ class SearchIndex:
         event loop: its synchronous query builder hands over to that loop six times per
         search, which on a busy machine costs more than the search itself (same rows, same
         scores: bench/README.md)."""
+        return self.fts_later(query, limit, where)()
+
+    def fts_later(
+        self, query: str, limit: int, where: str | None = None
+    ) -> Callable[[], list[Hit]]:
+        """:meth:`fts`, started now on LanceDB's event loop; the call returned waits for its
+        hits (recall embeds the question meanwhile)."""
         table = self.table("chunks#async")
         with lance_errors("search"):
-            rows = _on_loop(_fts_rows(table, query, limit, where)).to_pylist()
-        return [Hit(r["path"], r["chunk"], float(r["_score"]), r["snippet"]) for r in rows]
+            future = _start_on_loop(_fts_rows(table, query, limit, where))
+
+        def hits() -> list[Hit]:
+            with lance_errors("search"):
+                rows = future.result().to_pylist()
+            return [Hit(r["path"], r["chunk"], float(r["_score"]), r["snippet"]) for r in rows]
+
+        return hits
 
     def catalog(self, query: str, limit: int, where: str | None = None) -> list[Hit]:
         """BM25 over the catalog view of each entry (title, description, tags)."""
@@ -643,6 +658,17 @@ def _on_loop(coro: Any) -> Any:
 
     loop: Any = LOOP
     return loop.run(coro)
+
+
+def _start_on_loop(coro: Any) -> Future[Any]:
+    """Start a coroutine on LanceDB's event loop thread; its result comes from the future."""
+    import asyncio
+
+    import_lancedb()
+    from lancedb.background_loop import LOOP
+
+    loop: Any = LOOP
+    return asyncio.run_coroutine_threadsafe(coro, loop.loop)
 
 
 async def _taken(table: Any, offsets: list[int]) -> Any:

@@ -227,6 +227,7 @@ class Recaller:
     def __init__(self, index: SearchIndex) -> None:
         self.index = index
         self._class: tuple[Resident, str, str] | None = None  # rows, query, its class
+        self._pending: tuple[RecallQuery, Callable[[], list[Hit]]] | None = None  # prefetch
 
     def query_class(self, text: str) -> str:
         """The query's classification in the category tree of the resident rows (worked out
@@ -335,16 +336,38 @@ class Recaller:
         entries = self.index.loaded().entries
         return lambda path: passes(entries.get(path), q)
 
+    def prefetch(self, q: RecallQuery) -> None:
+        """Start what the first pass of ``q`` needs that needs no query vector, while the
+        question is embedded on another thread: the full-text search (on LanceDB's loop
+        thread) and the catalog survey and query class (here). A query the pipeline would
+        refuse is left for it to refuse."""
+        if q.backend not in BACKENDS or not q.text.strip():
+            return
+        layers = self.layers_for(q.backend)
+        if "fts" in layers:
+            self._pending = (q, self._fts_later(q, _where(q)))
+        if "catalog" in layers:
+            self.tree().catalog_survey(q.text)
+        if "page_index" in layers:
+            self.query_class(q.text)
+
     def _fts(self, q: RecallQuery, where: str) -> list[Hit]:
-        """The FTS layer's top chunks among those ``where`` allows."""
+        """The FTS layer's top chunks among those ``where`` allows (started by
+        :meth:`prefetch` when it ran for this query)."""
+        pending, self._pending = self._pending, None
+        if pending is not None and pending[0] is q:
+            return pending[1]()
+        return self._fts_later(q, where)()
+
+    def _fts_later(self, q: RecallQuery, where: str) -> Callable[[], list[Hit]]:
         if q.types or q.project or q.agent:
-            return _safe_fts(self.index.fts, q.text, POOL * 2, where)
+            return _fts_call(self.index, q.text, POOL * 2, where)
         loaded = self.index.loaded()
         hidden = loaded.memo(f"hidden-{q.allow_pii}", lambda: _hidden(loaded, q.allow_pii))
         if hidden[1] > POSTFILTER_MAX:
-            return _safe_fts(self.index.fts, q.text, POOL * 2, where)
-        hits = _safe_fts(self.index.fts, q.text, POOL * 2 + hidden[1], None)
-        return [h for h in hits if h.path not in hidden[0]][: POOL * 2]
+            return _fts_call(self.index, q.text, POOL * 2, where)
+        pending = _fts_call(self.index, q.text, POOL * 2 + hidden[1], None)
+        return lambda: [h for h in pending() if h.path not in hidden[0]][: POOL * 2]
 
     def tree(self) -> CategoryTree:
         """The category tree of the resident rows (built or patched on first use)."""
@@ -491,12 +514,14 @@ def _note_info(path: str, row: dict[str, Any]) -> NoteInfo:
     return NoteInfo.from_row(path, row["title"], row.get("frontmatter"))
 
 
-def _safe_fts(search: Any, text: str, limit: int, where: str | None) -> list[Hit]:
+def _fts_call(
+    index: SearchIndex, text: str, limit: int, where: str | None
+) -> Callable[[], list[Hit]]:
+    """The full-text search of ``text``'s words, started; the call returns its hits."""
     cleaned = " ".join(WORD.findall(text.lower()))
     if not cleaned:
-        return []
-    result: list[Hit] = search(cleaned, limit, where)
-    return result
+        return list
+    return index.fts_later(cleaned, limit, where)
 
 
 def _where(q: RecallQuery) -> str:

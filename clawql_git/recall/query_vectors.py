@@ -63,12 +63,22 @@ def _no_vector() -> None:
 
 def embed_on_thread(embedder: Embedder, text: str) -> tuple[Callable[[], Any], bool]:
     """The query's vector, as a call that returns it, and whether it is being computed on a
-    thread. When the model still has to load (the first recall of a process) it loads and
-    embeds on a thread while the caller reads the index: in a cold `clawql memory recall` the
-    model's start-up and LanceDB's import then overlap instead of adding up."""
-    if is_ready(embedder):
-        return (lambda: embedder.embed_query(text)), False
+    thread (always). When the model still has to load (the first recall of a process) it loads
+    and embeds on a thread while the caller reads the index: in a cold `clawql memory recall`
+    the model's start-up and LanceDB's import then overlap instead of adding up."""
+    if is_ready(embedder):  # on the one embedding thread: the full-text search runs meanwhile
+        return _worker().submit(embedder.embed_query, text).result, True
     pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="clawql-embed")
     future = pool.submit(embedder.embed_query, text)
     pool.shutdown(wait=False)
     return future.result, True
+
+
+_WORKER: list[ThreadPoolExecutor] = []
+
+
+def _worker() -> ThreadPoolExecutor:
+    """The process's thread for questions of a loaded model (made on first use)."""
+    if not _WORKER:
+        _WORKER.append(ThreadPoolExecutor(max_workers=1, thread_name_prefix="clawql-query"))
+    return _WORKER[0]

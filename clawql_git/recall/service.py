@@ -197,11 +197,13 @@ class RecallService:
         wants_vector = q.backend in ("auto", "hybrid", "vector")
         embedder = self.embedder if wants_vector else None
         query_vector, on_thread = self.query_vectors.vector(embedder, q.text)
-        if on_thread:
-            index.loaded()  # the model loads meanwhile: read the rows (any answer needs them)
+        recaller = Recaller(index)
+        if on_thread:  # the question is embedded meanwhile (the model may still be loading)
+            index.loaded()  # read the rows (any answer needs them)
+            recaller.prefetch(q)  # start the full-text search, survey the catalog
         missing = index.missing_vectors() if wants_vector and self.embedder is not None else ""
         qvec, skipped = _vector_or_skip(query_vector, missing)
-        result = self._fresh(index, commit, q, qvec, skipped, warnings)
+        result = self._fresh(index, commit, q, qvec, skipped, warnings, recaller)
         result.index_note = _note(report)
         if q.use_cache and not result.skipped_layers:
             self._remember(key, str(commit.id), result)
@@ -246,12 +248,13 @@ class RecallService:
         qvec: Any,
         skipped: list[dict[str, str]],
         warnings: list[str],
+        recaller: Recaller | None = None,
     ) -> RecallResult:
         """The pipeline's answer, every hit checked: when the index gave one the commit does
         not hold, the index is rebuilt from the commit and asked again; a hit that still does
         not match is left out."""
         sha = str(commit.id)
-        result = Recaller(index).recall(q, sha, qvec, skipped)
+        result = (recaller or Recaller(index)).recall(q, sha, qvec, skipped)
         save_derived(index.loaded())
         if not self.check_hits:
             return result
