@@ -98,6 +98,9 @@ class Assignment:
     scope: str
     line: int
     annotation: bool = False
+    # Go: (line, column, end line, end column) where a local declaration is in scope, from the
+    # end of its declaration to the end of its block; empty for anything else
+    span: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,374 @@
+"""Go call resolution by declared types (the Go spec's "Declarations and scope", "Selectors",
+"Method sets", "Struct types"): receivers typed by the declarations ``lang_go`` records.
+
+A callee as written (``mx.handler.ServeHTTP``, ``r.Context().Value``, ``chi.NewRouter``,
+``NewMux().Use``) is read left to right. The head is a local (the innermost declaration in
+scope at the call: the receiver, a parameter, ``x := T{}`` / ``&T{}`` / ``new(T)`` /
+``NewT()`` / ``y.(T)``, ``var x T``), a name of the package (its files in the directory that
+declare the same ``package``; a test file sees the package's test files too), an import
+(the package's files in the repository; outside: external) or a call ``f()`` typed by the
+declared result of ``f``. Each ``.f`` is a field (or a package's name), each ``.m()`` a method
+whose declared result types what follows. A selector is looked up as Go does: the type's
+own fields and methods, else those of its embedded types, the shallowest depth that has the
+name (two at that depth: ambiguous, unresolved; an embedded type outside the repository at a
+shallower depth: unproven, unresolved; none found past an outside one: external). A method
+of an interface type is the edge's target (inferred: the dynamic type's method runs). A
+call typed through a declared type is inferred; ``f()``, ``pkg.F()`` and ``T.M`` are exact.
+Anything else (a function value, a field of function type, an element of a slice or map, a
+type parameter) stays unresolved.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from typing import TYPE_CHECKING
+
+from clawql_git.codegraph.model import Assignment, Call, Symbol
+from clawql_git.codegraph.resolve import CLASSLIKE, UNK, Entity, ResolutionNotes, parent
+
+if TYPE_CHECKING:
+    from clawql_git.codegraph.resolve import Resolver
+
+SEGMENT = re.compile(r"^[A-Za-z_]\w*(\[\])?(\(\))?$")  # ``x``, ``F()``, ``fns[]``, ``G[]()``
+PACKAGE = "<package>"  # lang_go's assignment naming a file's package
+MAX_DEPTH = 12  # embedding levels walked, chains of declarations followed
+FUNCTIONS = frozenset({"function", "method"})
+UNIVERSE_TYPES = frozenset(
+    {
+        "any", "bool", "byte", "comparable", "complex64", "complex128", "error", "float32",
+        "float64", "int", "int8", "int16", "int32", "int64", "rune", "string", "uint",
+        "uint8", "uint16", "uint32", "uint64", "uintptr",
+    }
+)  # fmt: skip
+UNIVERSE_FUNCTIONS = frozenset(
+    {
+        "append", "cap", "clear", "close", "complex", "copy", "delete", "imag", "len",
+        "make", "max", "min", "new", "panic", "print", "println", "real", "recover",
+    }
+)  # fmt: skip
+Point = tuple[int, int]
+Type = tuple[str, str]  # (file, qualname) of a type of the repository
+
+
+def segments(callee: str) -> list[str] | None:
+    """``r.Context().Value`` -> ['r', 'Context()', 'Value']; None for what is not a chain of
+    names and calls (a call of a call's result, a composite literal, an index)."""
+    parts = callee.split(".")
+    if not all(SEGMENT.match(p) for p in parts) or parts[-1].endswith("()"):
+        return None
+    return parts
+
+
+def in_span(span: tuple[int, ...], at: Point) -> bool:
+    return len(span) == 4 and (span[0], span[1]) <= at <= (span[2], span[3])
+
+
+class GoCalls:
+    """Resolves the calls of Go files with the facts of a :class:`Resolver`."""
+
+    def __init__(self, resolver: Resolver) -> None:
+        self.r = resolver
+        self._packages: dict[str, list[str]] = {}  # file -> the files of its package
+        self._declared: dict[tuple[str, Assignment], Entity | None] = {}  # None: in progress
+
+    # ------------------------------------------------------------ calls
+
+    def callee(self, path: str, scope: str, call: Call, ctx: ResolutionNotes) -> Entity:
+        """What the call ``call`` made in ``scope`` of ``path`` points at."""
+        parts = segments(call.callee)
+        if parts is None:
+            return UNK
+        at = (call.line, call.column)
+        if len(parts) == 1:
+            return self.bare(path, scope, parts[0], at)
+        receiver = self.type_of(path, scope, parts[:-1], at, ctx)
+        if receiver[0] == "inst":  # a value typed by a declaration
+            ctx.inferred = True
+        found = self.member(receiver, parts[-1], ctx)
+        return found if found[0] in ("def", "ext") else UNK
+
+    def bare(self, path: str, scope: str, name: str, at: Point) -> Entity:
+        """``f(...)``: a function or type (a conversion) of the package, a builtin (external);
+        a local (a function value) is no definition; ``G[]``: a generic function or type
+        instantiated, else an element (unknown)."""
+        if name.endswith("[]"):
+            return instantiated(self.bare(path, scope, name[:-2], at))
+        if self.local(path, scope, name, at) is not None:
+            return UNK
+        declared = self.package_level(path, scope, name)
+        if declared is not None:
+            return declared if declared[0] in ("def", "ext") else UNK
+        return ("ext", name) if name in UNIVERSE_FUNCTIONS else UNK
+
+    # ------------------------------------------------------------ operands
+
+    def type_of(
+        self, path: str, scope: str, parts: list[str], at: Point, ctx: ResolutionNotes
+    ) -> Entity:
+        """What a receiver chain denotes: ('inst', file, type) for a value of a repository
+        type, ('def', file, qualname) for a type or function named, ('mod', *files) for a
+        package of the repository, ('ext', name) for something outside it."""
+        head = parts[0]
+        if head.endswith("()"):
+            entity = self.result(self.bare(path, scope, head[:-2], at), 0, ctx)
+        else:
+            entity = self.operand(path, scope, head, at, ctx)
+        for part in parts[1:]:
+            if entity[0] == "def" and self.kind(entity) in FUNCTIONS:
+                return UNK  # a member of a function value (or of a method value)
+            if part.endswith("()"):
+                entity = self.result(self.member(entity, part[:-2], ctx), 0, ctx)
+            else:
+                entity = self.member(entity, part, ctx)
+        return entity
+
+    def operand(self, path: str, scope: str, name: str, at: Point, ctx: ResolutionNotes) -> Entity:
+        """What a simple name denotes where ``at`` is: the innermost local declaration in
+        scope there, else a name of the package, else an import."""
+        if name.endswith("[]"):
+            return instantiated(self.operand(path, scope, name[:-2], at, ctx))
+        local = self.local(path, scope, name, at)
+        if local is not None:
+            ctx.inferred = True  # typed by a declaration
+            return self.declared(path, local, ctx)
+        found = self.package_level(path, scope, name)
+        if found is not None:
+            return found
+        for imp in self.r.index[path].imports.get(("", name), []):
+            files = self.r.module_files(path, imp.module)
+            return ("mod", *files) if files else ("ext", imp.module)
+        return UNK
+
+    def local(self, path: str, scope: str, name: str, at: Point) -> Assignment | None:
+        """The declaration of ``name`` in scope at ``at`` inside the functions around it (the
+        one declared last: an inner block's shadows an outer one)."""
+        assigns = self.r.index[path].assigns
+        cur = scope
+        while cur:
+            seen = [a for a in assigns.get((cur, name), ()) if in_span(a.span, at)]
+            if seen:
+                return max(seen, key=lambda a: (a.span[0], a.span[1]))
+            cur = parent(cur)
+        return None
+
+    def declared(self, path: str, asg: Assignment, ctx: ResolutionNotes) -> Entity:
+        """The type a declaration gives its name (memoised; a cycle gives unknown)."""
+        key = (path, asg)
+        if key in self._declared:
+            return self._declared[key] or UNK
+        self._declared[key] = None
+        found = self._work_out(path, asg, ctx)
+        self._declared[key] = found
+        return found
+
+    def _work_out(self, path: str, asg: Assignment, ctx: ResolutionNotes) -> Entity:
+        if not asg.value:
+            return UNK
+        if asg.annotation:
+            return instance(self.type_named(path, asg.scope, asg.value))
+        # the value is read where the declaration is written, before its name is in scope
+        at = (asg.span[0], asg.span[1] - 1) if asg.span else (asg.line, 0)
+        if asg.value.startswith("="):
+            parts = segments(asg.value[1:])
+            return self.type_of(path, asg.scope, parts, at, ctx) if parts else UNK
+        written, _, index = asg.value.partition("#")
+        parts = segments(written)
+        if parts is None:
+            return UNK
+        if len(parts) == 1:
+            called = self.bare(path, asg.scope, parts[0], at)
+        else:
+            called = self.member(self.type_of(path, asg.scope, parts[:-1], at, ctx), parts[-1], ctx)
+        return self.result(called, int(index or 0), ctx)
+
+    def result(self, called: Entity, index: int, ctx: ResolutionNotes) -> Entity:
+        """What a call of ``called`` gives at result ``index``: a declared result type, the
+        type itself for a conversion ``T(x)``."""
+        if called[0] == "ext":
+            return called
+        if called[0] != "def":
+            return UNK
+        ctx.inferred = True  # typed by a declared result
+        sym = self.r.index[called[1]].defs[called[2]]
+        if sym.kind in CLASSLIKE:
+            return ("inst", called[1], called[2]) if index == 0 else UNK
+        results = sym.returns.split(",") if sym.kind in FUNCTIONS else []
+        if index >= len(results) or not results[index]:
+            return UNK
+        return instance(self.type_named(called[1], "", results[index]))
+
+    # ------------------------------------------------------------ names of packages
+
+    def package_files(self, path: str) -> list[str]:
+        """The files of the package ``path`` belongs to, ``path`` first: the directory's Go
+        files declaring the same package (test files only for a test file)."""
+        found = self._packages.get(path)
+        if found is None:
+            folder, name = posixpath.dirname(path), self.package_name(path)
+            test = path.endswith("_test.go")
+            found = [path] + [
+                f
+                for f in sorted(self.r.index)
+                if f != path
+                and f.endswith(".go")
+                and posixpath.dirname(f) == folder
+                and (test or not f.endswith("_test.go"))
+                and self.package_name(f) == name
+            ]
+            self._packages[path] = found
+        return found
+
+    def package_name(self, path: str) -> str:
+        named = self.r.index[path].assigns.get(("", PACKAGE))
+        return named[0].value if named else ""
+
+    def package_level(self, path: str, scope: str, name: str) -> Entity | None:
+        """``name`` declared in a function around ``scope`` (a local type), at the top level
+        of the package of ``path``, or brought by a dot import; None when nothing is."""
+        defs = self.r.index[path].defs
+        cur = scope
+        while cur:
+            sym = defs.get(f"{cur}.{name}")
+            if sym is not None and sym.kind in CLASSLIKE:
+                return ("def", path, f"{cur}.{name}")
+            cur = parent(cur)
+        found = self.top_level(self.package_files(path), name, False)
+        if found is not None:
+            return found
+        for imp in self.r.index[path].imports.get(("", "."), []):
+            found = self.top_level(self.r.module_files(path, imp.module), name, True)
+            if found is not None:
+                return found
+        return ("ext", name) if name in UNIVERSE_TYPES else None
+
+    def top_level(
+        self, files: list[str] | tuple[str, ...], name: str, exported: bool
+    ) -> Entity | None:
+        """A top-level name of the package made of ``files``: a function or type ('def'), a
+        variable or constant (the value its declaration types); the first file first (a name
+        declared in two other files, as under build tags: unknown)."""
+        if exported and not name[:1].isupper():
+            return None
+        hits = [f for f in files if name in self.r.index[f].defs]
+        if not hits:
+            return None
+        file = hits[0] if hits[0] == files[0] or len(hits) == 1 else ""
+        if not file:
+            return UNK
+        sym = self.r.index[file].defs[name]
+        if sym.kind not in ("variable", "constant"):
+            return ("def", file, name)
+        declared = {
+            self.declared(file, a, ResolutionNotes())
+            for a in self.r.index[file].assigns.get(("", name), [])
+        }
+        return declared.pop() if len(declared) == 1 else UNK
+
+    def type_named(self, path: str, scope: str, written: str) -> Entity:
+        """The type ``written`` (``Mux``, ``chi.Mux``) names in ``scope`` of ``path``:
+        ('def', file, qualname), ('ext', written) outside the repository, else unknown."""
+        head, _, rest = written.partition(".")
+        if rest:
+            for imp in self.r.index[path].imports.get(("", head), []):
+                files = self.r.module_files(path, imp.module)
+                if not files:
+                    return ("ext", written)
+                found = self.top_level(files, rest, True)
+                return found if found is not None and self.is_type(found) else UNK
+            return UNK
+        found = self.package_level(path, scope, head)
+        if found is None or found[0] == "ext":
+            return found or UNK
+        return found if self.is_type(found) else UNK
+
+    # ------------------------------------------------------------ selectors
+
+    def member(self, entity: Entity, name: str, ctx: ResolutionNotes) -> Entity:
+        """``x.name`` for ``x`` denoting ``entity`` (``x.name[]``: instantiated, or an
+        element)."""
+        if name.endswith("[]"):
+            return instantiated(self.member(entity, name[:-2], ctx))
+        kind = entity[0]
+        if kind == "mod":
+            found = self.top_level(entity[1:], name, True)
+            return found if found is not None else UNK
+        if kind == "ext":
+            return ("ext", name)
+        if kind in ("inst", "def") and self.is_type(entity):
+            return self.selector((entity[1], entity[2]), name, ctx, kind == "def")
+        return UNK
+
+    def selector(self, start: Type, name: str, ctx: ResolutionNotes, static: bool) -> Entity:
+        """Field or method ``name`` of a type, through its embedded types (Go spec,
+        "Selectors"): the shallowest depth declaring it, when one type there does."""
+        level, seen, unproven = [start], {start}, False
+        for _ in range(MAX_DEPTH):
+            found: list[Entity] = []
+            deeper: list[Type] = []
+            outside = False
+            for file, qual in level:
+                hit = self.own_member(file, qual, name, ctx, static)
+                if hit is not None:
+                    found.append(hit)
+                for base in self.r.index[file].defs[qual].bases:
+                    typed = self.type_named(file, parent(qual), base)
+                    if typed[0] == "def" and (typed[1], typed[2]) not in seen:
+                        seen.add((typed[1], typed[2]))
+                        deeper.append((typed[1], typed[2]))
+                    outside = outside or typed[0] != "def"
+            if found:
+                return found[0] if len(set(found)) == 1 and not unproven else UNK
+            unproven = unproven or outside
+            if not deeper:
+                break
+            level = deeper
+        return ("ext", name) if unproven else UNK
+
+    def own_member(
+        self, file: str, qual: str, name: str, ctx: ResolutionNotes, static: bool
+    ) -> Entity | None:
+        """A method of the type (in any file of its package) or, on a value, a field (an
+        embedded one is named by its type); None when the type itself declares neither."""
+        method = f"{qual}.{name}"
+        for other in self.package_files(file):
+            sym = self.r.index[other].defs.get(method)
+            if sym is not None and sym.kind in FUNCTIONS:
+                if self.r.index[file].defs[qual].kind == "interface":
+                    ctx.inferred = True  # the dynamic type's method runs
+                return ("def", other, method)
+        if static:
+            return None
+        fields = self.r.index[file].assigns.get((qual, name))
+        if fields:
+            if not fields[0].value:
+                return UNK
+            return instance(self.type_named(file, parent(qual), fields[0].value))
+        for base in self.r.index[file].defs[qual].bases:
+            if base.rsplit(".", 1)[-1] == name:
+                return instance(self.type_named(file, parent(qual), base))
+        return None
+
+    # ------------------------------------------------------------ helpers
+
+    def sym(self, entity: Entity) -> Symbol | None:
+        idx = self.r.index.get(entity[1]) if len(entity) == 3 else None
+        return idx.defs.get(entity[2]) if idx is not None else None
+
+    def kind(self, entity: Entity) -> str:
+        sym = self.sym(entity)
+        return sym.kind if sym is not None else ""
+
+    def is_type(self, entity: Entity) -> bool:
+        return entity[0] in ("def", "inst") and self.kind(entity) in CLASSLIKE
+
+
+def instantiated(entity: Entity) -> Entity:
+    """``x[...]`` for ``x`` denoting ``entity``: a generic function or type instantiated is
+    itself; an element of a value has a type not read here (unknown)."""
+    return entity if entity[0] == "def" else UNK
+
+
+def instance(entity: Entity) -> Entity:
+    """A value of the type ``entity`` names."""
+    return ("inst", *entity[1:]) if entity[0] == "def" else entity
