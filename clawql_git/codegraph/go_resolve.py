@@ -167,8 +167,9 @@ class GoCalls:
             return UNK
         if asg.annotation:
             return instance(self.type_named(path, asg.scope, asg.value))
-        # the value is read where the declaration is written, before its name is in scope
-        at = (asg.span[0], asg.span[1] - 1) if asg.span else (asg.line, 0)
+        # the value is read where the declaration starts, before its name is in scope (a type
+        # switch's ``v`` of each case: before the switch, so ``v := v.(type)`` reads the outer)
+        at = (asg.line, 0)
         if asg.value.startswith("="):
             parts = segments(asg.value[1:])
             return self.type_of(path, asg.scope, parts, at, ctx) if parts else UNK
@@ -301,12 +302,15 @@ class GoCalls:
 
     def selector(self, start: Type, name: str, ctx: ResolutionNotes, static: bool) -> Entity:
         """Field or method ``name`` of a type, through its embedded types (Go spec,
-        "Selectors"): the shallowest depth declaring it, when one type there does."""
-        level, seen, unproven = [start], {start}, False
+        "Selectors"): the shallowest depth declaring it, when one type there does. A type
+        outside the repository (or not found) embedded at a shallower depth may declare it:
+        unproven."""
+        level, seen = [start], {start}
+        unproven = outside = False  # outside types above the level searched / at it
         for _ in range(MAX_DEPTH):
             found: list[Entity] = []
             deeper: list[Type] = []
-            outside = False
+            below = False
             for file, qual in level:
                 hit = self.own_member(file, qual, name, ctx, static)
                 if hit is not None:
@@ -316,14 +320,14 @@ class GoCalls:
                     if typed[0] == "def" and (typed[1], typed[2]) not in seen:
                         seen.add((typed[1], typed[2]))
                         deeper.append((typed[1], typed[2]))
-                    outside = outside or typed[0] != "def"
+                    below = below or typed[0] != "def"
             if found:
                 return found[0] if len(set(found)) == 1 and not unproven else UNK
-            unproven = unproven or outside
+            unproven, outside = unproven or outside, below
             if not deeper:
                 break
             level = deeper
-        return ("ext", name) if unproven else UNK
+        return ("ext", name) if unproven or outside else UNK
 
     def own_member(
         self, file: str, qual: str, name: str, ctx: ResolutionNotes, static: bool

@@ -457,17 +457,24 @@ class GoWalker(Walker):
         others (several types, ``default``) the type of ``x`` (Go spec, "Type switches")."""
         alias = node.child_by_field_name("alias")
         names = alias.named_children if alias is not None else []
+        value = node.child_by_field_name("value")
+        switched = callee_name(value) if value is not None else ""
         with self.block(node):
             self.visit(node.child_by_field_name("initializer"))
-            self.visit(node.child_by_field_name("value"))
+            self.visit(value)
             for case in node.named_children:
                 if case.type not in {"type_case", "default_case"}:
                     continue
                 types = case.children_by_field_name("type")
+                single = self.declared_type(types[0]) if len(types) == 1 else ""
                 with self.block(case):
                     for name in names:
-                        single = self.declared_type(types[0]) if len(types) == 1 else ""
-                        self.declare(name, single, bool(single), case.start_point)
+                        if single:
+                            self.declare(name, single, True, case.start_point)
+                        else:
+                            self.declare(
+                                name, "=" + switched if switched else "", False, case.start_point
+                            )
                     self.visit_children(case)
 
     def on_call(self, node: Node) -> None:
