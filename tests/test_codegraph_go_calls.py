@@ -3,8 +3,11 @@ is its declaration's in scope at the call ("Declarations and scope": blocks, clo
 parameters, a type switch's variable per case), selectors go through embedded fields to the
 shallowest depth declaring the name ("Selectors", "Struct types"), a field hides a promoted
 method, interface methods (embedded interfaces too) are the targets of calls on interface
-values, declared results type a chain, and a package is the directory's files with the same
-``package`` clause (an external test package is another)."""
+values, declared results type a chain, elements of slices, arrays and maps (declared so, or
+through a named type ``type nodes []*node``) type indexes and ``range`` variables, and a
+package is the directory's files with the same ``package`` clause (an external test package
+is another). Every resolved edge here is also go/types' reading of the fixture (go vet
+passes on it); the unresolved ones are calls of function values or unproven selectors."""
 
 from __future__ import annotations
 
@@ -91,6 +94,27 @@ func Map[T interface{ find(string) *node }](x T, Pair func()) {
 	x.find("")
 	Pair()
 }
+
+type nodes []*node
+
+type table map[string][]*node
+
+func elements(n *node, ns nodes, tbl table) {
+	for _, c := range n.children {
+		c.find("")
+	}
+	ns[0].find("")
+	for key, list := range tbl {
+		for _, x := range list {
+			x.find(key)
+		}
+	}
+	if list, ok := tbl["a"]; ok {
+		list[0].find("")
+	}
+	(&node{}).find("")
+	T{}.find("")
+}
 """
 
 IFACE = """package router
@@ -151,10 +175,11 @@ func use(r Router, any interface{}, d D, e E, sh Shadow, ms Muxes) {
 MUX_TEST = """package router_test
 
 import "example.com/app/router"
+import "testing"
 
 func NewMux() int { return 0 }
 
-func TestMux() {
+func TestMux(t *testing.T) {
 	NewMux()
 	mx := router.NewMux()
 	mx.Get("/")
@@ -236,10 +261,16 @@ def test_locals_typed_by_their_declarations(graph: CodeGraph) -> None:
         ("node.insert", "Pair", 14, "router/mux.go:Pair", "exact"),
         ("node.insert", "t.find", 15, find, "inferred"),  # first result of Pair
         ("node.insert", "m.Get", 16, "router/mux.go:Mux.Get", "inferred"),  # second
-        ("node.insert", "n.children[].find", 17, "", "unresolved"),  # an element
+        ("node.insert", "n.children[].find", 17, find, "inferred"),  # an element of []*node
         # a type parameter T hides the package's type T; a parameter hides func Pair
         ("Map", "x.find", 23, "", "unresolved"),
         ("Map", "Pair", 24, "", "unresolved"),
+        ("elements", "c.find", 33, find, "inferred"),  # range over a []*node field
+        ("elements", "ns[].find", 35, find, "inferred"),  # type nodes []*node
+        ("elements", "x.find", 38, find, "inferred"),  # range over a map's []*node values
+        ("elements", "list[].find", 42, find, "inferred"),  # list, ok := tbl["a"]
+        ("elements", "node{}.find", 44, find, "inferred"),  # (&node{}).find
+        ("elements", "T{}.find", 45, "router/iface.go:T.find", "inferred"),
     ]
 
 
@@ -252,7 +283,7 @@ def test_interfaces_type_switches_and_depth(graph: CodeGraph) -> None:
         ("use", "d.Run", 48, "router/iface.go:B.Run", "inferred"),  # depth 1 beats depth 2
         ("use", "e.Run", 49, "router/iface.go:A.Run", "inferred"),  # depth 2
         ("use", "sh.Run", 50, "", "unresolved"),  # the field Run hides A.Run
-        ("use", "ms[].Get", 51, "", "unresolved"),  # an element, not Muxes.Get
+        ("use", "ms[].Get", 51, "router/mux.go:Mux.Get", "inferred"),  # an element: not Muxes
         ("use", "ms.Get", 52, "router/mux.go:Muxes.Get", "inferred"),
     ]
 
@@ -273,9 +304,9 @@ def test_imports_closures_and_shadowing(graph: CodeGraph) -> None:
 
 def test_an_external_test_package_is_another_package(graph: CodeGraph) -> None:
     assert edges(graph, "router/mux_test.go") == [
-        ("TestMux", "NewMux", 8, "router/mux_test.go:NewMux", "exact"),
-        ("TestMux", "router.NewMux", 9, "router/mux.go:NewMux", "exact"),
-        ("TestMux", "mx.Get", 10, "router/mux.go:Mux.Get", "inferred"),
+        ("TestMux", "NewMux", 9, "router/mux_test.go:NewMux", "exact"),
+        ("TestMux", "router.NewMux", 10, "router/mux.go:NewMux", "exact"),
+        ("TestMux", "mx.Get", 11, "router/mux.go:Mux.Get", "inferred"),
     ]
 
 

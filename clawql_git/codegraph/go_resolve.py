@@ -30,8 +30,10 @@ from clawql_git.codegraph.resolve import CLASSLIKE, UNK, Entity, ResolutionNotes
 if TYPE_CHECKING:
     from clawql_git.codegraph.resolve import Resolver
 
-SEGMENT = re.compile(r"^[A-Za-z_]\w*(\[\])?(\(\))?$")  # ``x``, ``F()``, ``fns[]``, ``G[]()``
+# ``x``, ``F()``, ``fns[]``, ``G[]()``, ``T{}`` (a composite literal)
+SEGMENT = re.compile(r"^[A-Za-z_]\w*(\[\]|\{\})?(\(\))?$")
 PACKAGE = "<package>"  # lang_go's assignment naming a file's package
+ELEMENT = "[]"  # lang_go's prefix of a container's type (``[]T``) and the elements' target
 MAX_DEPTH = 12  # embedding levels walked, chains of declarations followed
 FUNCTIONS = frozenset({"function", "method"})
 UNIVERSE_TYPES = frozenset(
@@ -93,7 +95,8 @@ class GoCalls:
         a local (a function value) is no definition; ``G[]``: a generic function or type
         instantiated, else an element (unknown)."""
         if name.endswith("[]"):
-            return instantiated(self.bare(path, scope, name[:-2], at))
+            found = self.bare(path, scope, name[:-2], at)
+            return found if found[0] == "def" else UNK  # a generic function instantiated
         if self.local(path, scope, name, at) is not None:
             return UNK
         declared = self.package_level(path, scope, name)
@@ -127,7 +130,9 @@ class GoCalls:
         """What a simple name denotes where ``at`` is: the innermost local declaration in
         scope there, else a name of the package, else an import."""
         if name.endswith("[]"):
-            return instantiated(self.operand(path, scope, name[:-2], at, ctx))
+            return self.indexed(self.operand(path, scope, name[:-2], at, ctx))
+        if name.endswith("{}"):
+            return literal(self.operand(path, scope, name[:-2], at, ctx))
         local = self.local(path, scope, name, at)
         if local is not None:
             ctx.inferred = True  # typed by a declaration
@@ -166,7 +171,7 @@ class GoCalls:
         if not asg.value:
             return UNK
         if asg.annotation:
-            return instance(self.type_named(path, asg.scope, asg.value))
+            return self.value_of(path, asg.scope, asg.value)
         # the value is read where the declaration starts, before its name is in scope (a type
         # switch's ``v`` of each case: before the switch, so ``v := v.(type)`` reads the outer)
         at = (asg.line, 0)
@@ -197,7 +202,7 @@ class GoCalls:
         results = sym.returns.split(",") if sym.kind in FUNCTIONS else []
         if index >= len(results) or not results[index]:
             return UNK
-        return instance(self.type_named(called[1], "", results[index]))
+        return self.value_of(called[1], "", results[index])
 
     # ------------------------------------------------------------ names of packages
 
@@ -283,13 +288,36 @@ class GoCalls:
             return found or UNK
         return found if self.is_type(found) else UNK
 
+    def value_of(self, path: str, scope: str, written: str) -> Entity:
+        """A value of the declared type ``written``: ('inst', file, type), ('elem', file,
+        type) for a slice, array or map of a repository type (``[]T``), ('ext', written)."""
+        if written.startswith(ELEMENT):
+            element = self.value_of(path, scope, written[len(ELEMENT) :])
+            if element[0] == "ext":
+                return element
+            return ("elem", *element[1:]) if element[0] == "inst" else UNK
+        return instance(self.type_named(path, scope, written))
+
+    def indexed(self, entity: Entity) -> Entity:
+        """``x[...]`` for ``x`` denoting ``entity``: an element of a slice, an array or a map
+        (of a type declared so: ``type nodes []*node``), a generic function or type
+        instantiated (itself)."""
+        if entity[0] == "elem":
+            return ("inst", *entity[1:])
+        if entity[0] == "inst" and self.is_type(entity):
+            element = self.r.index[entity[1]].assigns.get((entity[2], ELEMENT))
+            return self.value_of(entity[1], parent(entity[2]), element[0].value) if element else UNK
+        return entity if entity[0] in ("def", "ext") else UNK
+
     # ------------------------------------------------------------ selectors
 
     def member(self, entity: Entity, name: str, ctx: ResolutionNotes) -> Entity:
         """``x.name`` for ``x`` denoting ``entity`` (``x.name[]``: instantiated, or an
         element)."""
         if name.endswith("[]"):
-            return instantiated(self.member(entity, name[:-2], ctx))
+            return self.indexed(self.member(entity, name[:-2], ctx))
+        if name.endswith("{}"):  # ``pkg.T{}``
+            return literal(self.member(entity, name[:-2], ctx))
         kind = entity[0]
         if kind == "mod":
             found = self.top_level(entity[1:], name, True)
@@ -347,7 +375,7 @@ class GoCalls:
         if fields:
             if not fields[0].value:
                 return UNK
-            return instance(self.type_named(file, parent(qual), fields[0].value))
+            return self.value_of(file, parent(qual), fields[0].value)
         for base in self.r.index[file].defs[qual].bases:
             if base.rsplit(".", 1)[-1] == name:
                 return instance(self.type_named(file, parent(qual), base))
@@ -367,10 +395,11 @@ class GoCalls:
         return entity[0] in ("def", "inst") and self.kind(entity) in CLASSLIKE
 
 
-def instantiated(entity: Entity) -> Entity:
-    """``x[...]`` for ``x`` denoting ``entity``: a generic function or type instantiated is
-    itself; an element of a value has a type not read here (unknown)."""
-    return entity if entity[0] == "def" else UNK
+def literal(entity: Entity) -> Entity:
+    """``T{...}``: a value of the type ``T`` (``entity``) names."""
+    if entity[0] == "ext":
+        return entity
+    return ("inst", *entity[1:]) if entity[0] == "def" else UNK
 
 
 def instance(entity: Entity) -> Entity:

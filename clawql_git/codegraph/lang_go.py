@@ -64,7 +64,8 @@ _BLOCKS = frozenset(
         "communication_case",
     }
 )
-FUNCTION_BODIES = frozenset({"function_declaration", "method_declaration", "func_literal"})
+_CONTAINERS = {"slice_type": "element", "array_type": "element", "map_type": "value"}
+ELEMENT = "[]"  # the assignment target giving the elements' type of ``type Ts []T``
 Point = tuple[int, int]
 PACKAGE = "<package>"  # the assignment target naming the file's package (``package chi``)
 _NO_SKIP: frozenset[str] = frozenset()
@@ -120,8 +121,8 @@ def type_name(node: Node | None) -> str:
 
 def callee_name(node: Node) -> str:
     """A Go callee as written: ``fmt.Println``, ``s.db.Query``, ``f()``, ``h.fns[]`` (an
-    index: an element, or a generic function instantiated); '' for conversions to
-    composite types like ``[]byte(x)``."""
+    index: an element, or a generic function instantiated), ``T{}.M`` (a composite literal,
+    ``&T{}`` too); '' for conversions to composite types like ``[]byte(x)``."""
     kind = node.type
     if kind == "identifier":
         return text(node)
@@ -132,6 +133,16 @@ def callee_name(node: Node) -> str:
     if kind == "call_expression":
         fn = node.child_by_field_name("function")
         return f"{callee_name(fn)}()" if fn is not None else ""
+    if kind == "composite_literal":  # ``T{...}.M()``
+        written = type_name(node.child_by_field_name("type"))
+        return f"{written}{{}}" if written else ""
+    if kind == "unary_expression" and text(node)[:1] == "&":
+        operand = node.child_by_field_name("operand")
+        return (
+            callee_name(operand)
+            if operand is not None and operand.type == "composite_literal"
+            else ""
+        )
     if kind == "index_expression":  # ``fns[i]`` (an element) or ``F[int]`` (instantiated)
         operand = node.child_by_field_name("operand")
         written = callee_name(operand) if operand is not None else ""
@@ -201,7 +212,11 @@ class GoWalker(Walker):
     # ------------------------------------------------------------ declared types
 
     def declared_type(self, node: Node | None) -> str:
-        """The type ``node`` names, '' for a type parameter of the declarations around."""
+        """The type ``node`` names, '' for a type parameter of the declarations around;
+        ``[]T`` for a slice, an array or a map of ``T`` (its elements' type)."""
+        if node is not None and node.type in _CONTAINERS:
+            element = self.declared_type(node.child_by_field_name(_CONTAINERS[node.type]))
+            return "[]" + element if element and not element.startswith("[]") else ""
         name = type_name(node)
         return "" if any(name in names for names in self.type_params) else name
 
@@ -330,6 +345,12 @@ class GoWalker(Walker):
             elif node.type == "type_spec" and body is not None and body.type == "interface_type":
                 kind = "interface"
                 bases = self.interface_members(name, body)
+            elif node.type == "type_spec" and body is not None and body.type in _CONTAINERS:
+                element = self.declared_type(body.child_by_field_name(_CONTAINERS[body.type]))
+                if element:  # ``type nodes []*node``: ``ns[i]`` is a node
+                    self.facts.assignments.append(
+                        Assignment(ELEMENT, element, self.child_qualname(name), line(body), True)
+                    )
         symbol = self.add_symbol(
             node,
             name,
@@ -435,13 +456,19 @@ class GoWalker(Walker):
         self.visit(right)
 
     def on_range(self, node: Node) -> None:
-        """``for k, v := range xs``: ``k`` and ``v`` declared (of types not read here)."""
-        self.visit(node.child_by_field_name("right"))
+        """``for k, v := range xs``: ``k`` and ``v`` declared, ``v`` an element of ``xs``
+        (``=xs[]``; a lone ``k`` is an index, a key or a channel's element: untyped)."""
+        right = node.child_by_field_name("right")
+        self.visit(right)
         left = node.child_by_field_name("left")
-        if any(c.type == ":=" for c in node.children) and left is not None:
-            for target in left.named_children:
-                if target.type == "identifier":
-                    self.declare(target, "", False, node.end_point)
+        if not any(c.type == ":=" for c in node.children) or left is None:
+            return
+        ranged = callee_name(right) if right is not None else ""
+        targets = left.named_children
+        for index, target in enumerate(targets):
+            if target.type == "identifier":
+                element = f"={ranged}[]" if ranged and index == 1 else ""
+                self.declare(target, element, False, node.end_point)
 
     def on_receive(self, node: Node) -> None:
         """``case v := <-ch``: ``v`` declared in the case."""
@@ -496,6 +523,8 @@ def evidence(values: list[Node], index: int, targets: int) -> tuple[str, bool]:
             return _callee(single) + (f"#{index}" if index else ""), False
         if single.type == "type_assertion_expression" and index == 0:
             return _asserted(single)
+        if single.type == "index_expression" and index == 0 and callee_name(single):
+            return "=" + callee_name(single), False  # ``v, ok := m[k]``
         return "", False
     if index >= len(values):
         return "", False
@@ -511,7 +540,9 @@ def evidence(values: list[Node], index: int, targets: int) -> tuple[str, bool]:
         if _callee(value) == "new" and args is not None and args.named_children:
             return type_name(args.named_children[0]), True
         return _callee(value), False
-    if value.type in {"identifier", "selector_expression"} and callee_name(value):
+    if value.type in {"identifier", "selector_expression", "index_expression"} and callee_name(
+        value
+    ):
         return "=" + callee_name(value), False
     return "", False
 
