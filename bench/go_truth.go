@@ -124,8 +124,8 @@ func (c *checker) declare(f *ast.File, path string) {
 		c.decls[c.key(name.Pos())] = s
 		fmt.Fprintf(c.out, "D\t%s\t%d\t%d\t%s\t%s\n", path, s.start, s.end, kind, name.Name)
 	}
-	for _, decl := range f.Decls {
-		switch d := decl.(type) {
+	ast.Inspect(f, func(n ast.Node) bool { // types declared inside functions too
+		switch d := n.(type) {
 		case *ast.FuncDecl:
 			kind := "function"
 			if d.Recv != nil {
@@ -157,7 +157,8 @@ func (c *checker) declare(f *ast.File, path string) {
 				note(ts.Name, node, kind)
 			}
 		}
-	}
+		return true
+	})
 }
 
 func (c *checker) readModules() {
@@ -305,7 +306,7 @@ func (c *checker) target(path string, line, nameLine int, name string, pos token
 		fmt.Fprintf(c.out, "X\t%s\t%d\t%d\t%s\n", path, line, nameLine, name)
 		return
 	}
-	if !declared { // a type declared inside a function: in neither set
+	if !declared { // not one of the declarations noted from those files
 		return
 	}
 	fmt.Fprintf(c.out, "C\t%s\t%d\t%d\t%s\t%s\t%d\t%d\n", path, line, nameLine, name,

@@ -53,11 +53,24 @@ Point = tuple[int, int]
 Type = tuple[str, str]  # (file, qualname) of a type of the repository
 
 
+ASSERTION = re.compile(r"^\(\*?([A-Za-z_][\w.]*)\)$")  # ``(*T)`` of ``w.(*T).M``
+
+
 def segments(callee: str) -> list[str] | None:
-    """``r.Context().Value`` -> ['r', 'Context()', 'Value']; None for what is not a chain of
-    names and calls (a call of a call's result, a composite literal, an index)."""
-    parts = callee.split(".")
-    if not all(SEGMENT.match(p) for p in parts) or parts[-1].endswith("()"):
+    """``r.Context().Value`` -> ['r', 'Context()', 'Value'], ``w.(http.Flusher).Flush`` ->
+    ['w', '(http.Flusher)', 'Flush']; None for what is not a chain of names, calls, indexes,
+    literals and type assertions (a call of a call's result)."""
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(callee):
+        depth += (ch == "(") - (ch == ")")
+        if ch == "." and depth == 0:
+            parts.append(callee[start:i])
+            start = i + 1
+    parts.append(callee[start:])
+    head, rest = parts[0], parts[1:]
+    if not SEGMENT.match(head) or parts[-1].endswith("()") or ASSERTION.match(parts[-1]):
+        return None
+    if not all(SEGMENT.match(p) or ASSERTION.match(p) for p in rest):
         return None
     return parts
 
@@ -120,7 +133,11 @@ class GoCalls:
         for part in parts[1:]:
             if entity[0] == "def" and self.kind(entity) in FUNCTIONS:
                 return UNK  # a member of a function value (or of a method value)
-            if part.endswith("()"):
+            asserted = ASSERTION.match(part)
+            if asserted is not None:  # ``x.(T)``: a T, whatever ``x`` is
+                ctx.inferred = True
+                entity = self.value_of(path, scope, asserted.group(1))
+            elif part.endswith("()"):
                 entity = self.result(self.member(entity, part[:-2], ctx), 0, ctx)
             else:
                 entity = self.member(entity, part, ctx)
@@ -164,6 +181,8 @@ class GoCalls:
             return self._declared[key] or UNK
         self._declared[key] = None
         found = self._work_out(path, asg, ctx)
+        if found[0] == "def":  # ``f := nop``: a function value, not the function
+            found = UNK
         self._declared[key] = found
         return found
 
@@ -289,21 +308,19 @@ class GoCalls:
         return found if self.is_type(found) else UNK
 
     def value_of(self, path: str, scope: str, written: str) -> Entity:
-        """A value of the declared type ``written``: ('inst', file, type), ('elem', file,
-        type) for a slice, array or map of a repository type (``[]T``), ('ext', written)."""
+        """A value of the declared type ``written``: ('inst', file, type), ('ext', written),
+        ('elems', path, scope, element type as written) for a slice, an array or a map
+        (``[]T``: its elements are read when indexed)."""
         if written.startswith(ELEMENT):
-            element = self.value_of(path, scope, written[len(ELEMENT) :])
-            if element[0] == "ext":
-                return element
-            return ("elem", *element[1:]) if element[0] == "inst" else UNK
+            return ("elems", path, scope, written[len(ELEMENT) :])
         return instance(self.type_named(path, scope, written))
 
     def indexed(self, entity: Entity) -> Entity:
         """``x[...]`` for ``x`` denoting ``entity``: an element of a slice, an array or a map
         (of a type declared so: ``type nodes []*node``), a generic function or type
         instantiated (itself)."""
-        if entity[0] == "elem":
-            return ("inst", *entity[1:])
+        if entity[0] == "elems":
+            return self.value_of(entity[1], entity[2], entity[3])
         if entity[0] == "inst" and self.is_type(entity):
             element = self.r.index[entity[1]].assigns.get((entity[2], ELEMENT))
             return self.value_of(entity[1], parent(entity[2]), element[0].value) if element else UNK

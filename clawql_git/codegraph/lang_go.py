@@ -71,6 +71,7 @@ PACKAGE = "<package>"  # the assignment target naming the file's package (``pack
 _NO_SKIP: frozenset[str] = frozenset()
 _MODULE_LINE = re.compile(rb"^\s*module\s+\"?([^\s\"]+)\"?", re.M)
 _MAJOR = re.compile(r"^v\d+$")
+_ASSERTED = re.compile(r"^\*?[A-Za-z_][\w.]*$")  # a type assertion written in a callee
 _BUILTIN_TYPES = frozenset(
     [
         "bool",
@@ -122,7 +123,8 @@ def type_name(node: Node | None) -> str:
 def callee_name(node: Node) -> str:
     """A Go callee as written: ``fmt.Println``, ``s.db.Query``, ``f()``, ``h.fns[]`` (an
     index: an element, or a generic function instantiated), ``T{}.M`` (a composite literal,
-    ``&T{}`` too); '' for conversions to composite types like ``[]byte(x)``."""
+    ``&T{}`` too), ``w.(*T).M`` (a type assertion); '' for conversions to composite types
+    like ``[]byte(x)``."""
     kind = node.type
     if kind == "identifier":
         return text(node)
@@ -143,6 +145,11 @@ def callee_name(node: Node) -> str:
             if operand is not None and operand.type == "composite_literal"
             else ""
         )
+    if kind == "type_assertion_expression":  # ``w.(http.Flusher).Flush``
+        operand = node.child_by_field_name("operand")
+        asserted = text(node.child_by_field_name("type"))
+        written = callee_name(operand) if operand is not None else ""
+        return f"{written}.({asserted})" if written and _ASSERTED.match(asserted) else ""
     if kind == "index_expression":  # ``fns[i]`` (an element) or ``F[int]`` (instantiated)
         operand = node.child_by_field_name("operand")
         written = callee_name(operand) if operand is not None else ""
@@ -214,11 +221,9 @@ class GoWalker(Walker):
     def declared_type(self, node: Node | None) -> str:
         """The type ``node`` names, '' for a type parameter of the declarations around;
         ``[]T`` for a slice, an array or a map of ``T`` (its elements' type)."""
-        if node is not None and node.type in _CONTAINERS:
-            element = self.declared_type(node.child_by_field_name(_CONTAINERS[node.type]))
-            return "[]" + element if element and not element.startswith("[]") else ""
-        name = type_name(node)
-        return "" if any(name in names for names in self.type_params) else name
+        written = written_type(node)
+        innermost = written.removeprefix(ELEMENT * written.count(ELEMENT))
+        return "" if any(innermost in names for names in self.type_params) else written
 
     def result_types(self, node: Node) -> str:
         """The result types of a function, method or interface method, comma-joined in
@@ -513,9 +518,18 @@ class GoWalker(Walker):
         self.visit(node.child_by_field_name("arguments"))
 
 
+def written_type(node: Node | None) -> str:
+    """:func:`type_name`, or ``[]T`` for a slice, an array or a map of ``T`` (``[][]T``...)."""
+    if node is not None and node.type in _CONTAINERS:
+        element = written_type(node.child_by_field_name(_CONTAINERS[node.type]))
+        return ELEMENT + element if element else ""
+    return type_name(node)
+
+
 def evidence(values: list[Node], index: int, targets: int) -> tuple[str, bool]:
     """What the ``index``-th of ``targets`` names declared with ``values`` holds, as
-    (value, annotation): a type (``T{}``, ``&T{}``, ``new(T)``, ``x.(T)``), a callee as
+    (value, annotation): a type (``T{}``, ``&T{}``, ``[]T{}``, ``new(T)``, ``make(T)``,
+    ``x.(T)``), a callee as
     written (its first result; ``f#1``: its second), ``=x`` for another name, else ''."""
     if len(values) == 1 and targets > 1:
         single = values[0]
@@ -532,13 +546,13 @@ def evidence(values: list[Node], index: int, targets: int) -> tuple[str, bool]:
     if value.type == "unary_expression" and text(value)[:1] == "&":
         value = value.child_by_field_name("operand") or value
     if value.type == "composite_literal":
-        return type_name(value.child_by_field_name("type")), True
+        return written_type(value.child_by_field_name("type")), True
     if value.type == "type_assertion_expression":
         return _asserted(value)
     if value.type == "call_expression":
         args = value.child_by_field_name("arguments")
-        if _callee(value) == "new" and args is not None and args.named_children:
-            return type_name(args.named_children[0]), True
+        if _callee(value) in ("new", "make") and args is not None and args.named_children:
+            return written_type(args.named_children[0]), True
         return _callee(value), False
     if value.type in {"identifier", "selector_expression", "index_expression"} and callee_name(
         value
@@ -553,7 +567,7 @@ def _callee(call: Node) -> str:
 
 
 def _asserted(node: Node) -> tuple[str, bool]:
-    written = type_name(node.child_by_field_name("type"))
+    written = written_type(node.child_by_field_name("type"))
     return written, bool(written)
 
 
