@@ -318,3 +318,58 @@ def test_result_types_survive_stored_facts(tmp_path: Path) -> None:
     (tmp_path / "main.go").write_text(MAIN + "\n// edited\n")
     graph.index(history=False)
     assert edges(graph, "main.go") == before
+
+
+HOOKS = """package hooks
+
+type Flusher interface{ Flush() }
+
+type Writer struct{}
+
+func (w *Writer) Flush() {}
+
+type Header map[string][]string
+
+func (h Header) Get(key string) string { return "" }
+
+type grid [][]*Writer
+
+func nop() {}
+
+var testHook = nop
+
+func use(v interface{}, g grid, byName map[string][]*Writer) {
+	v.(Flusher).Flush()
+	v.(*Writer).Flush()
+	h := make(Header)
+	h.Get("a")
+	g[0][1].Flush()
+	for _, row := range g {
+		row[0].Flush()
+	}
+	for _, ws := range byName {
+		ws[0].Flush()
+	}
+	ws := []*Writer{}
+	ws[0].Flush()
+	testHook()
+	nop()
+}
+"""
+
+
+def test_assertions_make_nested_containers_function_values(tmp_path: Path) -> None:
+    graph = build(tmp_path, {"go.mod": "module example.com/hooks\n\ngo 1.19\n", "hooks.go": HOOKS})
+    flush = "hooks.go:Writer.Flush"
+    assert edges(graph, "hooks.go") == [
+        ("use", "v.(Flusher).Flush", 20, "hooks.go:Flusher.Flush", "inferred"),
+        ("use", "v.(*Writer).Flush", 21, flush, "inferred"),
+        ("use", "make", 22, "", "external"),
+        ("use", "h.Get", 23, "hooks.go:Header.Get", "inferred"),  # make(Header)
+        ("use", "g[][].Flush", 24, flush, "inferred"),  # type grid [][]*Writer
+        ("use", "row[].Flush", 26, flush, "inferred"),
+        ("use", "ws[].Flush", 29, flush, "inferred"),  # map[string][]*Writer
+        ("use", "ws[].Flush", 32, flush, "inferred"),  # []*Writer{}
+        ("use", "testHook", 33, "", "unresolved"),  # a variable: tests may set another
+        ("use", "nop", 34, "hooks.go:nop", "exact"),
+    ]

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from clawql_git.codegraph.resolve import Resolver
 
 # ``x``, ``F()``, ``fns[]``, ``G[]()``, ``T{}`` (a composite literal)
-SEGMENT = re.compile(r"^[A-Za-z_]\w*(\[\]|\{\})?(\(\))?$")
+SEGMENT = re.compile(r"^[A-Za-z_]\w*((\[\])+|\{\})?(\(\))?$")
 PACKAGE = "<package>"  # lang_go's assignment naming a file's package
 ELEMENT = "[]"  # lang_go's prefix of a container's type (``[]T``) and the elements' target
 MAX_DEPTH = 12  # embedding levels walked, chains of declarations followed
