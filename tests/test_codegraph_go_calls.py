@@ -355,6 +355,10 @@ func use(v interface{}, g grid, byName map[string][]*Writer) {
 	testHook()
 	nop()
 }
+
+var handler = func(w *Writer) {
+	w.Flush()
+}
 """
 
 
@@ -372,4 +376,5 @@ def test_assertions_make_nested_containers_function_values(tmp_path: Path) -> No
         ("use", "ws[].Flush", 32, flush, "inferred"),  # []*Writer{}
         ("use", "testHook", 33, "", "unresolved"),  # a variable: tests may set another
         ("use", "nop", 34, "hooks.go:nop", "exact"),
+        ("", "w.Flush", 38, flush, "inferred"),  # a function literal at the top level
     ]

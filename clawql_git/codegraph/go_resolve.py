@@ -167,12 +167,13 @@ class GoCalls:
         one declared last: an inner block's shadows an outer one)."""
         assigns = self.r.index[path].assigns
         cur = scope
-        while cur:
+        while True:  # '' too: a function literal's parameters at the top level
             seen = [a for a in assigns.get((cur, name), ()) if in_span(a.span, at)]
             if seen:
                 return max(seen, key=lambda a: (a.span[0], a.span[1]))
+            if not cur:
+                return None
             cur = parent(cur)
-        return None
 
     def declared(self, path: str, asg: Assignment, ctx: ResolutionNotes) -> Entity:
         """The type a declaration gives its name (memoised; a cycle gives unknown)."""
