@@ -136,6 +136,8 @@ def truth_command(lang: Lang, work: Path) -> list[str]:
         return ["node", str(TS_SCRIPT), str(TYPESCRIPT)]
     if lang is GO:
         binary = work / "gotruth"
+        if shutil.which("go") is None:
+            raise SystemExit("go not installed: apt-get install -y golang-go")
         if not binary.exists():
             env = {**os.environ, "GOCACHE": str(work / "gocache"), "GOPATH": str(work / "gopath")}
             subprocess.run(["go", "build", "-o", str(binary), str(GO_SOURCE)], check=True, env=env)
@@ -347,6 +349,6 @@ def main(argv: list[str], lang: Lang = JAVA) -> None:
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print(
-        "found: resolvable sites with an edge; right: of those, at javac's declaration; "
-        "external: edges into the repository at calls javac resolves outside it"
+        "found: resolvable sites with an edge; right: of those, at the compiler's declaration; "
+        "external: edges into the repository at calls the compiler resolves outside it"
     )

@@ -359,6 +359,21 @@ func use(v interface{}, g grid, byName map[string][]*Writer) {
 var handler = func(w *Writer) {
 	w.Flush()
 }
+
+type set map[*Writer]struct{}
+
+func keys(s set, m map[*Writer]int, ws []*Writer) {
+	for w := range s {
+		w.Flush()
+	}
+	for w, n := range m {
+		w.Flush()
+		_ = n
+	}
+	for w := range ws {
+		_ = w
+	}
+}
 """
 
 
@@ -377,4 +392,6 @@ def test_assertions_make_nested_containers_function_values(tmp_path: Path) -> No
         ("use", "testHook", 33, "", "unresolved"),  # a variable: tests may set another
         ("use", "nop", 34, "hooks.go:nop", "exact"),
         ("", "w.Flush", 38, flush, "inferred"),  # a function literal at the top level
+        ("keys", "w.Flush", 45, flush, "inferred"),  # the keys of a map[*Writer]struct{}
+        ("keys", "w.Flush", 48, flush, "inferred"),
     ]

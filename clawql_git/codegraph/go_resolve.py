@@ -33,7 +33,8 @@ if TYPE_CHECKING:
 # ``x``, ``F()``, ``fns[]``, ``G[]()``, ``T{}`` (a composite literal)
 SEGMENT = re.compile(r"^[A-Za-z_]\w*((\[\])+|\{\})?(\(\))?$")
 PACKAGE = "<package>"  # lang_go's assignment naming a file's package
-ELEMENT = "[]"  # lang_go's prefix of a container's type (``[]T``) and the elements' target
+ELEMENT = "[]"  # lang_go's target naming what a container type is (``type Ts []T``)
+KEY = "#key"  # lang_go's suffix of a range over a map's keys (``=m#key``)
 MAX_DEPTH = 12  # embedding levels walked, chains of declarations followed
 FUNCTIONS = frozenset({"function", "method"})
 UNIVERSE_TYPES = frozenset(
@@ -195,6 +196,9 @@ class GoCalls:
         # the value is read where the declaration starts, before its name is in scope (a type
         # switch's ``v`` of each case: before the switch, so ``v := v.(type)`` reads the outer)
         at = (asg.line, 0)
+        if asg.value.startswith("=") and asg.value.endswith(KEY):
+            parts = segments(asg.value[1 : -len(KEY)])
+            return self.key_of(self.type_of(path, asg.scope, parts, at, ctx)) if parts else UNK
         if asg.value.startswith("="):
             parts = segments(asg.value[1:])
             return self.type_of(path, asg.scope, parts, at, ctx) if parts else UNK
@@ -310,22 +314,38 @@ class GoCalls:
 
     def value_of(self, path: str, scope: str, written: str) -> Entity:
         """A value of the declared type ``written``: ('inst', file, type), ('ext', written),
-        ('elems', path, scope, element type as written) for a slice, an array or a map
-        (``[]T``: its elements are read when indexed)."""
-        if written.startswith(ELEMENT):
-            return ("elems", path, scope, written[len(ELEMENT) :])
+        ('elems', path, scope, element, key) for a slice or an array (``[]T``, key '') or a
+        map (``[K]V``), the types as written (read when indexed or ranged over)."""
+        if not written:
+            return UNK
+        if written.startswith("["):
+            end = written.find("]")
+            return ("elems", path, scope, written[end + 1 :], written[1:end])
         return instance(self.type_named(path, scope, written))
 
-    def indexed(self, entity: Entity) -> Entity:
-        """``x[...]`` for ``x`` denoting ``entity``: an element of a slice, an array or a map
-        (of a type declared so: ``type nodes []*node``), a generic function or type
-        instantiated (itself)."""
-        if entity[0] == "elems":
-            return self.value_of(entity[1], entity[2], entity[3])
+    def container(self, entity: Entity) -> Entity:
+        """The container ``entity`` is: itself, or what a named container type is declared
+        as (``type nodes []*node``); unknown for anything else."""
         if entity[0] == "inst" and self.is_type(entity):
-            element = self.r.index[entity[1]].assigns.get((entity[2], ELEMENT))
-            return self.value_of(entity[1], parent(entity[2]), element[0].value) if element else UNK
-        return entity if entity[0] in ("def", "ext") else UNK
+            underlying = self.r.index[entity[1]].assigns.get((entity[2], ELEMENT))
+            if underlying:
+                return self.value_of(entity[1], parent(entity[2]), underlying[0].value)
+        return entity if entity[0] == "elems" else UNK
+
+    def indexed(self, entity: Entity) -> Entity:
+        """``x[...]`` for ``x`` denoting ``entity``: an element of a slice, an array or a map,
+        a generic function or type instantiated (itself)."""
+        if entity[0] in ("def", "ext"):
+            return entity
+        found = self.container(entity)
+        return self.value_of(found[1], found[2], found[3]) if found[0] == "elems" else UNK
+
+    def key_of(self, entity: Entity) -> Entity:
+        """``k`` of ``for k := range x``: a key of a map (a slice's index: unknown)."""
+        found = self.container(entity)
+        if found[0] != "elems" or not found[4]:
+            return UNK
+        return self.value_of(found[1], found[2], found[4])
 
     # ------------------------------------------------------------ selectors
 

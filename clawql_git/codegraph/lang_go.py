@@ -65,12 +65,13 @@ _BLOCKS = frozenset(
     }
 )
 _CONTAINERS = {"slice_type": "element", "array_type": "element", "map_type": "value"}
-ELEMENT = "[]"  # the assignment target giving the elements' type of ``type Ts []T``
+ELEMENT = "[]"  # the assignment target giving the container ``type Ts []T`` is (``[]T``)
 Point = tuple[int, int]
 PACKAGE = "<package>"  # the assignment target naming the file's package (``package chi``)
 _NO_SKIP: frozenset[str] = frozenset()
 _MODULE_LINE = re.compile(rb"^\s*module\s+\"?([^\s\"]+)\"?", re.M)
 _MAJOR = re.compile(r"^v\d+$")
+_NAMES = re.compile(r"[A-Za-z_][\w.]*")
 _ASSERTED = re.compile(r"^\*?[A-Za-z_][\w.]*$")  # a type assertion written in a callee
 _BUILTIN_TYPES = frozenset(
     [
@@ -222,8 +223,8 @@ class GoWalker(Walker):
         """The type ``node`` names, '' for a type parameter of the declarations around;
         ``[]T`` for a slice, an array or a map of ``T`` (its elements' type)."""
         written = written_type(node)
-        innermost = written.removeprefix(ELEMENT * written.count(ELEMENT))
-        return "" if any(innermost in names for names in self.type_params) else written
+        named = _NAMES.findall(written)  # ``K`` and ``V`` of ``[K]V``
+        return "" if any(n in names for n in named for names in self.type_params) else written
 
     def result_types(self, node: Node) -> str:
         """The result types of a function, method or interface method, comma-joined in
@@ -351,10 +352,10 @@ class GoWalker(Walker):
                 kind = "interface"
                 bases = self.interface_members(name, body)
             elif node.type == "type_spec" and body is not None and body.type in _CONTAINERS:
-                element = self.declared_type(body.child_by_field_name(_CONTAINERS[body.type]))
-                if element:  # ``type nodes []*node``: ``ns[i]`` is a node
+                underlying = self.declared_type(body)
+                if underlying:  # ``type nodes []*node``: ``ns[i]`` is a node
                     self.facts.assignments.append(
-                        Assignment(ELEMENT, element, self.child_qualname(name), line(body), True)
+                        Assignment(ELEMENT, underlying, self.child_qualname(name), line(body), True)
                     )
         symbol = self.add_symbol(
             node,
@@ -461,8 +462,8 @@ class GoWalker(Walker):
         self.visit(right)
 
     def on_range(self, node: Node) -> None:
-        """``for k, v := range xs``: ``k`` and ``v`` declared, ``v`` an element of ``xs``
-        (``=xs[]``; a lone ``k`` is an index, a key or a channel's element: untyped)."""
+        """``for k, v := range xs``: ``k`` and ``v`` declared, ``k`` a key of ``xs`` (``=xs#key``:
+        a map's; a slice's index, a channel's element: untyped), ``v`` an element (``=xs[]``)."""
         right = node.child_by_field_name("right")
         self.visit(right)
         left = node.child_by_field_name("left")
@@ -472,8 +473,8 @@ class GoWalker(Walker):
         targets = left.named_children
         for index, target in enumerate(targets):
             if target.type == "identifier":
-                element = f"={ranged}[]" if ranged and index == 1 else ""
-                self.declare(target, element, False, node.end_point)
+                read = f"={ranged}{('#key', '[]')[index]}" if ranged and index < 2 else ""
+                self.declare(target, read, False, node.end_point)
 
     def on_receive(self, node: Node) -> None:
         """``case v := <-ch``: ``v`` declared in the case."""
@@ -519,11 +520,13 @@ class GoWalker(Walker):
 
 
 def written_type(node: Node | None) -> str:
-    """:func:`type_name`, or ``[]T`` for a slice, an array or a map of ``T`` (``[][]T``...)."""
-    if node is not None and node.type in _CONTAINERS:
-        element = written_type(node.child_by_field_name(_CONTAINERS[node.type]))
-        return ELEMENT + element if element else ""
-    return type_name(node)
+    """:func:`type_name`, or ``[]T`` for a slice or an array of ``T`` (``[][]T``...), ``[K]V``
+    for a map (``[K]`` when ``V`` names no type, ``[]V`` when ``K`` names none)."""
+    if node is None or node.type not in _CONTAINERS:
+        return type_name(node)
+    element = written_type(node.child_by_field_name(_CONTAINERS[node.type]))
+    key = type_name(node.child_by_field_name("key")) if node.type == "map_type" else ""
+    return f"[{key}]{element}" if element or key else ""
 
 
 def evidence(values: list[Node], index: int, targets: int) -> tuple[str, bool]:
