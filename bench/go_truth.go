@@ -18,7 +18,9 @@
 // directory's files of that package; an external test package imports the package). An
 // import under the module path of one of the repository's go.mod files is the repository's
 // directory (the longest module path wins); the standard library comes from the toolchain's
-// export data; anything else fails to import and counts as errors. Lines are 1-based; a call
+// export data; anything else fails to import and counts as errors. Files the go tool leaves
+// out here (under testdata/, or excluded by build constraints for this GOOS and GOARCH) are
+// in no set. Lines are 1-based; a call
 // of a function value (a variable, a parameter, a field of function type) is in no set.
 // Built at bench time into a temporary directory; nothing here is committed output.
 package main
@@ -27,6 +29,7 @@ import (
 	"bufio"
 	"fmt"
 	"go/ast"
+	"go/build"
 	"go/importer"
 	"go/parser"
 	"go/token"
@@ -66,11 +69,12 @@ func main() {
 		paths:   map[*ast.File]string{},
 		modules: map[string]string{},
 		checked: map[string]*types.Package{},
-		std:     importer.Default(),
+		std:     nil,
 		decls:   map[string]span{},
 		inRepo:  map[string]bool{},
 		out:     bufio.NewWriter(os.Stdout),
 	}
+	c.std = importer.ForCompiler(c.fset, "gc", nil) // positions in the same file set
 	defer c.out.Flush()
 	scanner := bufio.NewScanner(os.Stdin)
 	for scanner.Scan() {
@@ -101,7 +105,23 @@ func main() {
 	fmt.Fprintf(c.out, "E\t%d\n", c.errors)
 }
 
+// ignored is what the go tool leaves out of every package built here: testdata
+// directories, and files whose build constraints (//go:build, _linux.go...) exclude them
+// for this machine's GOOS and GOARCH.
+func ignored(path string) bool {
+	for _, part := range strings.Split(filepath.ToSlash(path), "/") {
+		if part == "testdata" {
+			return true
+		}
+	}
+	match, err := build.Default.MatchFile(filepath.Dir(path), filepath.Base(path))
+	return err != nil || !match
+}
+
 func (c *checker) parse(path string) {
+	if ignored(path) {
+		return
+	}
 	f, err := parser.ParseFile(c.fset, path, nil, parser.SkipObjectResolution)
 	if f == nil {
 		c.errors++

@@ -395,3 +395,27 @@ def test_assertions_make_nested_containers_function_values(tmp_path: Path) -> No
         ("keys", "w.Flush", 45, flush, "inferred"),  # the keys of a map[*Writer]struct{}
         ("keys", "w.Flush", 48, flush, "inferred"),
     ]
+
+
+def test_build_tag_variants_are_unproven_but_for_their_own_file(tmp_path: Path) -> None:
+    # dial_plan9.go and dial_posix.go both declare dialer.dial and listen (one is built per
+    # GOOS): a call from a third file cannot tell which; a variant's own calls are its own
+    variant = "package net\n\nfunc (d *dialer) dial() {}\n\nfunc listen() {}\n"
+    graph = build(
+        tmp_path,
+        {
+            "go.mod": "module example.com/net\n\ngo 1.19\n",
+            "dial.go": "package net\n\ntype dialer struct{}\n\nfunc Dial(d *dialer) {\n"
+            "\td.dial()\n\tlisten()\n}\n",
+            "dial_plan9.go": variant,
+            "dial_posix.go": variant + "\nfunc use(d *dialer) {\n\td.dial()\n\tlisten()\n}\n",
+        },
+    )
+    assert edges(graph, "dial.go") == [
+        ("Dial", "d.dial", 6, "", "unresolved"),
+        ("Dial", "listen", 7, "", "unresolved"),
+    ]
+    assert edges(graph, "dial_posix.go") == [
+        ("use", "d.dial", 8, "dial_posix.go:dialer.dial", "inferred"),
+        ("use", "listen", 9, "dial_posix.go:listen", "exact"),
+    ]

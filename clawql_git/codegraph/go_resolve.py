@@ -8,14 +8,17 @@ scope at the call: the receiver, a parameter, ``x := T{}`` / ``&T{}`` / ``new(T)
 declare the same ``package``; a test file sees the package's test files too), an import
 (the package's files in the repository; outside: external) or a call ``f()`` typed by the
 declared result of ``f``. Each ``.f`` is a field (or a package's name), each ``.m()`` a method
-whose declared result types what follows. A selector is looked up as Go does: the type's
-own fields and methods, else those of its embedded types, the shallowest depth that has the
-name (two at that depth: ambiguous, unresolved; an embedded type outside the repository at a
-shallower depth: unproven, unresolved; none found past an outside one: external). A method
+whose declared result types what follows, each ``[i]`` an element of a slice, an array or a
+map (``range``: its keys and elements), each ``.(T)`` a ``T``, each ``T{}`` a ``T``. A
+selector is looked up as Go does: the type's own fields and methods, else those of its
+embedded types, the shallowest depth that has the name (two at that depth: ambiguous,
+unresolved; an embedded type outside the repository at a shallower depth: unproven,
+unresolved; none found past an outside one: external). A method
 of an interface type is the edge's target (inferred: the dynamic type's method runs). A
 call typed through a declared type is inferred; ``f()``, ``pkg.F()`` and ``T.M`` are exact.
-Anything else (a function value, a field of function type, an element of a slice or map, a
-type parameter) stays unresolved.
+Anything else (a function value, a variable holding a function, a field of function type, a
+type parameter, a name declared in two files of the package, as under build tags) stays
+unresolved.
 """
 
 from __future__ import annotations
@@ -86,6 +89,8 @@ class GoCalls:
     def __init__(self, resolver: Resolver) -> None:
         self.r = resolver
         self._packages: dict[str, list[str]] = {}  # file -> the files of its package
+        self._dirs: dict[str, list[str]] | None = None
+        self.caller = ""  # the file of the call being resolved (its own variant first)
         self._declared: dict[tuple[str, Assignment], Entity | None] = {}  # None: in progress
 
     # ------------------------------------------------------------ calls
@@ -95,6 +100,7 @@ class GoCalls:
         parts = segments(call.callee)
         if parts is None:
             return UNK
+        self.caller = path
         at = (call.line, call.column)
         if len(parts) == 1:
             return self.bare(path, scope, parts[0], at)
@@ -114,8 +120,10 @@ class GoCalls:
         if self.local(path, scope, name, at) is not None:
             return UNK
         declared = self.package_level(path, scope, name)
+        if declared is not None and declared[0] == "ext":  # a conversion, or a variable
+            return declared if name in UNIVERSE_TYPES else UNK
         if declared is not None:
-            return declared if declared[0] in ("def", "ext") else UNK
+            return declared if declared[0] == "def" else UNK
         return ("ext", name) if name in UNIVERSE_FUNCTIONS else UNK
 
     # ------------------------------------------------------------ operands
@@ -235,14 +243,16 @@ class GoCalls:
         files declaring the same package (test files only for a test file)."""
         found = self._packages.get(path)
         if found is None:
-            folder, name = posixpath.dirname(path), self.package_name(path)
-            test = path.endswith("_test.go")
+            if self._dirs is None:  # directory -> its Go files, worked out once
+                self._dirs = {}
+                for f in sorted(self.r.index):
+                    if f.endswith(".go"):
+                        self._dirs.setdefault(posixpath.dirname(f), []).append(f)
+            name, test = self.package_name(path), path.endswith("_test.go")
             found = [path] + [
                 f
-                for f in sorted(self.r.index)
+                for f in self._dirs.get(posixpath.dirname(path), [])
                 if f != path
-                and f.endswith(".go")
-                and posixpath.dirname(f) == folder
                 and (test or not f.endswith("_test.go"))
                 and self.package_name(f) == name
             ]
@@ -263,7 +273,7 @@ class GoCalls:
             if sym is not None and sym.kind in CLASSLIKE:
                 return ("def", path, f"{cur}.{name}")
             cur = parent(cur)
-        found = self.top_level(self.package_files(path), name, False)
+        found = self.top_level(self.package_files(path), name, False, path)
         if found is not None:
             return found
         for imp in self.r.index[path].imports.get(("", "."), []):
@@ -273,17 +283,17 @@ class GoCalls:
         return ("ext", name) if name in UNIVERSE_TYPES else None
 
     def top_level(
-        self, files: list[str] | tuple[str, ...], name: str, exported: bool
+        self, files: list[str] | tuple[str, ...], name: str, exported: bool, own: str = ""
     ) -> Entity | None:
         """A top-level name of the package made of ``files``: a function or type ('def'), a
-        variable or constant (the value its declaration types); the first file first (a name
-        declared in two other files, as under build tags: unknown)."""
+        variable or constant (the value its declaration types); None when no file declares
+        it, unknown when several do (variants under build tags) and ``own`` is not one."""
         if exported and not name[:1].isupper():
             return None
         hits = [f for f in files if name in self.r.index[f].defs]
         if not hits:
             return None
-        file = hits[0] if hits[0] == files[0] or len(hits) == 1 else ""
+        file = one_of(hits, own)
         if not file:
             return UNK
         sym = self.r.index[file].defs[name]
@@ -401,12 +411,16 @@ class GoCalls:
         """A method of the type (in any file of its package) or, on a value, a field (an
         embedded one is named by its type); None when the type itself declares neither."""
         method = f"{qual}.{name}"
-        for other in self.package_files(file):
-            sym = self.r.index[other].defs.get(method)
-            if sym is not None and sym.kind in FUNCTIONS:
-                if self.r.index[file].defs[qual].kind == "interface":
-                    ctx.inferred = True  # the dynamic type's method runs
-                return ("def", other, method)
+        hits = [
+            other
+            for other in self.package_files(file)
+            if getattr(self.r.index[other].defs.get(method), "kind", "") in FUNCTIONS
+        ]
+        if hits:  # variants under build tags: the caller's own, else unknown
+            found = one_of(hits, self.caller)
+            if self.r.index[file].defs[qual].kind == "interface":
+                ctx.inferred = True  # the dynamic type's method runs
+            return ("def", found, method) if found else UNK
         if static:
             return None
         fields = self.r.index[file].assigns.get((qual, name))
@@ -431,6 +445,14 @@ class GoCalls:
 
     def is_type(self, entity: Entity) -> bool:
         return entity[0] in ("def", "inst") and self.kind(entity) in CLASSLIKE
+
+
+def one_of(files: list[str], own: str) -> str:
+    """The one file declaring a name, or ``own`` among several (its build constraints are
+    the caller's); '' when it cannot be told."""
+    if len(files) == 1:
+        return files[0]
+    return own if own in files else ""
 
 
 def literal(entity: Entity) -> Entity:
