@@ -16,10 +16,11 @@ resolvable call sites found %, edges into external code (count).
 
     PYTHONPATH=. python bench/codegraph_accuracy.py [-v] [REPO ...]  (flask, fastapi by default)
 
-Java and TypeScript (javac and tsc themselves as the reference, see codegraph_truth.py):
+Java, TypeScript and Go (javac, tsc and go/types as the reference, see codegraph_truth.py):
 
     PYTHONPATH=. python bench/codegraph_accuracy.py --java [jsoup|PATH] [--no-codegraph] [-v]
     PYTHONPATH=. python bench/codegraph_accuracy.py --ts [ky|PATH] [--no-codegraph] [-v]
+    PYTHONPATH=. python bench/codegraph_accuracy.py --go [chi|PATH] [--no-codegraph] [-v]
 """
 
 from __future__ import annotations
@@ -561,11 +562,11 @@ def _row(name: str, m: dict[str, float], sites: str, ext: str, tool: str) -> str
 
 
 def main(argv: list[str]) -> None:
-    if "--java" in argv or "--ts" in argv:
+    if "--java" in argv or "--ts" in argv or "--go" in argv:
         import codegraph_truth as truth
 
-        lang = truth.JAVA if "--java" in argv else truth.TS
-        truth.main([a for a in argv if a not in ("--java", "--ts")], lang)
+        lang = truth.JAVA if "--java" in argv else truth.GO if "--go" in argv else truth.TS
+        truth.main([a for a in argv if a not in ("--java", "--ts", "--go")], lang)
         return
     verbose = "-v" in argv
     compare = "--no-codegraph" not in argv

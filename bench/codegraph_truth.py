@@ -9,6 +9,12 @@ target javac resolves to a declaration in the repository's files (resolvable), o
 (external, e.g. the JDK). A call javac cannot resolve (a dependency not on the class path) is in
 neither set.
 
+Go: go/types (bench/go_truth.go, built at run time with the toolchain's ``go build``; the
+standard library from its export data, the repository's packages from their sources by the
+module paths of its go.mod files): functions, methods, types and interface methods; calls
+whose callee go/types resolves to one of them (a conversion ``T(x)``: the type), or outside
+the repository (the standard library, a builtin). A call of a function value is in no set.
+
 TypeScript: the ``typescript`` package's Program and TypeChecker (bench/ts_truth.js, run with
 node; the package is installed beside codegraph: ``cd /work/bench-tools && npm install
 typescript@5``): classes, interfaces, enums, type aliases, functions (declared, or a const bound
@@ -23,6 +29,7 @@ declaration (``new X()``: the class X, so X's constructor counts too).
 
     PYTHONPATH=. python bench/codegraph_accuracy.py --java [jsoup|PATH] [--no-codegraph] [-v]
     PYTHONPATH=. python bench/codegraph_accuracy.py --ts [ky|PATH] [--no-codegraph] [-v]
+    PYTHONPATH=. python bench/codegraph_accuracy.py --go [chi|PATH] [--no-codegraph] [-v]
 """
 
 from __future__ import annotations
@@ -43,6 +50,7 @@ import codegraph_repos as repos
 HERE = Path(__file__).resolve().parent
 SOURCE = HERE / "JavaTruth.java"
 TS_SCRIPT = HERE / "ts_truth.js"
+GO_SOURCE = HERE / "go_truth.go"
 TYPESCRIPT = Path("/work/bench-tools/node_modules/typescript")
 CODEGRAPH_BIN = Path("/work/bench-tools/node_modules/.bin/codegraph")
 
@@ -66,6 +74,14 @@ JAVA = Lang(
     ("java",),
     ("class", "interface", "enum", "method", "function", "struct", "record", "annotation"),
     "jsoup",
+)
+GO = Lang(
+    "go",
+    ("*.go",),
+    (".go",),
+    ("go",),
+    ("function", "method", "struct", "interface", "type_alias"),
+    "chi",
 )
 TS = Lang(
     "typescript",
@@ -118,6 +134,14 @@ def truth_command(lang: Lang, work: Path) -> list[str]:
                 " && npm install typescript@5"
             )
         return ["node", str(TS_SCRIPT), str(TYPESCRIPT)]
+    if lang is GO:
+        binary = work / "gotruth"
+        if shutil.which("go") is None:
+            raise SystemExit("go not installed: apt-get install -y golang-go")
+        if not binary.exists():
+            env = {**os.environ, "GOCACHE": str(work / "gocache"), "GOPATH": str(work / "gopath")}
+            subprocess.run(["go", "build", "-o", str(binary), str(GO_SOURCE)], check=True, env=env)
+        return [str(binary)]
     classes = work / "javatruth"
     if not classes.exists():
         classes.mkdir()
@@ -325,6 +349,6 @@ def main(argv: list[str], lang: Lang = JAVA) -> None:
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print(
-        "found: resolvable sites with an edge; right: of those, at javac's declaration; "
-        "external: edges into the repository at calls javac resolves outside it"
+        "found: resolvable sites with an edge; right: of those, at the compiler's declaration; "
+        "external: edges into the repository at calls the compiler resolves outside it"
     )

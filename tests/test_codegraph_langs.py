@@ -295,10 +295,17 @@ def test_go_pointer_and_value_receivers_structs_interfaces() -> None:
         ("len", "Store.Count", 29),
     ]
     assert asgs(f) == [
+        ("name", "string", "Store", True),
         ("cache", "Cache", "Store", True),
+        ("name", "string", "NewStore", True),
         ("s", "Store", "Store.Get", True),
+        ("key", "string", "Store.Get", True),
         ("s", "Store", "Store.Count", True),
+        ("<package>", "store", "", True),
     ]
+    # a local is in scope from the end of its declaration to the end of its block
+    assert [a.span for a in f.assignments if a.scope == "Store.Get"] == [(22, 39, 26, 1)] * 2
+    assert sym(f, "NewStore").returns == "Store"
 
 
 def test_go_imports_with_aliases_calls_and_locals() -> None:
@@ -325,6 +332,7 @@ def test_go_imports_with_aliases_calls_and_locals() -> None:
         ("defaultStore", "st.NewStore", "", False),
         ("s", "st.NewStore", "main", False),
         ("c", "st.Cache", "main", True),
+        ("<package>", "main", "", True),
     ]
 
 
@@ -336,6 +344,7 @@ def test_go_composite_literals_new_and_field_assignments() -> None:
         ("x", "Foo", "f", True),
         ("y", "Bar", "f", True),
         ("x.db", "NewDB", "f", False),
+        ("<package>", "p", "", True),
     ]
 
 

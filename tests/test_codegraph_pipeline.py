@@ -207,8 +207,12 @@ def test_go_package_scope_spans_the_directory(go: CodeGraph) -> None:
         ("internal/store/store_test.go", "TestGet", "exact"),
     }
     assert callers(go, "Cache.Put") == {("cmd/shop/main.go", "main", "inferred")}
-    # `s := st.NewStore(..)`: typed by NewStore's result `*Store` (package var too)
-    assert callers(go, "Store.Get") == {("cmd/shop/main.go", "main", "inferred")}
+    # `s := st.NewStore(..)`: typed by NewStore's result `*Store` (package var too), and
+    # `NewStore("x").Get("k")` in the test
+    assert callers(go, "Store.Get") == {
+        ("cmd/shop/main.go", "main", "inferred"),
+        ("internal/store/store_test.go", "TestGet", "inferred"),
+    }
     assert callers(go, "Store.Count") == {("cmd/shop/main.go", "main", "inferred")}
     assert callers(go, "Cache.Get") == {("internal/store/store.go", "Store.Get", "inferred")}
 

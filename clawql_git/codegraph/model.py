@@ -109,6 +109,9 @@ class Assignment:
     # Swift: a value that is a call, the argument labels of each call of its chain (as
     # ``Call.labels``): ``x = s.request(u, method: .get)`` -> ('_,method',)
     labels: tuple[str, ...] = ()
+    # Go: (line, column, end line, end column) where a local declaration is in scope, from the
+    # end of its declaration to the end of its block; empty for anything else
+    span: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
