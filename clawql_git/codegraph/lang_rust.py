@@ -28,11 +28,13 @@ from __future__ import annotations
 
 import dataclasses
 import posixpath
+import re
 from typing import ClassVar
 
 from tree_sitter import Node
 
 from clawql_git.codegraph.model import FileFacts, RepoView, SymbolKind
+from clawql_git.codegraph.rust_resolve import RustCalls
 from clawql_git.codegraph.rust_routes import rust_routes
 from clawql_git.codegraph.ts_util import (
     Parsers,
@@ -50,6 +52,19 @@ _ATTRIBUTES = frozenset({"attribute_item"})
 _WRAPPERS = frozenset({"Box", "Arc", "Rc", "Cow"})
 _PATH_TOKENS = frozenset({"identifier", "self", "super", "crate"})
 _ROOT_FILES = ("lib.rs", "main.rs")
+_SELF_TYPED = re.compile(r"^(mut\s+)?self\s*:")
+# values whose type the resolver reads from the expression (``callee_name`` writes them)
+_VALUES = frozenset(
+    {
+        "call_expression",
+        "field_expression",
+        "identifier",
+        "try_expression",
+        "await_expression",
+        "parenthesized_expression",
+        "self",
+    }
+)
 
 
 def _languages() -> dict[str, object]:
@@ -94,7 +109,12 @@ def callee_name(node: Node) -> str:
     if kind == "generic_function":
         fn = node.child_by_field_name("function")
         return callee_name(fn) if fn is not None else ""
-    if kind in {"try_expression", "parenthesized_expression", "await_expression"}:
+    if kind in {"try_expression", "await_expression"}:  # kept: they change the type
+        inner = node.named_children
+        written = callee_name(inner[0]) if inner else ""
+        suffix = "?" if kind == "try_expression" else ".await"
+        return written + suffix if written else ""
+    if kind == "parenthesized_expression":
         inner = node.named_children
         return callee_name(inner[0]) if inner else ""
     if kind in {"identifier", "scoped_identifier", "self", "field_identifier"}:
@@ -104,6 +124,49 @@ def callee_name(node: Node) -> str:
 
 def _has_pub(node: Node) -> bool:
     return any(c.type == "visibility_modifier" for c in node.children)
+
+
+def written_type(node: Node | None) -> str:
+    """A type as written, on one line (``Result<Self, Error>``), '' for none."""
+    return collapse(text(node)) if node is not None else ""
+
+
+def generics(node: Node) -> dict[str, list[str]]:
+    """The type parameters an item declares with their trait bounds, inline and in its
+    ``where`` clause (``<S: Clone, T> ... where T: X`` -> {'S': ['Clone'], 'T': ['X']})."""
+    found: dict[str, list[str]] = {}
+    params = node.child_by_field_name("type_parameters")
+    for param in params.named_children if params is not None else []:
+        name = param.child_by_field_name("name")
+        if param.type in {"type_parameter", "constrained_type_parameter"} and name is not None:
+            found[text(name)] = _bounds(param.child_by_field_name("bounds"))
+    where = next((c for c in node.named_children if c.type == "where_clause"), None)
+    for pred in where.named_children if where is not None else []:
+        left = text(pred.child_by_field_name("left"))
+        if left in found:
+            found[left] += _bounds(pred.child_by_field_name("bounds"))
+    return found
+
+
+def bindings(pattern: Node) -> list[str]:
+    """The names a pattern binds (``(a, Some(b))`` -> a, b; ``Foo { c, .. }`` -> c)."""
+    if pattern.type == "identifier":
+        return [text(pattern)]
+    if pattern.type == "shorthand_field_identifier":
+        return [text(pattern)]
+    skip = pattern.child_by_field_name("type") if pattern.type.endswith("struct_pattern") else None
+    out = []
+    for child in pattern.named_children:
+        if skip is None or child.id != skip.id:
+            if pattern.type == "field_pattern" and child.type == "field_identifier":
+                continue  # ``Foo { name: pat }``: ``pat`` binds
+            out += bindings(child)
+    return out
+
+
+def _bounds(node: Node | None) -> list[str]:
+    kept = {"type_identifier", "scoped_type_identifier", "generic_type"}
+    return [written_type(b) for b in node.named_children if b.type in kept] if node else []
 
 
 class RustWalker(Walker):
@@ -130,6 +193,10 @@ class RustWalker(Walker):
         "call_expression": "on_call",
         "macro_invocation": "on_macro",
         "parameters": "on_params",
+        "closure_parameters": "on_closure_params",
+        "for_expression": "on_binding",
+        "match_arm": "on_binding",
+        "let_condition": "on_binding",
         "attribute_item": "on_above",
         "line_comment": "on_above",
         "block_comment": "on_above",
@@ -139,6 +206,8 @@ class RustWalker(Walker):
         super().__init__(facts, source)
         self.container = ""  # 'impl' / 'trait' while inside one
         self.trait_impl = False
+        self.trait = ""  # the trait of the ``impl Trait for T`` walked, as written
+        self.inline = 0  # how many inline ``mod x { ... }`` enclose the walk
         self.depth = 0
         self.impls: dict[str, list[str]] = {}  # type -> traits implemented in this file
 
@@ -156,6 +225,8 @@ class RustWalker(Walker):
         )
 
     def item(self, node: Node, name: str, kind: SymbolKind, **extra: object) -> None:
+        if kind == "method" and self.trait:
+            extra["bases"] = (self.trait,)  # a method of ``impl Trait for T``: its trait
         self.add_symbol(
             node,
             name,
@@ -173,6 +244,14 @@ class RustWalker(Walker):
         argument = node.child_by_field_name("argument")
         if argument is not None:
             self.use_tree(argument, "", node)
+
+    def add_import(self, module: str, name: str, alias: str, node: Node) -> None:
+        """An import; inside inline modules the leading ``super``s that climb back to the
+        file's own module are written ``self`` (``mod tests { use super::*; }``)."""
+        parts = module.split("::")
+        if self.inline and parts[: self.inline] == ["super"] * self.inline:
+            module = "::".join(["self", *parts[self.inline :]])
+        super().add_import(module, name, alias, node)
 
     def use_tree(self, tree: Node, prefix: str, node: Node) -> None:
         kind = tree.type
@@ -222,27 +301,31 @@ class RustWalker(Walker):
             return
         self.item(node, name, "module")
         with self.enter(name):
-            saved = self.container, self.trait_impl
-            self.container, self.trait_impl = "", False
+            saved = self.container, self.trait_impl, self.trait
+            self.container, self.trait_impl, self.trait = "", False, ""
+            self.inline += 1
             self.visit(body)
-            self.container, self.trait_impl = saved
+            self.inline -= 1
+            self.container, self.trait_impl, self.trait = saved
 
     # -- items ---------------------------------------------------------------------------
 
     def on_function(self, node: Node) -> None:
         name = text(node.child_by_field_name("name"))
         kind: SymbolKind = "method" if self.container and not self.depth else "function"
-        self.item(node, name, kind)
+        self.item(node, name, kind, returns=written_type(node.child_by_field_name("return_type")))
         owner = self.qualname
         with self.enter(name):
             params = node.child_by_field_name("parameters")
             has_self = params is not None and any(
-                c.type == "self_parameter" for c in params.named_children
-            )
-            if kind == "method" and self.container == "impl":
-                self.assign("Self", owner, node, True)  # ``Self::helper()`` in the impl
+                c.type == "self_parameter" or _SELF_TYPED.match(text(c))
+                for c in params.named_children
+            )  # ``&self``, ``self: Box<Self>``
+            if kind == "method":  # ``Self::helper()`` in the impl (in a trait: the trait)
+                self.assign("Self", owner, node, True)
                 if has_self:
                     self.assign("self", owner, node, True)
+            self.type_parameters(node)
             self.depth += 1
             self.visit(params)
             self.visit(node.child_by_field_name("body"))
@@ -253,10 +336,17 @@ class RustWalker(Walker):
         self.item(node, name, "struct")
         body = node.child_by_field_name("body")
         with self.enter(name):
+            self.type_parameters(node)
             for field in body.named_children if body is not None else []:
                 if field.type == "field_declaration":
-                    declared = type_name(field.child_by_field_name("type"))
+                    declared = written_type(field.child_by_field_name("type"))
                     self.assign(text(field.child_by_field_name("name")), declared, field, True)
+
+    def type_parameters(self, node: Node) -> None:
+        """Each type parameter of an item as ``<T>``, its one trait bound the value ('?'
+        for none or several): a parameter is no type of the repository."""
+        for param, bounds in generics(node).items():
+            self.assign(f"<{param}>", bounds[0] if len(bounds) == 1 else "?", node, True)
 
     def on_simple(self, node: Node) -> None:
         kinds: dict[str, SymbolKind] = {
@@ -265,7 +355,13 @@ class RustWalker(Walker):
             "const_item": "constant",
             "static_item": "variable",
         }
-        self.item(node, text(node.child_by_field_name("name")), kinds[node.type])
+        name = text(node.child_by_field_name("name"))
+        self.item(node, name, kinds[node.type])
+        if node.type == "type_item":  # an alias or an associated type (``type Output = R``)
+            self.assign(name, written_type(node.child_by_field_name("type")), node, True)
+        elif node.type == "enum_item":
+            with self.enter(name):
+                self.type_parameters(node)
         value = node.child_by_field_name("value")
         if value is not None:
             self.visit(value)
@@ -283,7 +379,9 @@ class RustWalker(Walker):
         for b in written:
             self.add_supertype(self.child_qualname(name), strip_generics(text(b)), b, "extends")
         self.item(node, name, "trait", bases=bases)
-        self.in_container(name, "trait", False, node.child_by_field_name("body"))
+        with self.enter(name):
+            self.type_parameters(node)
+        self.in_container(name, "trait", "", node.child_by_field_name("body"))
 
     def on_impl(self, node: Node) -> None:
         owner = type_name(node.child_by_field_name("type")) or "_"
@@ -293,35 +391,37 @@ class RustWalker(Walker):
             self.add_supertype(
                 owner, strip_generics(text(trait)), trait, "implements", scope=self.qualname
             )
-        self.in_container(owner, "impl", trait is not None, node.child_by_field_name("body"))
+        with self.enter(owner):
+            self.type_parameters(node)
+        written = strip_generics(text(trait)) if trait is not None else ""
+        self.in_container(owner, "impl", written, node.child_by_field_name("body"))
 
-    def in_container(self, name: str, container: str, trait_impl: bool, body: Node | None) -> None:
-        saved = self.container, self.trait_impl, self.depth
-        self.container, self.trait_impl, self.depth = container, trait_impl, 0
+    def in_container(self, name: str, container: str, trait: str, body: Node | None) -> None:
+        saved = self.container, self.trait_impl, self.trait, self.depth
+        self.container, self.trait_impl, self.trait, self.depth = container, bool(trait), trait, 0
         with self.enter(name):
             self.visit(body)
-        self.container, self.trait_impl, self.depth = saved
+        self.container, self.trait_impl, self.trait, self.depth = saved
 
     # -- expressions ---------------------------------------------------------------------
 
     def evidence(self, target: str, value: Node | None, at: Node) -> None:
-        while value is not None and value.type in {
-            "reference_expression",
-            "try_expression",
-            "await_expression",
-            "parenthesized_expression",
-        }:
-            inner = value.child_by_field_name("value") or (
-                value.named_children[0] if value.named_children else None
+        """``x = Foo { .. }``: the type (annotation); ``x = a.b()?.c().await``, ``x = y``:
+        the expression as ``callee_name`` writes it, typed by the resolver."""
+        while value is not None and value.type in {"reference_expression", "unary_expression"}:
+            if value.type == "unary_expression" and not text(value).startswith("*"):
+                return  # ``!x``, ``-x``: no value of the operand's type
+            value = value.child_by_field_name("value") or (
+                value.named_children[-1] if value.named_children else None
             )
-            value = inner
         if value is None:
             return
         if value.type == "struct_expression":
             self.assign(target, type_name(value.child_by_field_name("name")), at, True)
-        elif value.type == "call_expression":
-            fn = value.child_by_field_name("function")
-            self.assign(target, callee_name(fn) if fn is not None else "", at, False)
+        elif value.type in _VALUES:
+            self.assign(target, callee_name(value), at, False)
+        else:  # a closure, a macro, a literal...: hides an outer name of the same spelling
+            self.assign(target, "?", at, False)
 
     def on_let(self, node: Node) -> None:
         pattern = node.child_by_field_name("pattern")
@@ -330,8 +430,10 @@ class RustWalker(Walker):
             pattern = pattern.named_children[0]
         if pattern is not None and pattern.type == "identifier":
             target = text(pattern)
-            self.assign(target, type_name(node.child_by_field_name("type")), node, True)
+            self.assign(target, written_type(node.child_by_field_name("type")), node, True)
             self.evidence(target, value, node)
+        elif pattern is not None:
+            self.unknown(pattern, node)
         self.visit(value)
         self.visit(node.child_by_field_name("alternative"))
 
@@ -345,7 +447,11 @@ class RustWalker(Walker):
     def on_call(self, node: Node) -> None:
         fn = node.child_by_field_name("function")
         if fn is not None:
-            self.add_call(callee_name(fn), node)
+            # ``(self.f)(x)`` calls the value of field ``f``, no method: written with its
+            # parentheses, which the resolver reads as no path
+            written = callee_name(fn)
+            field = fn.type == "parenthesized_expression"
+            self.add_call(f"({written})" if field else written, node)
             if fn.type not in {"identifier", "scoped_identifier"}:
                 self.visit(fn)
         self.visit(node.child_by_field_name("arguments"))
@@ -372,12 +478,33 @@ class RustWalker(Walker):
             else:
                 path = []
 
+    def unknown(self, pattern: Node, at: Node) -> None:
+        """The names a pattern binds, of no known type ('?'): they hide the outer ones."""
+        for name in bindings(pattern):
+            self.assign(name, "?", at, True)
+
+    def on_binding(self, node: Node) -> None:
+        """``for p in``, ``match`` arms, ``if let p =`` / ``while let p =``."""
+        pattern = node.child_by_field_name("pattern")
+        if pattern is not None:
+            self.unknown(pattern, node)
+        self.visit_children(node)
+
+    def on_closure_params(self, node: Node) -> None:
+        for param in node.named_children:
+            pattern = param.child_by_field_name("pattern") if param.type == "parameter" else param
+            declared = written_type(param.child_by_field_name("type"))
+            if param.type == "parameter" and pattern is not None and pattern.type == "identifier":
+                self.assign(text(pattern), declared or "?", param, True)
+            elif pattern is not None:
+                self.unknown(pattern, param)
+
     def on_params(self, node: Node) -> None:
         for param in node.named_children:
             pattern = param.child_by_field_name("pattern")
             if param.type == "parameter" and pattern is not None and pattern.type == "identifier":
                 self.assign(
-                    text(pattern), type_name(param.child_by_field_name("type")), param, True
+                    text(pattern), written_type(param.child_by_field_name("type")), param, True
                 )
         self.visit_children(node)
 
@@ -385,9 +512,12 @@ class RustWalker(Walker):
 class RustExtractor:
     """The Rust extractor the code graph loads as ``lang_rust.EXTRACTOR``."""
 
+    version = "2"  # 2: types as written, ``?``/``.await`` in callees, type parameters
+
     def __init__(self) -> None:
         self.suffixes = {".rs": "rust"}
         self._parsers = Parsers(_languages())  # type: ignore[arg-type]
+        self.call_resolver = RustCalls  # the resolver types receivers by declarations
 
     def extract(self, path: str, source: bytes, language: str) -> FileFacts:
         """Facts of one Rust file; syntax errors are counted and the rest still extracted."""

@@ -1,0 +1,590 @@
+"""Rust call resolution by declared types (The Rust Reference: method call expressions, paths,
+associated items, implementations): receivers typed by ``self`` (the impl's type, in a trait
+the trait), ``let x: T``, parameters, struct fields and the declared return types of the
+functions a value comes from (``T::new()`` / ``-> Self``, ``-> Result<T, E>`` unwrapped by
+``?``, ``.unwrap()`` or ``.expect()``, an ``async fn``'s result by ``.await``); methods looked
+up in the ``impl T`` and ``impl Trait for T`` blocks of the crate (any file), then in the
+traits ``T`` implements (their default methods) and their supertraits.
+
+A callee as ``lang_rust`` writes it (``Router::new().route().layer``, ``self.inner.call``,
+``client.get().await``, ``a()?.b``) is read left to right. Anything not proven (a type
+parameter, a blanket impl, a closure, an enum variant, a method of a std or dependency type)
+stays unresolved, or external when the type is outside the crate.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from clawql_git.codegraph.model import Assignment, Call
+from clawql_git.codegraph.resolve import UNK, Entity, ResolutionNotes, parent
+
+if TYPE_CHECKING:
+    from clawql_git.codegraph.resolve import Resolver
+
+TOKEN = re.compile(r"^(?P<path>[A-Za-z_]\w*(?:::[A-Za-z_]\w*)*)(?P<call>\(\))?(?P<tries>\?*)$")
+TYPES = frozenset({"struct", "enum", "trait", "type"})
+# names of the std prelude (and its macros' helpers): external when nothing else binds them
+PRELUDE = frozenset(
+    {
+        "Ok", "Err", "Some", "None", "Box", "Vec", "String", "Option", "Result", "drop",
+        "Default", "From", "Into", "Iterator", "ToString", "ToOwned", "Clone", "Send",
+        "Sync", "Sized", "Fn", "FnMut", "FnOnce", "AsRef", "AsMut", "Drop", "Eq",
+        "PartialEq", "Ord", "PartialOrd", "IntoIterator", "Extend", "TryFrom", "TryInto",
+    }
+)  # fmt: skip
+WRAPPED = frozenset({"Result", "Option"})  # ``?``, ``unwrap()``, ``expect()`` give the value
+POINTERS = frozenset({"Box", "Arc", "Rc", "Pin", "Cow", "RefCell", "Mutex", "RwLock"})
+SEE_THROUGH = frozenset({"Box", "Arc", "Rc", "Pin"})  # methods auto-deref to the pointee
+UNWRAP = frozenset({"unwrap", "expect", "unwrap_or_default", "unwrap_unchecked"})
+KEEP_WRAPPED = frozenset({"ok", "map_err", "as_ref", "as_mut", "cloned", "clone", "take"})
+FUTURES = frozenset({"IntoFuture", "Future"})
+MAX_DEPTH = 12
+Type = tuple[str, str]  # (file, qualname) of a type of the repository
+# A value: ('val', file, type qualname, layers): layers outermost first, 'r' a Result or
+# an Option of it, 'f' a future of it; ('ext', name); ('unk',).
+Value = tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Token:
+    """One link of a callee chain: a path, whether it is called, how many ``?`` follow."""
+
+    path: str
+    call: bool
+    tries: int
+
+
+@dataclass
+class Impls:
+    """What the crate's ``impl`` blocks give each type: its methods (with whether each sits
+    in a trait impl), the traits it implements, whether one is outside the repository, the
+    ``type Output`` of its ``IntoFuture``/``Future`` impl."""
+
+    methods: dict[Type, dict[str, list[tuple[str, str, bool]]]] = field(default_factory=dict)
+    traits: dict[Type, list[Type]] = field(default_factory=dict)
+    outside: set[Type] = field(default_factory=set)
+    futures: set[Type] = field(default_factory=set)
+    outputs: dict[Type, list[tuple[str, str, str]]] = field(default_factory=dict)
+
+
+def tokens(callee: str) -> list[Token] | None:
+    """``Router::new().route().await`` -> its links; None for what is no chain of paths."""
+    out = []
+    for part in callee.split("."):
+        if part == "await":
+            out.append(Token("await", False, 0))
+            continue
+        if part.startswith("await?"):
+            out.append(Token("await", False, len(part) - 5))
+            continue
+        m = TOKEN.match(part)
+        if m is None:
+            return None
+        out.append(Token(m.group("path"), bool(m.group("call")), len(m.group("tries"))))
+    return out
+
+
+def split_generic(written: str) -> tuple[str, list[str]]:
+    """``Result<Foo<A>, E>`` -> ('Result', ['Foo<A>', 'E']); no arguments: (written, [])."""
+    start = written.find("<")
+    if start < 0 or not written.endswith(">"):
+        return written, []
+    args, depth, last = [], 0, start + 1
+    for i, ch in enumerate(written[start + 1 : -1], start + 1):
+        depth += (ch in "<([") - (ch in ">)]")
+        if ch == "," and depth == 0:
+            args.append(written[last:i].strip())
+            last = i + 1
+    args.append(written[last:-1].strip())
+    return written[:start].strip(), [a for a in args if a]
+
+
+def bare_type(written: str) -> str:
+    """``&'a mut dyn Foo + Send`` -> ``Foo``: references, lifetimes, ``dyn`` dropped, the
+    first bound kept."""
+    t = written.strip()
+    while True:
+        before = t
+        t = t.removeprefix("&").strip()
+        t = re.sub(r"^'\w+\s*", "", t)
+        t = re.sub(r"^(mut|dyn|const)\s+", "", t)
+        if t == before:
+            break
+    depth = 0
+    for i, ch in enumerate(t):
+        depth += (ch in "<([") - (ch in ">)]")
+        if ch == "+" and depth == 0:
+            return t[:i].strip()
+    return t
+
+
+class RustCalls:
+    """Resolves the calls of Rust files with the facts of a :class:`Resolver`."""
+
+    def __init__(self, resolver: Resolver) -> None:
+        self.r = resolver
+        self._impls: Impls | None = None
+        self._types: dict[tuple[str, str, str], Entity] = {}
+        self._values: dict[tuple[str, Assignment], Value | None] = {}
+
+    # ------------------------------------------------------------ calls
+
+    def callee(self, path: str, scope: str, call: Call, ctx: ResolutionNotes) -> Entity:
+        """What the call ``call`` made in ``scope`` of ``path`` points at."""
+        parts = tokens(call.callee)
+        if not parts or parts[-1].call or parts[-1].tries or parts[-1].path == "await":
+            return UNK
+        last = parts[-1].path
+        if len(parts) == 1:
+            return self.function(path, scope, last, call.line)
+        receiver = self.chain(path, scope, parts[:-1], call.line, ctx, 0)
+        if parts[0].path != "self" or len(parts) > 2:
+            ctx.inferred = True
+        if "::" in last:
+            return UNK
+        return self.method_of(receiver, last)
+
+    def chain(
+        self, path: str, scope: str, parts: list[Token], line: int, ctx: ResolutionNotes, depth: int
+    ) -> Value:
+        """The value a chain of links gives, read left to right."""
+        if depth > MAX_DEPTH:
+            return UNK
+        head = parts[0]
+        if head.call:
+            made = self.function(path, scope, head.path, line)
+            value = self.returned(made, None, depth + 1)
+        elif "::" in head.path or head.path == "await":
+            return UNK
+        else:
+            value = self.variable(path, scope, head.path, line, None, depth + 1)
+            if value[0] == "unk" and head.path[:1].isupper():  # a unit struct: ``Fail.m()``
+                value = self.returned(self.function(path, scope, head.path, line), None, depth)
+        value = self.tried(value, head.tries)
+        for part in parts[1:]:
+            value = self.step(value, part, depth + 1)
+            if value[0] == "unk":
+                return UNK
+        return value
+
+    def step(self, value: Value, part: Token, depth: int) -> Value:
+        """The value of ``value.part`` (a field, a method call, ``.await``)."""
+        if part.path == "await":
+            return self.tried(self.awaited(value), part.tries)
+        if "::" in part.path:
+            return UNK
+        if not part.call:
+            return self.tried(self.field(value, part.path, depth + 1), part.tries)
+        return self.tried(self.called(value, part.path, depth + 1), part.tries)
+
+    def called(self, value: Value, name: str, depth: int) -> Value:
+        """What ``value.name(...)`` gives."""
+        if value[0] != "val":
+            return value if value[0] == "ext" else UNK
+        layers = value[3]
+        if layers[:1] == "r":
+            if name in UNWRAP:
+                return (*value[:3], layers[1:])
+            return value if name in KEEP_WRAPPED else ("ext", name)
+        if layers:
+            return ("ext", name)
+        target = self.method_of(value, name)
+        if target[0] == "def":
+            return self.returned(target, (value[1], value[2]), depth + 1)
+        return value if name == "clone" and target[0] == "ext" else target
+
+    def tried(self, value: Value, tries: int) -> Value:
+        """``value?`` (``tries`` times): a Result's or an Option's value."""
+        for _ in range(tries):
+            if value[0] != "val":
+                return value if value[0] == "ext" else UNK
+            if value[3][:1] != "r":
+                return UNK
+            value = (*value[:3], value[3][1:])
+        return value
+
+    def awaited(self, value: Value) -> Value:
+        """``value.await``: an ``async fn``'s result, or the ``Output`` of the type's
+        ``IntoFuture``/``Future`` impl."""
+        if value[0] != "val":
+            return value if value[0] == "ext" else UNK
+        if value[3][:1] == "f":
+            return (*value[:3], value[3][1:])
+        if value[3]:
+            return UNK
+        own = (value[1], value[2])
+        impls = self.impls()
+        outputs = set(impls.outputs.get(own, []))
+        if own not in impls.futures or len(outputs) != 1:
+            return UNK
+        file, scope, written = outputs.pop()
+        return self.typed(file, scope, written, own, 0)
+
+    # ------------------------------------------------------------ names
+
+    def function(self, path: str, scope: str, written: str, line: int) -> Entity:
+        """The function a called path names: ``f``, ``m::f``, ``T::new``, ``Self::f``,
+        ``Self(..)`` / ``T(..)`` (a tuple struct's constructor)."""
+        if "::" not in written:
+            if written == "Self":
+                return self.type_named(path, scope, "Self")
+            if self.is_local(path, scope, written, line):  # a closure held by a local
+                return UNK
+            found = self.name(path, scope, written)
+            if found[0] == "def" and self.r.index[found[1]].defs[found[2]].kind == "trait":
+                return UNK
+            return found
+        owner_path, _, name = written.rpartition("::")
+        owner = self.path_entity(path, scope, owner_path)
+        if owner[0] == "mod":
+            return self.r.attribute(owner, name, ResolutionNotes(), 0)
+        if owner[0] == "def" and self.r.index[owner[1]].defs[owner[2]].kind == "module":
+            return self.r._nested(owner[1], f"{owner[2]}.{name}", ResolutionNotes())
+        if owner[0] == "def" and self.is_type(owner[1], owner[2]):
+            if name[:1].isupper():  # an enum variant or an associated constant
+                return UNK
+            return self.method(owner[1], owner[2], name)
+        return owner if owner[0] == "ext" else UNK
+
+    def name(self, path: str, scope: str, name: str) -> Entity:
+        """An item a simple path names from ``scope``: defined in an enclosing scope (an
+        inline ``mod``, the file), imported there by ``use`` (globs too), else the prelude."""
+        idx = self.r.index[path]
+        ctx = ResolutionNotes()
+        for cur in self.r.scopes(path, scope):
+            qual = f"{cur}.{name}" if cur else name
+            sym = idx.defs.get(qual)
+            if sym is not None and sym.kind not in ("variable", "constant"):
+                return ("def", path, qual)
+            imports = idx.imports.get((cur, name))
+            if imports:
+                return self.r.follow(path, imports[-1], ctx, 1)
+            for imp in idx.stars.get(cur, []):
+                files = self.r.module_files(path, imp.module)
+                if files:
+                    found = self.r.attribute(("mod", *files), name, ctx, 1)
+                    if found[0] != "unk":
+                        return found
+        return ("ext", name) if name in PRELUDE else UNK
+
+    def path_entity(self, path: str, scope: str, written: str) -> Entity:
+        """What a path (``crate::a::B``, ``super::m``, ``Self``, ``T``) names: a module
+        ('mod', files), an item ('def', file, qualname), external, or unknown."""
+        parts = written.split("::")
+        if parts[0] in ("crate", "self", "super"):
+            lead = 1
+            while lead < len(parts) and parts[lead] in ("self", "super"):
+                lead += 1
+            module = "::".join(parts[:lead])
+            files = self.r.module_files(path, module)
+            entity: Entity = ("mod", *files) if files else UNK
+        elif parts[0] == "Self" or len(parts) == 1:
+            return (
+                self.type_named(path, scope, written)
+                if parts[0] == "Self"
+                else (self.name(path, scope, parts[0]))
+            )
+        else:
+            lead, entity = 1, self.name(path, scope, parts[0])
+            module = ""
+        for part in parts[lead:]:
+            if entity[0] == "def" and self.r.index[entity[1]].defs[entity[2]].kind == "module":
+                entity = self.r._nested(entity[1], f"{entity[2]}.{part}", ResolutionNotes())
+                continue  # an inline ``mod m { ... }`` of the file
+            if entity[0] != "mod":
+                return entity if entity[0] == "ext" else UNK
+            deeper = self.r.module_files(path, f"{module}::{part}") if module else ()
+            if deeper and deeper != entity[1:]:
+                entity, module = ("mod", *deeper), f"{module}::{part}"
+            else:
+                entity, module = self.r.attribute(entity, part, ResolutionNotes(), 0), ""
+        return entity
+
+    def type_named(self, path: str, scope: str, written: str) -> Entity:
+        """The type a path names from ``scope``: ('def', file, qualname), external, or
+        unknown (a type parameter, a primitive, an enum variant), memoised."""
+        key = (path, scope, written)
+        if key not in self._types:
+            self._types[key] = UNK  # a cycle of aliases stops here
+            self._types[key] = self._type_named(path, scope, written)
+        return self._types[key]
+
+    def _type_named(self, path: str, scope: str, written: str) -> Entity:
+        if written == "Self":
+            owner = self.owner(path, scope)
+            return ("def", *owner) if owner is not None else UNK
+        head = written.split("::")[0]
+        bound = self.type_parameter(path, scope, head)
+        if bound is not None:
+            return UNK if bound == "?" or "::" in written else self.type_named(path, scope, bound)
+        found = self.path_entity(path, scope, written)
+        if found[0] == "def" and self.is_type(found[1], found[2]):
+            alias = self.alias(found[1], found[2])
+            return alias if alias is not None else found
+        return found if found[0] == "ext" else UNK
+
+    def alias(self, path: str, qual: str) -> Entity | None:
+        """What ``type A = B;`` names (None: ``qual`` is no alias, or one of a generic)."""
+        if self.r.index[path].defs[qual].kind != "type":
+            return None
+        written = self.r.index[path].assigns.get((parent(qual), qual.rsplit(".", 1)[-1]))
+        if not written or len(written) != 1:
+            return None
+        base, _ = split_generic(bare_type(written[0].value))
+        if base.rsplit("::", 1)[-1] in WRAPPED | POINTERS:
+            return None
+        return self.type_named(path, parent(qual), base)
+
+    def type_parameter(self, path: str, scope: str, name: str) -> str | None:
+        """The bound of type parameter ``name`` of an item around ``scope`` ('?' for none or
+        several), None when ``name`` is no type parameter there."""
+        assigns = self.r.index[path].assigns
+        cur = scope
+        while True:
+            found = assigns.get((cur, f"<{name}>"))
+            if found:
+                return found[0].value
+            if not cur:
+                return None
+            cur = parent(cur)
+
+    def owner(self, path: str, scope: str) -> Type | None:
+        """The type ``Self`` is in ``scope``: the impl's type (a trait in its own body)."""
+        cur = scope
+        while cur:
+            found = self.r.index[path].assigns.get((cur, "Self"))
+            if found:
+                return self.impl_type(path, found[0].value)
+            cur = parent(cur)
+        return None
+
+    def impl_type(self, path: str, qual: str) -> Type | None:
+        """The type an ``impl`` block of ``path`` whose items are named ``qual.*`` is for
+        (``tests.Foo``: ``Foo`` as seen from ``mod tests``); None for a blanket impl."""
+        sym = self.r.index[path].defs.get(qual)
+        if sym is not None and sym.kind in TYPES:
+            return (path, qual)
+        name = qual.rsplit(".", 1)[-1]
+        if self.r.index[path].assigns.get((qual, f"<{name}>")):
+            return None  # ``impl<T> Trait for T``
+        found = self.type_named(path, parent(qual), name)
+        return (found[1], found[2]) if found[0] == "def" else None
+
+    # ------------------------------------------------------------ values
+
+    def is_local(self, path: str, scope: str, name: str, line: int) -> bool:
+        """Whether ``name`` is a local or parameter of the functions around ``scope``
+        declared above ``line`` (``let f = f(x);`` calls the function)."""
+        cur = scope
+        while cur and not self.is_type(path, cur):
+            if any(a.line < line for a in self.r.index[path].assigns.get((cur, name), [])):
+                return True
+            cur = parent(cur)
+        return False
+
+    def variable(
+        self, path: str, scope: str, name: str, line: int, skip: str | None, depth: int
+    ) -> Value:
+        """The value of local, parameter or ``self`` ``name`` at ``line``: its nearest
+        declaration above (the declared type, else its initialiser's type); ``skip``: the
+        target whose own declaration on ``line`` is being typed."""
+        cur = scope
+        idx = self.r.index[path]
+        while cur and not self.is_type(path, cur):
+            seen = [
+                a
+                for a in idx.assigns.get((cur, name), [])
+                if a.line < line or (a.line == line and a.target != skip)
+            ]
+            if seen:
+                nearest = max(a.line for a in seen)
+                here = [a for a in seen if a.line == nearest]
+                typed = [a for a in here if a.annotation] or here
+                values = {self.assigned(path, cur, a, depth + 1) for a in typed}
+                return values.pop() if len(values) == 1 else UNK
+            cur = parent(cur)
+        return UNK
+
+    def assigned(self, path: str, scope: str, asg: Assignment, depth: int) -> Value:
+        """The value an assignment gives its target, memoised (None while worked out)."""
+        key = (path, asg)
+        if key in self._values:
+            return self._values[key] or UNK
+        self._values[key] = None
+        if asg.target in ("self", "Self"):
+            own = self.impl_type(path, asg.value)
+            found: Value = ("val", *own, "") if own is not None else UNK
+        elif asg.annotation:
+            found = self.typed(path, scope, asg.value, None, depth + 1)
+        else:
+            parts = tokens(asg.value)
+            found = self.chain_at(path, scope, parts, asg, depth + 1) if parts else UNK
+        self._values[key] = found
+        return found
+
+    def chain_at(
+        self, path: str, scope: str, parts: list[Token], asg: Assignment, depth: int
+    ) -> Value:
+        """An initialiser's chain, its names seen from the declaration's line."""
+        head = parts[0]
+        if not head.call and "::" not in head.path and head.path != "await":
+            value = self.variable(path, scope, head.path, asg.line, asg.target, depth + 1)
+            value = self.tried(value, head.tries)
+            for part in parts[1:]:
+                value = self.step(value, part, depth + 1)
+            return value
+        return self.chain(path, scope, parts, asg.line, ResolutionNotes(), depth + 1)
+
+    def field(self, value: Value, name: str, depth: int) -> Value:
+        """``value.name``: the declared type of a field of the value's struct."""
+        if value[0] != "val" or value[3]:
+            return ("ext", name) if value[0] == "ext" else UNK
+        path, struct = value[1], value[2]
+        declared = self.r.index[path].assigns.get((struct, name))
+        if not declared or len(declared) != 1 or not declared[0].annotation:
+            return UNK
+        return self.typed(path, struct, declared[0].value, None, depth + 1)
+
+    def typed(self, path: str, scope: str, written: str, own: Type | None, depth: int) -> Value:
+        """A value of the type written in ``scope`` of ``path`` (``Self`` is ``own`` when
+        given): ``Result<T, E>`` and ``Option<T>`` a wrapped T, ``Box<T>`` a T, ``impl
+        Future<Output = T>`` a future of T, ``impl Trait`` the trait."""
+        if depth > MAX_DEPTH:
+            return UNK
+        t = bare_type(written)
+        if t.startswith("impl "):
+            t = bare_type(t[5:])
+        base, args = split_generic(t)
+        last = base.rsplit("::", 1)[-1]
+        if last in FUTURES and len(args) == 1 and args[0].startswith("Output"):
+            inner = self.typed(path, scope, args[0].split("=", 1)[-1], own, depth + 1)
+            return (*inner[:3], "f" + inner[3]) if inner[0] == "val" else inner
+        if base == "Self" and own is not None:
+            return ("val", *own, "")
+        found = self.type_named(path, scope, base) if re.match(r"^[\w:]+$", base) else UNK
+        alias = found[0] == "def" and self.r.index[found[1]].defs[found[2]].kind == "type"
+        if found[0] == "def" and not (alias and last in WRAPPED | SEE_THROUGH):
+            return ("val", found[1], found[2], "")
+        if last in WRAPPED | SEE_THROUGH and args and found[0] != "unk":
+            inner = self.typed(path, scope, args[0], own, depth + 1)
+            wrap = "r" if last in WRAPPED else ""
+            return (*inner[:3], wrap + inner[3]) if inner[0] == "val" else inner
+        return ("ext", base) if found[0] == "ext" else UNK
+
+    def returned(self, made: Entity, own: Type | None, depth: int) -> Value:
+        """What calling ``made`` gives: a type (a tuple struct's constructor) its value, a
+        function its declared return type (an ``async fn`` a future of it)."""
+        if made[0] != "def":
+            return made if made[0] == "ext" else UNK
+        sym = self.r.index[made[1]].defs[made[2]]
+        if sym.kind in TYPES:
+            return ("val", made[1], made[2], "")
+        if not sym.returns:
+            return UNK
+        owner = own or self.impl_type(made[1], parent(made[2]))
+        value = self.typed(made[1], made[2], sym.returns, owner, depth + 1)
+        if value[0] == "val" and re.search(r"\basync\s+(unsafe\s+)?fn\b", sym.signature):
+            return (*value[:3], "f" + value[3])
+        return value
+
+    # ------------------------------------------------------------ methods
+
+    def method_of(self, receiver: Value, name: str) -> Entity:
+        """The method ``name`` a value of ``receiver``'s type has (Result/Option/future
+        methods, and those of types outside the repository, are external)."""
+        if receiver[0] == "ext":
+            return ("ext", name)
+        if receiver[0] != "val":
+            return UNK
+        if receiver[3]:
+            return ("ext", name)
+        return self.method(receiver[1], receiver[2], name)
+
+    def method(self, path: str, klass: str, name: str) -> Entity:
+        """``klass``'s method or associated function ``name``: of its impl blocks (an
+        inherent one first), else of the traits it implements (default methods), else
+        external when one of those traits (or a derive) is outside the repository."""
+        impls = self.impls()
+        own = (path, klass)
+        found = self._pick(impls.methods.get(own, {}).get(name, []))
+        if found is not None:
+            return found
+        for trait in self.traits(own):
+            found = self._pick(impls.methods.get(trait, {}).get(name, []))
+            if found is not None:
+                return found
+        if own in impls.outside or any(t in impls.outside for t in self.traits(own)):
+            return ("ext", name)
+        return UNK
+
+    @staticmethod
+    def _pick(found: list[tuple[str, str, bool]]) -> Entity | None:
+        inherent = {(f, q) for f, q, in_trait in found if not in_trait}
+        every = {(f, q) for f, q, _ in found}
+        for chosen in (inherent, every):
+            if len(chosen) == 1:
+                f, q = chosen.pop()
+                return ("def", f, q)
+        return None
+
+    def traits(self, own: Type) -> list[Type]:
+        """The repository traits a type implements (a trait: its supertraits), breadth
+        first."""
+        impls = self.impls()
+        out: list[Type] = []
+        queue = [own]
+        while queue and len(out) < 32:
+            here = queue.pop(0)
+            for trait in impls.traits.get(here, []):
+                if trait not in out and trait != own:
+                    out.append(trait)
+                    queue.append(trait)
+        return out
+
+    def is_type(self, path: str, qual: str) -> bool:
+        sym = self.r.index[path].defs.get(qual) if path in self.r.index else None
+        return sym is not None and sym.kind in TYPES
+
+    # ------------------------------------------------------------ the impl index
+
+    def impls(self) -> Impls:
+        """The impl blocks of every Rust file, worked out once per resolver."""
+        if self._impls is None:
+            self._impls = Impls()
+            for path in sorted(self.r.index):
+                if self.r.index[path].facts.language == "rust":
+                    self._index_file(path, self._impls)
+        return self._impls
+
+    def _index_file(self, path: str, impls: Impls) -> None:
+        facts = self.r.index[path].facts
+        for sym in facts.symbols:
+            if sym.kind == "method":
+                own = self.impl_type(path, parent(sym.qualname))
+                if own is not None:
+                    methods = impls.methods.setdefault(own, {}).setdefault(sym.name, [])
+                    methods.append((path, sym.qualname, bool(sym.bases)))
+            elif sym.kind in ("struct", "enum") and any(
+                d.startswith("derive(") for d in sym.decorators
+            ):
+                impls.outside.add((path, sym.qualname))
+        for sup in facts.supertypes:
+            child = self.impl_type(path, f"{sup.scope}.{sup.child}" if sup.scope else sup.child)
+            if child is None:
+                continue
+            scope = sup.scope if sup.relation == "implements" else parent(child[1])
+            trait = self.type_named(path, scope, sup.base)
+            if trait[0] == "def" and self.r.index[trait[1]].defs[trait[2]].kind == "trait":
+                impls.traits.setdefault(child, []).append((trait[1], trait[2]))
+            elif trait[0] != "def":
+                impls.outside.add(child)
+            if sup.base.rsplit("::", 1)[-1] in FUTURES:
+                impls.futures.add(child)
+        for asg in facts.assignments:
+            if asg.target == "Output" and asg.annotation:
+                own = self.impl_type(path, asg.scope) if asg.scope else None
+                if own is not None:
+                    impls.outputs.setdefault(own, []).append((path, asg.scope, asg.value))
