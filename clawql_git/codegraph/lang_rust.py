@@ -21,7 +21,9 @@ Conventions:
 - ``resolve_module``: ``crate::``, ``self::``, ``super::`` and ``mod`` paths are walked down
   from the crate root (the nearest directory with ``lib.rs``/``main.rs``) or the importing
   module, through ``a.rs`` / ``a/mod.rs``; the deepest module file reached is returned
-  (the rest of the path names items in it). Other crates (std, dependencies) are [].
+  (the rest of the path names items in it). A crate the importer's ``Cargo.toml`` depends on
+  by path (``rust_crates``) is walked down from its ``src/lib.rs``; other crates (std,
+  crates.io dependencies) are [].
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from typing import ClassVar
 from tree_sitter import Node
 
 from clawql_git.codegraph.model import FileFacts, RepoView, SymbolKind
+from clawql_git.codegraph.rust_crates import Manifests, crate_dir
 from clawql_git.codegraph.rust_resolve import RustCalls
 from clawql_git.codegraph.rust_routes import rust_routes
 from clawql_git.codegraph.ts_util import (
@@ -462,19 +465,24 @@ class RustWalker(Walker):
                 self.scan_tokens(child)
 
     def scan_tokens(self, tree: Node) -> None:
-        """Calls in a macro's tokens: a path (``a::b``, ``x.y``) followed by ``( ... )``."""
+        """Calls in a macro's tokens: a path (``a::b``, ``x.y``) followed by ``( ... )``; a
+        call's ``.m(``, ``?``, ``.await`` continue its chain (``x.a()?.b()`` -> ``x.a()?.b``)."""
         path: list[str] = []
         for child in tree.children:
             kind = child.type
-            if kind in _PATH_TOKENS:
-                path = [*path, text(child)] if path and path[-1] in {"::", "."} else [text(child)]
-            elif kind in {"::", "."} and path:
+            joined = bool(path) and path[-1] in {"::", "."}
+            if kind in _PATH_TOKENS or (kind == "await" and path[-1:] == ["."]):
+                path = [*path, text(child)] if joined else [text(child)]
+            elif kind in {"::", "."} and path and not joined:
                 path.append(kind)
+            elif kind == "?" and path and path[-1] in {"()", "()?", "await"}:
+                path[-1] += "?"
             elif kind == "token_tree":
-                if path and path[-1] not in {"::", "."} and text(child).startswith("("):
+                called = bool(path) and not joined and text(child).startswith("(")
+                if called and path[-1] not in {"()", "await"} and not path[-1].endswith("?"):
                     self.add_call("".join(path), child)
                 self.scan_tokens(child)
-                path = []
+                path = [*path, "()"] if called else []
             else:
                 path = []
 
@@ -518,6 +526,7 @@ class RustExtractor:
         self.suffixes = {".rs": "rust"}
         self._parsers = Parsers(_languages())  # type: ignore[arg-type]
         self.call_resolver = RustCalls  # the resolver types receivers by declarations
+        self._manifests: Manifests | None = None
 
     def extract(self, path: str, source: bytes, language: str) -> FileFacts:
         """Facts of one Rust file; syntax errors are counted and the rest still extracted."""
@@ -552,12 +561,26 @@ class RustExtractor:
                     found = _module_file(start, repo.files) or found
         else:
             start, found = _module_dir(importer), ""
+            if _module_file(posixpath.join(start, head), repo.files) is None:
+                dependency = self._dependency(importer, head, repo)  # ``axum::Router``
+                if dependency is None:
+                    return []
+                start, found, parts = posixpath.dirname(dependency), dependency, parts[1:]
         for part in parts:
             nxt = _module_file(posixpath.join(start, part), repo.files)
             if nxt is None:
                 break
             found, start = nxt, posixpath.join(start, part)
         return [found] if found else []
+
+    def _dependency(self, importer: str, name: str, repo: RepoView) -> str | None:
+        """The root file of crate ``name`` when the importer's crate depends on it by path."""
+        root = _crate_root(importer, repo.files)
+        if root is None:
+            return None
+        if self._manifests is None or self._manifests.repo is not repo:
+            self._manifests = Manifests(repo)
+        return self._manifests.crate_root(crate_dir(root), name)
 
 
 def _module_dir(path: str) -> str:

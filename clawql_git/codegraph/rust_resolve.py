@@ -238,7 +238,10 @@ class RustCalls:
                 return UNK
             return found
         owner_path, _, name = written.rpartition("::")
-        owner = self.path_entity(path, scope, owner_path)
+        generic = self.type_parameter(path, scope, owner_path.split("::")[0]) is not None
+        owner = self.path_entity(path, scope, owner_path) if not generic else UNK
+        if generic or (owner[0] == "def" and self.is_type(owner[1], owner[2])):
+            owner = self.type_named(path, scope, owner_path)  # aliases followed, ``H::call``
         if owner[0] == "mod":
             return self.r.attribute(owner, name, ResolutionNotes(), 0)
         if owner[0] == "def" and self.r.index[owner[1]].defs[owner[2]].kind == "module":
@@ -263,12 +266,26 @@ class RustCalls:
             if imports:
                 return self.r.follow(path, imports[-1], ctx, 1)
             for imp in idx.stars.get(cur, []):
-                files = self.r.module_files(path, imp.module)
-                if files:
-                    found = self.r.attribute(("mod", *files), name, ctx, 1)
+                module = self.glob_module(path, cur, imp.module)
+                if module[0] in ("mod", "def"):
+                    found = self.r.attribute(module, name, ctx, 1)
                     if found[0] != "unk":
                         return found
         return ("ext", name) if name in PRELUDE else UNK
+
+    def glob_module(self, path: str, scope: str, module: str) -> Entity:
+        """The module a ``use m::*`` of ``scope`` reads (an item of a module file too: ``use
+        crate::helpers::*`` where ``helpers`` is a ``pub use`` of another crate's module)."""
+        if module.split("::")[0] in ("crate", "self", "super"):
+            found = self.path_entity(path, "", module)
+        elif scope:  # a name seen from the enclosing scope (whose globs are read first)
+            found = self.path_entity(path, parent(scope), module)
+        else:  # the file's own globs: by module files only (a name here reads them)
+            found = UNK
+        if found[0] in ("mod", "def"):
+            return found
+        files = self.r.module_files(path, module)
+        return ("mod", *files) if files else UNK
 
     def path_entity(self, path: str, scope: str, written: str) -> Entity:
         """What a path (``crate::a::B``, ``super::m``, ``Self``, ``T``) names: a module
@@ -281,15 +298,14 @@ class RustCalls:
             module = "::".join(parts[:lead])
             files = self.r.module_files(path, module)
             entity: Entity = ("mod", *files) if files else UNK
-        elif parts[0] == "Self" or len(parts) == 1:
-            return (
-                self.type_named(path, scope, written)
-                if parts[0] == "Self"
-                else (self.name(path, scope, parts[0]))
-            )
+        elif parts[0] == "Self":
+            return self.type_named(path, scope, written) if len(parts) == 1 else UNK
         else:
             lead, entity = 1, self.name(path, scope, parts[0])
             module = ""
+            if entity[0] == "unk" and parts[0][:1].islower():  # an extern crate: ``tokio::``
+                files = self.r.module_files(path, parts[0])
+                entity = ("mod", *files) if files else ("ext", parts[0])
         for part in parts[lead:]:
             if entity[0] == "def" and self.r.index[entity[1]].defs[entity[2]].kind == "module":
                 entity = self.r._nested(entity[1], f"{entity[2]}.{part}", ResolutionNotes())
