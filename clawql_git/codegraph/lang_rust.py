@@ -574,13 +574,17 @@ class RustExtractor:
         return [found] if found else []
 
     def _dependency(self, importer: str, name: str, repo: RepoView) -> str | None:
-        """The root file of crate ``name`` when the importer's crate depends on it by path."""
-        root = _crate_root(importer, repo.files)
-        if root is None:
-            return None
+        """The root file of crate ``name`` when the importer's package depends on it by path
+        (the package of its crate root, else of the nearest manifest: ``tests/*.rs``)."""
         if self._manifests is None or self._manifests.repo is not repo:
             self._manifests = Manifests(repo)
-        return self._manifests.crate_root(crate_dir(root), name)
+        root = _crate_root(importer, repo.files)
+        package = (
+            crate_dir(root)
+            if root is not None
+            else self._manifests.package_dir(posixpath.dirname(importer))
+        )
+        return self._manifests.crate_root(package, name) if package is not None else None
 
 
 def _module_dir(path: str) -> str:

@@ -68,6 +68,18 @@ class Manifests:
             return posixpath.normpath(posixpath.join(workspace, entry["path"]))
         return None
 
+    def package_dir(self, directory: str) -> str | None:
+        """The directory of the nearest manifest at or above ``directory`` declaring a
+        ``[package]`` (an integration test's or an example's own package)."""
+        cur = directory
+        while True:
+            manifest = self.manifest(cur)
+            if manifest is not None and "package" in manifest:
+                return cur
+            if cur in ("", "."):
+                return None
+            cur = posixpath.dirname(cur)
+
     def workspace(self, crate_dir: str) -> str | None:
         """The directory of the nearest manifest at or above ``crate_dir`` with a
         ``[workspace]`` table."""
