@@ -51,6 +51,12 @@ CRATE = {
         "    util::double(2);\n"
         "    Ok(Store::default().count())\n"
         "}\n"
+        "\n"
+        "pub struct Wrap<T>(pub T);\n"
+        "\n"
+        "pub fn unwrap_param(Wrap(item): Wrap<store::Item>) -> String {\n"
+        "    item.describe()\n"
+        "}\n"
     ),
     "src/shapes.rs": (
         "pub trait Shape {\n"
@@ -156,10 +162,21 @@ CRATE = {
         "        Store::new().count()\n"
         "    }\n"
         "}\n"
+        "\n"
+        "impl std::fmt::Display for Item {\n"
+        "    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {\n"
+        '        write!(f, "{}", self.id)\n'
+        "    }\n"
+        "}\n"
+        "\n"
+        "pub fn show(item: &Item, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {\n"
+        "    item.fmt(f)\n"
+        "}\n"
     ),
     "util/Cargo.toml": ('[package]\nname = "util"\nversion = "0.1.0"\nedition = "2021"\n'),
     "util/src/lib.rs": ("pub fn double(x: u32) -> u32 {\n    x * 2\n}\n"),
 }
+
 EXACT, INFERRED = (1.0, "exact"), (0.8, "inferred")
 
 
@@ -180,6 +197,10 @@ def test_rust_self_associated_functions_fields_and_trait_methods(tmp_path: Path)
         ("tests.counts", "Store::new", 72, "src/store.rs", "Store.new", *EXACT),
         ("tests.counts", "Store::new().count", 72, "src/store.rs", "Store.count", *INFERRED),
     ]
+    # ``impl Display for Item`` gives ``fmt``, and so does ``#[derive(Debug)]``: not proven
+    assert ("show", "item.fmt", 83, "", "", 0.0, "unresolved") in calls(
+        build(tmp_path / "b", CRATE), "src/store.rs"
+    )
 
 
 def test_rust_trait_default_methods_bounds_and_parameters(tmp_path: Path) -> None:
@@ -211,6 +232,8 @@ def test_rust_locals_return_types_try_await_and_path_dependencies(tmp_path: Path
         ("run", "util::double", 26, "util/src/lib.rs", "double", *EXACT),  # path dependency
         ("run", "Store::default", 27, store, "Store.default", *EXACT),  # impl Default
         ("run", "Store::default().count", 27, store, "Store.count", *INFERRED),
+        # ``Wrap(item): Wrap<store::Item>``: field 0 of ``Wrap<T>(pub T)`` is the Item
+        ("unwrap_param", "item.describe", 33, store, "Item.describe", *INFERRED),
     ]
 
 

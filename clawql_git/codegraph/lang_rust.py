@@ -344,6 +344,10 @@ class RustWalker(Walker):
                 if field.type == "field_declaration":
                     declared = written_type(field.child_by_field_name("type"))
                     self.assign(text(field.child_by_field_name("name")), declared, field, True)
+            if body is not None and body.type == "ordered_field_declaration_list":
+                types = body.children_by_field_name("type")
+                for i, declared in enumerate(types):  # a tuple struct's fields: ``0``, ``1``
+                    self.assign(str(i), written_type(declared), declared, True)
 
     def type_parameters(self, node: Node) -> None:
         """Each type parameter of an item as ``<T>``, its one trait bound the value ('?'
@@ -510,11 +514,28 @@ class RustWalker(Walker):
     def on_params(self, node: Node) -> None:
         for param in node.named_children:
             pattern = param.child_by_field_name("pattern")
-            if param.type == "parameter" and pattern is not None and pattern.type == "identifier":
-                self.assign(
-                    text(pattern), written_type(param.child_by_field_name("type")), param, True
-                )
+            declared = written_type(param.child_by_field_name("type"))
+            if param.type != "parameter" or pattern is None:
+                continue
+            if pattern.type == "identifier":
+                self.assign(text(pattern), declared, param, True)
+            elif pattern.type == "tuple_struct_pattern":
+                self.destructured(pattern, declared, param)
+            else:
+                self.unknown(pattern, param)
         self.visit_children(node)
+
+    def destructured(self, pattern: Node, declared: str, at: Node) -> None:
+        """``State(state): State<App>``: a name bound to field ``i`` of the declared tuple
+        struct is written ``State<App>#i`` (the resolver reads the field's type)."""
+        kind = pattern.child_by_field_name("type")
+        fields = [c for c in pattern.named_children if kind is None or c.id != kind.id]
+        for i, field in enumerate(fields):
+            inner = field.named_children[-1] if field.type == "mut_pattern" else field
+            if inner.type == "identifier":
+                self.assign(text(inner), f"{declared}#{i}", at, True)
+            else:
+                self.unknown(field, at)
 
 
 class RustExtractor:

@@ -24,7 +24,9 @@ from clawql_git.codegraph.resolve import UNK, Entity, ResolutionNotes, parent
 if TYPE_CHECKING:
     from clawql_git.codegraph.resolve import Resolver
 
-TOKEN = re.compile(r"^(?P<path>[A-Za-z_]\w*(?:::[A-Za-z_]\w*)*)(?P<call>\(\))?(?P<tries>\?*)$")
+TOKEN = re.compile(
+    r"^(?P<path>[A-Za-z_]\w*(?:::[A-Za-z_]\w*)*|\d+)(?P<call>\(\))?(?P<tries>\?*)$"
+)  # ``a::b()?``, ``x``, a tuple field ``0``
 TYPES = frozenset({"struct", "enum", "trait", "type"})
 # names of the std prelude (and its macros' helpers): external when nothing else binds them
 PRELUDE = frozenset(
@@ -41,6 +43,18 @@ SEE_THROUGH = frozenset({"Box", "Arc", "Rc", "Pin"})  # methods auto-deref to th
 UNWRAP = frozenset({"unwrap", "expect", "unwrap_or_default", "unwrap_unchecked"})
 KEEP_WRAPPED = frozenset({"ok", "map_err", "as_ref", "as_mut", "cloned", "clone", "take"})
 FUTURES = frozenset({"IntoFuture", "Future"})
+# the methods a ``#[derive(...)]`` gives (a trait impl's method of the same name is ambiguous)
+DERIVED = {
+    "Debug": ("fmt",),
+    "Clone": ("clone", "clone_from"),
+    "PartialEq": ("eq", "ne"),
+    "PartialOrd": ("partial_cmp", "lt", "le", "gt", "ge"),
+    "Ord": ("cmp", "max", "min", "clamp"),
+    "Hash": ("hash",),
+    "Default": ("default",),
+    "Serialize": ("serialize",),
+    "Deserialize": ("deserialize",),
+}
 MAX_DEPTH = 12
 Type = tuple[str, str]  # (file, qualname) of a type of the repository
 # A value: ('val', file, type qualname, layers): layers outermost first, 'r' a Result or
@@ -67,6 +81,7 @@ class Impls:
     traits: dict[Type, list[Type]] = field(default_factory=dict)
     outside: set[Type] = field(default_factory=set)
     futures: set[Type] = field(default_factory=set)
+    derived: dict[Type, set[str]] = field(default_factory=dict)
     outputs: dict[Type, list[tuple[str, str, str]]] = field(default_factory=dict)
 
 
@@ -100,6 +115,16 @@ def split_generic(written: str) -> tuple[str, list[str]]:
             last = i + 1
     args.append(written[last:-1].strip())
     return written[:start].strip(), [a for a in args if a]
+
+
+def derived_methods(attributes: tuple[str, ...]) -> set[str]:
+    """The methods ``#[derive(Debug, serde::Serialize)]`` attributes give a type."""
+    out: set[str] = set()
+    for attribute in attributes:
+        if attribute.startswith("derive(") and attribute.endswith(")"):
+            for written in attribute[7:-1].split(","):
+                out.update(DERIVED.get(written.strip().rsplit("::", 1)[-1], ()))
+    return out
 
 
 def bare_type(written: str) -> str:
@@ -470,6 +495,8 @@ class RustCalls:
         Future<Output = T>`` a future of T, ``impl Trait`` the trait."""
         if depth > MAX_DEPTH:
             return UNK
+        if "#" in written:
+            return self.tuple_field(path, scope, written, depth + 1)
         t = bare_type(written)
         if t.startswith("impl "):
             t = bare_type(t[5:])
@@ -489,6 +516,30 @@ class RustCalls:
             wrap = "r" if last in WRAPPED else ""
             return (*inner[:3], wrap + inner[3]) if inner[0] == "val" else inner
         return ("ext", base) if found[0] == "ext" else UNK
+
+    def tuple_field(self, path: str, scope: str, written: str, depth: int) -> Value:
+        """Field ``i`` of a tuple struct written ``State<App>#i``: the field's declared type,
+        a type parameter of the struct replaced by its argument (``State<S>(pub S)``)."""
+        declared, _, index = written.rpartition("#")
+        base, args = split_generic(bare_type(declared))
+        struct = self.type_named(path, scope, base)
+        if struct[0] != "def":
+            return ("ext", base) if struct[0] == "ext" else UNK
+        idx = self.r.index[struct[1]]
+        field = idx.assigns.get((struct[2], index))
+        if not field or len(field) != 1:
+            return UNK
+        line = idx.defs[struct[2]].line
+        params = [
+            a.target[1:-1]
+            for a in idx.facts.assignments
+            if a.scope == struct[2] and a.line == line and a.target.startswith("<")
+        ]
+        own = bare_type(field[0].value)
+        if own in params:
+            k = params.index(own)
+            return self.typed(path, scope, args[k], None, depth + 1) if k < len(args) else UNK
+        return self.typed(struct[1], struct[2], field[0].value, None, depth + 1)
 
     def returned(self, made: Entity, own: Type | None, depth: int) -> Value:
         """What calling ``made`` gives: a type (a tuple struct's constructor) its value, a
@@ -525,9 +576,12 @@ class RustCalls:
         external when one of those traits (or a derive) is outside the repository."""
         impls = self.impls()
         own = (path, klass)
-        found = self._pick(impls.methods.get(own, {}).get(name, []))
+        candidates = impls.methods.get(own, {}).get(name, [])
+        found = self._pick(candidates)
         if found is not None:
-            return found
+            inherent = any(not in_trait for _, _, in_trait in candidates)
+            derived = name in impls.derived.get(own, set())
+            return found if inherent or not derived else UNK  # Display::fmt or Debug::fmt?
         for trait in self.traits(own):
             found = self._pick(impls.methods.get(trait, {}).get(name, []))
             if found is not None:
@@ -587,6 +641,7 @@ class RustCalls:
                 d.startswith("derive(") for d in sym.decorators
             ):
                 impls.outside.add((path, sym.qualname))
+                impls.derived[(path, sym.qualname)] = derived_methods(sym.decorators)
         for sup in facts.supertypes:
             child = self.impl_type(path, f"{sup.scope}.{sup.child}" if sup.scope else sup.child)
             if child is None:
