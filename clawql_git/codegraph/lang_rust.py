@@ -346,8 +346,8 @@ class RustWalker(Walker):
                     self.assign(text(field.child_by_field_name("name")), declared, field, True)
             if body is not None and body.type == "ordered_field_declaration_list":
                 types = body.children_by_field_name("type")
-                for i, declared in enumerate(types):  # a tuple struct's fields: ``0``, ``1``
-                    self.assign(str(i), written_type(declared), declared, True)
+                for i, field_type in enumerate(types):  # a tuple struct's fields: ``0``, ``1``
+                    self.assign(str(i), written_type(field_type), field_type, True)
 
     def type_parameters(self, node: Node) -> None:
         """Each type parameter of an item as ``<T>``, its one trait bound the value ('?'
