@@ -440,7 +440,7 @@ class RustWalker(Walker):
             self.assign(target, written_type(node.child_by_field_name("type")), node, True)
             self.evidence(target, value, node)
         elif pattern is not None:
-            self.unknown(pattern, node)
+            self.unwrapped(pattern, value, node)  # ``let Some(x) = v else { .. }``
         self.visit(value)
         self.visit(node.child_by_field_name("alternative"))
 
@@ -498,9 +498,30 @@ class RustWalker(Walker):
     def on_binding(self, node: Node) -> None:
         """``for p in``, ``match`` arms, ``if let p =`` / ``while let p =``."""
         pattern = node.child_by_field_name("pattern")
-        if pattern is not None:
+        value = node.child_by_field_name("value")
+        if node.type == "match_arm":
+            match = node.parent.parent if node.parent is not None else None
+            value = match.child_by_field_name("value") if match is not None else None
+            pattern = pattern.named_children[0] if pattern and pattern.named_children else None
+        if pattern is not None and node.type == "for_expression":
             self.unknown(pattern, node)
+        elif pattern is not None:
+            self.unwrapped(pattern, value, node)
         self.visit_children(node)
+
+    def unwrapped(self, pattern: Node, value: Node | None, at: Node) -> None:
+        """``Some(x)`` / ``Ok(x)`` matched against a value: ``x`` is what ``value?`` gives
+        (written so, for the resolver); the names of other patterns are of no known type."""
+        kind = (
+            pattern.child_by_field_name("type") if pattern.type == "tuple_struct_pattern" else None
+        )
+        inner = [c for c in pattern.named_children if kind is not None and c.id != kind.id]
+        unwraps = kind is not None and text(kind) in {"Some", "Ok"} and len(inner) == 1
+        if unwraps and inner[0].type == "identifier" and value is not None:
+            written = callee_name(value) if value.type in _VALUES else ""
+            self.assign(text(inner[0]), f"{written}?" if written else "?", at, False)
+        else:
+            self.unknown(pattern, at)
 
     def on_closure_params(self, node: Node) -> None:
         for param in node.named_children:
