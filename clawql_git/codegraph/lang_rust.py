@@ -470,15 +470,24 @@ class RustWalker(Walker):
 
     def scan_tokens(self, tree: Node) -> None:
         """Calls in a macro's tokens: a path (``a::b``, ``x.y``) followed by ``( ... )``; a
-        call's ``.m(``, ``?``, ``.await`` continue its chain (``x.a()?.b()`` -> ``x.a()?.b``)."""
+        call's ``.m(``, ``?``, ``.await`` continue its chain (``x.a()?.b()`` -> ``x.a()?.b``);
+        a literal's method is ``.m`` as outside macros; ``#name`` and ``#[attr]`` (``quote!``
+        interpolations, attributes) are no calls."""
         path: list[str] = []
+        hashed = False
         for child in tree.children:
             kind = child.type
+            if hashed and (kind in _PATH_TOKENS or kind == "token_tree"):
+                hashed, path = False, []
+                if not text(child).startswith("("):
+                    continue
             joined = bool(path) and path[-1] in {"::", "."}
             if kind in _PATH_TOKENS or (kind == "await" and path[-1:] == ["."]):
                 path = [*path, text(child)] if joined else [text(child)]
             elif kind in {"::", "."} and path and not joined:
                 path.append(kind)
+            elif kind == "." and not path:
+                path = ["."]
             elif kind == "?" and path and path[-1] in {"()", "()?", "await"}:
                 path[-1] += "?"
             elif kind == "token_tree":
@@ -488,7 +497,7 @@ class RustWalker(Walker):
                 self.scan_tokens(child)
                 path = [*path, "()"] if called else []
             else:
-                path = []
+                hashed, path = kind == "#", []
 
     def unknown(self, pattern: Node, at: Node) -> None:
         """The names a pattern binds, of no known type ('?'): they hide the outer ones."""
