@@ -4,19 +4,25 @@ Conventions:
 
 - qualnames are dotted like every other language: methods of ``impl Foo`` and of
   ``impl Trait for Foo`` are ``Foo.method`` (the trait is added to ``Foo``'s bases when
-  ``Foo`` is defined in the same file); trait methods are ``Trait.method``; items of an
-  inline ``mod tests { ... }`` are ``tests.item``. Callees keep Rust's spelling
-  (``Foo::new``, ``self.repo.find``, turbofish arguments dropped): the resolver reads
-  ``::`` like ``.``.
+  ``Foo`` is defined in the same file, and is the method's own ``bases``); trait methods are
+  ``Trait.method``; items of an inline ``mod tests { ... }`` are ``tests.item``. Callees keep
+  Rust's spelling (``Foo::new``, ``self.repo.find``, turbofish arguments dropped) with the
+  ``?`` and ``.await`` they pass through (``a()?.b``, ``c.d().await.e``); a call of a field's
+  value is written in its parentheses (``(self.f)``). A function's ``returns`` is its return
+  type as written.
 - imports: ``use a::b::{c, d as e}`` -> module 'a::b', names 'c' and 'd' (alias 'e');
   ``use a::b::*`` -> name '*'; ``use a::b::{self}`` -> module 'a::b', name '';
   ``mod x;`` -> module 'self::x', name '', alias 'x'; ``extern crate x`` -> module 'x'.
+  Inside inline modules the ``super``s climbing back to the file are written ``self``.
 - calls inside macro arguments (``println!("{}", x.name())``, ``vec![Foo::new()]``) are
   found by scanning the macro's token tree for ``path(`` sequences.
-- assignments: ``let x = Foo::new()`` (value the callee), ``let x: Foo``, ``Foo { .. }``,
-  typed parameters, ``self`` and ``Self`` -> the impl type, struct fields (target the field,
-  scope the struct); ``Box``/``Arc``/``Rc`` and references are looked through
-  (``Arc<Repo>`` -> Repo).
+- assignments (the evidence ``rust_resolve`` types receivers with): ``let x: Foo<T>``,
+  typed parameters and struct fields with their types as written (a tuple struct's fields
+  are ``0``, ``1``...), ``let x = <expression>`` written as a callee (``Foo::new()?``),
+  ``Foo { .. }`` -> Foo, ``self`` and ``Self`` -> the impl's type (a trait's, in its body),
+  type parameters ``<T>`` -> their one bound (else '?'), ``type A = B`` -> B;
+  ``State(s): State<App>`` -> ``State<App>#0``; ``Some(x)`` / ``Ok(x)`` matched against
+  ``v`` -> ``v?``; the names other patterns, closures and ``for`` loops bind -> '?'.
 - exported: a ``pub`` visibility (any ``pub(...)``), or a method of a trait impl.
 - ``resolve_module``: ``crate::``, ``self::``, ``super::`` and ``mod`` paths are walked down
   from the crate root (the nearest directory with ``lib.rs``/``main.rs``) or the importing

@@ -285,7 +285,7 @@ class RustCalls:
         for cur in self.r.scopes(path, scope):
             qual = f"{cur}.{name}" if cur else name
             sym = idx.defs.get(qual)
-            if sym is not None and sym.kind not in ("variable", "constant"):
+            if sym is not None and sym.kind not in ("variable", "constant", "method"):
                 return ("def", path, qual)
             imports = idx.imports.get((cur, name))
             if imports:
