@@ -86,6 +86,14 @@ CRATE = {
         "    other.area();\n"
         "    shape.area()\n"
         "}\n"
+        "\n"
+        "pub fn both<S>(shape: &S) -> f64\n"
+        "where\n"
+        "    S: Shape + Clone + Send,\n"
+        "{\n"
+        "    shape.clone();\n"
+        "    shape.area()\n"
+        "}\n"
     ),
     "src/store.rs": (
         "/// An item.\n"
@@ -208,9 +216,12 @@ def test_rust_trait_default_methods_bounds_and_parameters(tmp_path: Path) -> Non
         ("Shape.describe", "self.name", 9, "src/shapes.rs", "Shape.name", *EXACT),
         ("measure", "other.area", 25, "src/shapes.rs", "Circle.area", *INFERRED),  # &mut Circle
         ("measure", "shape.area", 26, "src/shapes.rs", "Shape.area", *INFERRED),  # S: Shape
+        # ``S: Shape + Clone + Send``: of the bounds only ``Shape`` declares ``area``
+        ("both", "shape.area", 34, "src/shapes.rs", "Shape.area", *INFERRED),
     ]
     unresolved = [c[1] for c in calls(build(tmp_path / "b", CRATE), "src/shapes.rs") if not c[3]]
-    assert unresolved == ["String::from", "any.area"]  # std; an unbounded type parameter
+    # std; an unbounded type parameter; Clone's clone
+    assert unresolved == ["String::from", "any.area", "shape.clone"]
 
 
 def test_rust_locals_return_types_try_await_and_path_dependencies(tmp_path: Path) -> None:

@@ -20,7 +20,7 @@ Conventions:
   typed parameters and struct fields with their types as written (a tuple struct's fields
   are ``0``, ``1``...), ``let x = <expression>`` written as a callee (``Foo::new()?``),
   ``Foo { .. }`` -> Foo, ``self`` and ``Self`` -> the impl's type (a trait's, in its body),
-  type parameters ``<T>`` -> their one bound (else '?'), ``type A = B`` -> B;
+  type parameters ``<T>`` -> their bounds (``A + B``, else '?'), ``type A = B`` -> B;
   ``State(s): State<App>`` -> ``State<App>#0``; ``Some(x)`` / ``Ok(x)`` matched against
   ``v`` -> ``v?``; the names other patterns, closures and ``for`` loops bind -> '?'.
 - exported: a ``pub`` visibility (any ``pub(...)``), or a method of a trait impl.
@@ -356,10 +356,10 @@ class RustWalker(Walker):
                     self.assign(str(i), written_type(field_type), field_type, True)
 
     def type_parameters(self, node: Node) -> None:
-        """Each type parameter of an item as ``<T>``, its one trait bound the value ('?'
-        for none or several): a parameter is no type of the repository."""
+        """Each type parameter of an item as ``<T>``, its trait bounds the value (``A + B``,
+        '?' for none): a parameter is no type of the repository."""
         for param, bounds in generics(node).items():
-            self.assign(f"<{param}>", bounds[0] if len(bounds) == 1 else "?", node, True)
+            self.assign(f"<{param}>", " + ".join(bounds) or "?", node, True)
 
     def on_simple(self, node: Node) -> None:
         kinds: dict[str, SymbolKind] = {

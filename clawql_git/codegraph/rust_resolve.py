@@ -55,6 +55,17 @@ DERIVED = {
     "Serialize": ("serialize",),
     "Deserialize": ("deserialize",),
 }
+# std traits a bound may name, with the methods they declare (markers declare none)
+STD_BOUNDS = {
+    **DERIVED,
+    "Display": ("fmt",),
+    "Send": (),
+    "Sync": (),
+    "Sized": (),
+    "Unpin": (),
+    "Copy": (),
+    "Eq": (),
+}
 MAX_DEPTH = 12
 Type = tuple[str, str]  # (file, qualname) of a type of the repository
 # A value: ('val', file, type qualname, layers): layers outermost first, 'r' a Result or
@@ -207,6 +218,9 @@ class RustCalls:
 
     def called(self, value: Value, name: str, depth: int) -> Value:
         """What ``value.name(...)`` gives."""
+        if value[0] == "bnd":
+            target = self.bound_method(value, name)
+            return self.returned(target, None, depth + 1) if target[0] == "def" else target
         if value[0] != "val":
             return value if value[0] == "ext" else UNK
         layers = value[3]
@@ -360,7 +374,8 @@ class RustCalls:
         head = written.split("::")[0]
         bound = self.type_parameter(path, scope, head)
         if bound is not None:
-            return UNK if bound == "?" or "::" in written else self.type_named(path, scope, bound)
+            several = bound == "?" or "+" in bound or "::" in written
+            return UNK if several else self.type_named(path, scope, bound)
         found = self.path_entity(path, scope, written)
         if found[0] == "def" and self.is_type(found[1], found[2]):
             alias = self.alias(found[1], found[2])
@@ -507,6 +522,9 @@ class RustCalls:
             return (*inner[:3], "f" + inner[3]) if inner[0] == "val" else inner
         if base == "Self" and own is not None:
             return ("val", *own, "")
+        bounds = self.type_parameter(path, scope, base)
+        if bounds is not None and "+" in bounds:  # ``H: Handler<T> + Clone``
+            return ("bnd", path, scope, bounds)
         found = self.type_named(path, scope, base) if re.match(r"^[\w:]+$", base) else UNK
         alias = found[0] == "def" and self.r.index[found[1]].defs[found[2]].kind == "type"
         if found[0] == "def" and not (alias and last in WRAPPED | SEE_THROUGH):
@@ -564,11 +582,30 @@ class RustCalls:
         methods, and those of types outside the repository, are external)."""
         if receiver[0] == "ext":
             return ("ext", name)
+        if receiver[0] == "bnd":
+            return self.bound_method(receiver, name)
         if receiver[0] != "val":
             return UNK
         if receiver[3]:
             return ("ext", name)
         return self.method(receiver[1], receiver[2], name)
+
+    def bound_method(self, receiver: Value, name: str) -> Entity:
+        """The method ``name`` of a value of a type parameter with several bounds: of the one
+        bound trait declaring it (a bound outside the repository may declare it too)."""
+        _, path, scope, bounds = receiver
+        found, outside = set(), False
+        for written in bounds.split("+"):
+            std = STD_BOUNDS.get(split_generic(written.strip())[0].rsplit("::", 1)[-1])
+            trait = self.typed(path, scope, written, None, 0) if std is None else ("std",)
+            target = self.method_of(trait, name) if trait[0] == "val" else UNK
+            if target[0] == "def":
+                found.add(target)
+            known = std is not None and name not in std  # ``Clone`` has no ``call``
+            outside = outside or (trait[0] != "val" and not known) or target[0] == "ext"
+        if len(found) == 1 and not outside:
+            return found.pop()
+        return ("ext", name) if outside and not found else UNK
 
     def method(self, path: str, klass: str, name: str) -> Entity:
         """``klass``'s method or associated function ``name``: of its impl blocks (an
