@@ -165,12 +165,20 @@ class RustCalls:
         self._impls: Impls | None = None
         self._types: dict[tuple[str, str, str], Entity] = {}
         self._values: dict[tuple[str, Assignment], Value | None] = {}
+        self._tokens: dict[str, list[Token] | None] = {}
+        self._names: dict[tuple[str, str, str], Entity] = {}
+
+    def tokens(self, written: str) -> list[Token] | None:
+        """:func:`tokens`, memoised (the same callees recur across a crate)."""
+        if written not in self._tokens:
+            self._tokens[written] = tokens(written)
+        return self._tokens[written]
 
     # ------------------------------------------------------------ calls
 
     def callee(self, path: str, scope: str, call: Call, ctx: ResolutionNotes) -> Entity:
         """What the call ``call`` made in ``scope`` of ``path`` points at."""
-        parts = tokens(call.callee)
+        parts = self.tokens(call.callee)
         if not parts or parts[-1].call or parts[-1].tries or parts[-1].path == "await":
             return UNK
         last = parts[-1].path
@@ -293,7 +301,15 @@ class RustCalls:
 
     def name(self, path: str, scope: str, name: str) -> Entity:
         """An item a simple path names from ``scope``: defined in an enclosing scope (an
-        inline ``mod``, the file), imported there by ``use`` (globs too), else the prelude."""
+        inline ``mod``, the file), imported there by ``use`` (globs too), else the prelude;
+        memoised."""
+        key = (path, scope, name)
+        if key not in self._names:
+            self._names[key] = UNK  # a glob cycle stops here
+            self._names[key] = self._name(path, scope, name)
+        return self._names[key]
+
+    def _name(self, path: str, scope: str, name: str) -> Entity:
         idx = self.r.index[path]
         ctx = ResolutionNotes()
         for cur in self.r.scopes(path, scope):
@@ -476,7 +492,7 @@ class RustCalls:
         elif asg.annotation:
             found = self.typed(path, scope, asg.value, None, depth + 1)
         else:
-            parts = tokens(asg.value)
+            parts = self.tokens(asg.value)
             found = self.chain_at(path, scope, parts, asg, depth + 1) if parts else UNK
         self._values[key] = found
         return found
