@@ -180,6 +180,18 @@ CRATE = {
         "pub fn show(item: &Item, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {\n"
         "    item.fmt(f)\n"
         "}\n"
+        "\n"
+        "pub enum Stock {\n"
+        "    One(Item),\n"
+        "    Many(Vec<Item>),\n"
+        "}\n"
+        "\n"
+        "pub fn describe_stock(stock: &Stock) -> String {\n"
+        "    match stock {\n"
+        "        Stock::One(item) => item.describe(),\n"
+        "        Stock::Many(items) => items.len().to_string(),\n"
+        "    }\n"
+        "}\n"
     ),
     "util/Cargo.toml": ('[package]\nname = "util"\nversion = "0.1.0"\nedition = "2021"\n'),
     "util/src/lib.rs": ("pub fn double(x: u32) -> u32 {\n    x * 2\n}\n"),
@@ -204,6 +216,8 @@ def test_rust_self_associated_functions_fields_and_trait_methods(tmp_path: Path)
         ("tests.counts", "Id::zero", 71, "src/store.rs", "Id.zero", *EXACT),
         ("tests.counts", "Store::new", 72, "src/store.rs", "Store.new", *EXACT),
         ("tests.counts", "Store::new().count", 72, "src/store.rs", "Store.count", *INFERRED),
+        # ``Stock::One(item)``: the field of variant ``One(Item)``
+        ("describe_stock", "item.describe", 93, "src/store.rs", "Item.describe", *INFERRED),
     ]
     # ``impl Display for Item`` gives ``fmt``, and so does ``#[derive(Debug)]``: not proven
     assert ("show", "item.fmt", 83, "", "", 0.0, "unresolved") in calls(

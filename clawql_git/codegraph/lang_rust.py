@@ -22,7 +22,8 @@ Conventions:
   ``Foo { .. }`` -> Foo, ``self`` and ``Self`` -> the impl's type (a trait's, in its body),
   type parameters ``<T>`` -> their bounds (``A + B``, else '?'), ``type A = B`` -> B;
   ``State(s): State<App>`` -> ``State<App>#0``; ``Some(x)`` / ``Ok(x)`` matched against
-  ``v`` -> ``v?``; the names other patterns, closures and ``for`` loops bind -> '?'.
+  ``v`` -> ``v?``; ``E::A(x)`` -> ``E::A#0`` (an enum's variant fields are ``A.0`` / ``B.x``
+  in the enum's scope); the names other patterns, closures and ``for`` loops bind -> '?'.
 - exported: a ``pub`` visibility (any ``pub(...)``), or a method of a trait impl.
 - ``resolve_module``: ``crate::``, ``self::``, ``super::`` and ``mod`` paths are walked down
   from the crate root (the nearest directory with ``lib.rs``/``main.rs``) or the importing
@@ -355,6 +356,21 @@ class RustWalker(Walker):
                 for i, field_type in enumerate(types):  # a tuple struct's fields: ``0``, ``1``
                     self.assign(str(i), written_type(field_type), field_type, True)
 
+    def variants(self, body: Node | None) -> None:
+        """The fields of an enum's variants: ``A(Route)`` -> ``A.0``, ``B { x: Foo }`` ->
+        ``B.x``, with their types as written (target ``Variant.field``, scope the enum)."""
+        for variant in body.named_children if body is not None else []:
+            fields = variant.child_by_field_name("body") if variant.type == "enum_variant" else None
+            name = text(variant.child_by_field_name("name"))
+            if fields is not None and fields.type == "ordered_field_declaration_list":
+                for i, field_type in enumerate(fields.children_by_field_name("type")):
+                    self.assign(f"{name}.{i}", written_type(field_type), field_type, True)
+            for field in fields.named_children if fields is not None else []:
+                if field.type == "field_declaration":
+                    declared = written_type(field.child_by_field_name("type"))
+                    field_name = text(field.child_by_field_name("name"))
+                    self.assign(f"{name}.{field_name}", declared, field, True)
+
     def type_parameters(self, node: Node) -> None:
         """Each type parameter of an item as ``<T>``, its trait bounds the value (``A + B``,
         '?' for none): a parameter is no type of the repository."""
@@ -375,6 +391,7 @@ class RustWalker(Walker):
         elif node.type == "enum_item":
             with self.enter(name):
                 self.type_parameters(node)
+                self.variants(node.child_by_field_name("body"))
         value = node.child_by_field_name("value")
         if value is not None:
             self.visit(value)
@@ -535,6 +552,8 @@ class RustWalker(Walker):
         if unwraps and inner[0].type == "identifier" and value is not None:
             written = callee_name(value) if value.type in _VALUES else ""
             self.assign(text(inner[0]), f"{written}?" if written else "?", at, False)
+        elif kind is not None and "::" in text(kind):  # ``Self::Default(route)``
+            self.destructured(pattern, strip_generics(text(kind)), at)
         else:
             self.unknown(pattern, at)
 
@@ -563,7 +582,8 @@ class RustWalker(Walker):
 
     def destructured(self, pattern: Node, declared: str, at: Node) -> None:
         """``State(state): State<App>``: a name bound to field ``i`` of the declared tuple
-        struct is written ``State<App>#i`` (the resolver reads the field's type)."""
+        struct is written ``State<App>#i`` (the resolver reads the field's type); of an enum
+        variant, ``Enum::Variant#i``."""
         kind = pattern.child_by_field_name("type")
         fields = [c for c in pattern.named_children if kind is None or c.id != kind.id]
         for i, field in enumerate(fields):

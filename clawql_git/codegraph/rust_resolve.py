@@ -460,6 +460,13 @@ class RustCalls:
         a type parameter of the struct replaced by its argument (``State<S>(pub S)``)."""
         declared, _, index = written.rpartition("#")
         base, args = split_generic(bare_type(declared))
+        owner, _, variant = base.rpartition("::")
+        enum = self.type_named(path, scope, owner) if owner and variant[:1].isupper() else UNK
+        if enum[0] == "def" and self.r.index[enum[1]].defs[enum[2]].kind == "enum":
+            field = self.r.index[enum[1]].assigns.get((enum[2], f"{variant}.{index}"))
+            if not field or len(field) != 1:
+                return UNK
+            return self.typed(enum[1], enum[2], field[0].value, None, depth + 1)
         struct = self.type_named(path, scope, base)
         if struct[0] != "def":
             return ("ext", base) if struct[0] == "ext" else UNK
