@@ -563,6 +563,8 @@ class RustWalker(Walker):
             declared = written_type(param.child_by_field_name("type"))
             if param.type == "parameter" and pattern is not None and pattern.type == "identifier":
                 self.assign(text(pattern), declared or "?", param, True)
+            elif pattern is not None and pattern.type == "tuple_struct_pattern" and declared:
+                self.destructured(pattern, declared, param)  # ``|Json(v): Json<T>|``
             elif pattern is not None:
                 self.unknown(pattern, param)
 
