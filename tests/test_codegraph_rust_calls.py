@@ -192,6 +192,10 @@ CRATE = {
         "        Stock::Many(items) => items.len().to_string(),\n"
         "    }\n"
         "}\n"
+        "\n"
+        "pub fn area_of(circle: &crate::shapes::Circle) -> f64 {\n"
+        "    circle.area()\n"
+        "}\n"
     ),
     "util/Cargo.toml": ('[package]\nname = "util"\nversion = "0.1.0"\nedition = "2021"\n'),
     "util/src/lib.rs": ("pub fn double(x: u32) -> u32 {\n    x * 2\n}\n"),
@@ -220,9 +224,10 @@ def test_rust_self_associated_functions_fields_and_trait_methods(tmp_path: Path)
         ("describe_stock", "item.describe", 93, "src/store.rs", "Item.describe", *INFERRED),
     ]
     # ``impl Display for Item`` gives ``fmt``, and so does ``#[derive(Debug)]``: not proven
-    assert ("show", "item.fmt", 83, "", "", 0.0, "unresolved") in calls(
-        build(tmp_path / "b", CRATE), "src/store.rs"
-    )
+    facts = calls(build(tmp_path / "b", CRATE), "src/store.rs")
+    assert ("show", "item.fmt", 83, "", "", 0.0, "unresolved") in facts
+    # ``Shape`` is not in scope in store.rs: its ``area`` is not callable there
+    assert ("area_of", "circle.area", 99, "", "", 0.0, "unresolved") in facts
 
 
 def test_rust_trait_default_methods_bounds_and_parameters(tmp_path: Path) -> None:

@@ -71,6 +71,8 @@ class RustCalls:
         self._values: dict[tuple[str, Assignment], Value | None] = {}
         self._tokens: dict[str, list[Token] | None] = {}
         self._names: dict[tuple[str, str, str], Entity] = {}
+        self._visible: dict[tuple[str, str, Entity, str], bool] = {}
+        self.caller = self.scope = ""  # the file and scope of the call being resolved
 
     def tokens(self, written: str) -> list[Token] | None:
         """:func:`tokens`, memoised (the same callees recur across a crate)."""
@@ -82,6 +84,7 @@ class RustCalls:
 
     def callee(self, path: str, scope: str, call: Call, ctx: ResolutionNotes) -> Entity:
         """What the call ``call`` made in ``scope`` of ``path`` points at."""
+        self.caller, self.scope = path, scope  # (a trait's methods: where it is in scope)
         parts = self.tokens(call.callee)
         if not parts or parts[-1].call or parts[-1].tries or parts[-1].path == "await":
             return UNK
@@ -223,7 +226,7 @@ class RustCalls:
                 return ("def", path, qual)
             imports = idx.imports.get((cur, name))
             if imports:
-                return self.r.follow(path, imports[-1], ctx, 1)
+                return self.r.rust_namespaces(path, imports, ctx, 0)
             for imp in idx.stars.get(cur, []):
                 module = self.glob_module(path, cur, imp.module)
                 if module[0] in ("mod", "def"):
@@ -542,16 +545,72 @@ class RustCalls:
         own = (path, klass)
         candidates = impls.methods.get(own, {}).get(name, [])
         found = self._pick(candidates)
+        concrete = self.r.index[path].defs[klass].kind != "trait"
         if found is not None:
-            inherent = any(not in_trait for _, _, in_trait in candidates)
-            derived = name in impls.derived.get(own, set())
-            return found if inherent or not derived else UNK  # Display::fmt or Debug::fmt?
+            if any(not in_trait for _, _, in_trait in candidates):
+                return found
+            if name in impls.derived.get(own, set()):
+                return UNK  # Display::fmt or the derived Debug::fmt?
+            written = self.r.index[found[1]].defs[found[2]].bases
+            trait = self.impl_trait(found[1], found[2])
+            return found if not concrete or self.visible(trait, written[0]) else UNK
         for trait in self.traits(own):
             found = self._pick(impls.methods.get(trait, {}).get(name, []))
             if found is not None:
-                return found
+                return found if not concrete or self.visible(("def", *trait), trait[1]) else UNK
         if own in impls.outside or any(t in impls.outside for t in self.traits(own)):
             return ("ext", name)
+        return UNK
+
+    def impl_trait(self, path: str, method: str) -> Entity:
+        """The trait of the ``impl Trait for T`` block a method sits in."""
+        owner = parent(method)
+        written = self.r.index[path].defs[method].bases
+        return self.type_named(path, parent(owner), written[0]) if written else UNK
+
+    def visible(self, trait: Entity, written: str) -> bool:
+        """Whether a trait's methods may be called in the file of the call (The Rust
+        Reference: the trait must be in scope): a trait of the prelude, one defined in
+        that file, or one a ``use`` there names (``as _`` too), directly or by a glob;
+        memoised per file."""
+        key = (self.caller, self.scope, trait, written)
+        if key not in self._visible:
+            self._visible[key] = self._is_visible(self.caller, self.scope, trait, written)
+        return self._visible[key]
+
+    def _is_visible(self, path: str, scope: str, trait: Entity, written: str) -> bool:
+        if trait[0] == "unk":
+            return False
+        name = written.replace("::", ".").rsplit(".", 1)[-1]
+        if name in PRELUDE or (trait[0] == "def" and trait[1] == path):
+            return True
+        if self.implementing(path, scope) == trait:  # in ``impl Trait for X``, Trait is seen
+            return True
+        ctx = ResolutionNotes()
+        for imp in self.r.index[path].facts.imports:
+            if imp.name == name:
+                found = self.r.follow(path, imp, ctx, 1)
+            elif imp.name == "*":
+                module = self.glob_module(path, imp.scope, imp.module)
+                if module[0] == "unk":  # a glob of another crate: it may bring the trait
+                    found = trait if trait[0] == "ext" else UNK
+                else:
+                    found = self.r.attribute(module, name, ctx, 1)
+            else:
+                continue
+            if found == trait or (trait[0] == "ext" and found[0] == "ext"):
+                return True
+        return False
+
+    def implementing(self, path: str, scope: str) -> Entity:
+        """The trait of the ``impl Trait for X`` block ``scope`` sits in (UNK: none)."""
+        defs = self.r.index[path].defs
+        cur = scope
+        while cur:
+            sym = defs.get(cur)
+            if sym is not None and sym.kind == "method":
+                return self.impl_trait(path, cur) if sym.bases else UNK
+            cur = parent(cur)
         return UNK
 
     @staticmethod

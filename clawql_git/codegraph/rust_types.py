@@ -18,6 +18,7 @@ PRELUDE = frozenset(
         "Default", "From", "Into", "Iterator", "ToString", "ToOwned", "Clone", "Send",
         "Sync", "Sized", "Fn", "FnMut", "FnOnce", "AsRef", "AsMut", "Drop", "Eq",
         "PartialEq", "Ord", "PartialOrd", "IntoIterator", "Extend", "TryFrom", "TryInto",
+        "FromIterator", "DoubleEndedIterator", "ExactSizeIterator", "Unpin", "Copy",
     }
 )  # fmt: skip
 WRAPPED = frozenset({"Result", "Option"})  # ``?``, ``unwrap()``, ``expect()`` give the value
