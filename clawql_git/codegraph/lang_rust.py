@@ -4,35 +4,47 @@ Conventions:
 
 - qualnames are dotted like every other language: methods of ``impl Foo`` and of
   ``impl Trait for Foo`` are ``Foo.method`` (the trait is added to ``Foo``'s bases when
-  ``Foo`` is defined in the same file); trait methods are ``Trait.method``; items of an
-  inline ``mod tests { ... }`` are ``tests.item``. Callees keep Rust's spelling
-  (``Foo::new``, ``self.repo.find``, turbofish arguments dropped): the resolver reads
-  ``::`` like ``.``.
+  ``Foo`` is defined in the same file, and is the method's own ``bases``); trait methods are
+  ``Trait.method``; items of an inline ``mod tests { ... }`` are ``tests.item``. Callees keep
+  Rust's spelling (``Foo::new``, ``self.repo.find``, turbofish arguments dropped) with the
+  ``?`` and ``.await`` they pass through (``a()?.b``, ``c.d().await.e``); a call of a field's
+  value is written in its parentheses (``(self.f)``). A function's ``returns`` is its return
+  type as written.
 - imports: ``use a::b::{c, d as e}`` -> module 'a::b', names 'c' and 'd' (alias 'e');
   ``use a::b::*`` -> name '*'; ``use a::b::{self}`` -> module 'a::b', name '';
   ``mod x;`` -> module 'self::x', name '', alias 'x'; ``extern crate x`` -> module 'x'.
+  Inside inline modules the ``super``s climbing back to the file are written ``self``.
 - calls inside macro arguments (``println!("{}", x.name())``, ``vec![Foo::new()]``) are
   found by scanning the macro's token tree for ``path(`` sequences.
-- assignments: ``let x = Foo::new()`` (value the callee), ``let x: Foo``, ``Foo { .. }``,
-  typed parameters, ``self`` and ``Self`` -> the impl type, struct fields (target the field,
-  scope the struct); ``Box``/``Arc``/``Rc`` and references are looked through
-  (``Arc<Repo>`` -> Repo).
+- assignments (the evidence ``rust_resolve`` types receivers with): ``let x: Foo<T>``,
+  typed parameters and struct fields with their types as written (a tuple struct's fields
+  are ``0``, ``1``...), ``let x = <expression>`` written as a callee (``Foo::new()?``),
+  ``Foo { .. }`` -> Foo, ``self`` and ``Self`` -> the impl's type (a trait's, in its body),
+  type parameters ``<T>`` -> their bounds (``A + B``, else '?'), ``type A = B`` -> B;
+  ``State(s): State<App>`` -> ``State<App>#0``; ``Some(x)`` / ``Ok(x)`` matched against
+  ``v`` -> ``v?``; ``E::A(x)`` -> ``E::A#0`` (an enum's variant fields are ``A.0`` / ``B.x``
+  in the enum's scope); the names other patterns, closures and ``for`` loops bind -> '?'.
 - exported: a ``pub`` visibility (any ``pub(...)``), or a method of a trait impl.
 - ``resolve_module``: ``crate::``, ``self::``, ``super::`` and ``mod`` paths are walked down
   from the crate root (the nearest directory with ``lib.rs``/``main.rs``) or the importing
   module, through ``a.rs`` / ``a/mod.rs``; the deepest module file reached is returned
-  (the rest of the path names items in it). Other crates (std, dependencies) are [].
+  (the rest of the path names items in it). A crate the importer's ``Cargo.toml`` depends on
+  by path (``rust_crates``) is walked down from its ``src/lib.rs``; other crates (std,
+  crates.io dependencies) are [].
 """
 
 from __future__ import annotations
 
 import dataclasses
 import posixpath
+import re
 from typing import ClassVar
 
 from tree_sitter import Node
 
 from clawql_git.codegraph.model import FileFacts, RepoView, SymbolKind
+from clawql_git.codegraph.rust_crates import Manifests, crate_dir
+from clawql_git.codegraph.rust_resolve import RustCalls
 from clawql_git.codegraph.rust_routes import rust_routes
 from clawql_git.codegraph.ts_util import (
     Parsers,
@@ -50,6 +62,19 @@ _ATTRIBUTES = frozenset({"attribute_item"})
 _WRAPPERS = frozenset({"Box", "Arc", "Rc", "Cow"})
 _PATH_TOKENS = frozenset({"identifier", "self", "super", "crate"})
 _ROOT_FILES = ("lib.rs", "main.rs")
+_SELF_TYPED = re.compile(r"^(mut\s+)?self\s*:")
+# values whose type the resolver reads from the expression (``callee_name`` writes them)
+_VALUES = frozenset(
+    {
+        "call_expression",
+        "field_expression",
+        "identifier",
+        "try_expression",
+        "await_expression",
+        "parenthesized_expression",
+        "self",
+    }
+)
 
 
 def _languages() -> dict[str, object]:
@@ -94,7 +119,12 @@ def callee_name(node: Node) -> str:
     if kind == "generic_function":
         fn = node.child_by_field_name("function")
         return callee_name(fn) if fn is not None else ""
-    if kind in {"try_expression", "parenthesized_expression", "await_expression"}:
+    if kind in {"try_expression", "await_expression"}:  # kept: they change the type
+        inner = node.named_children
+        written = callee_name(inner[0]) if inner else ""
+        suffix = "?" if kind == "try_expression" else ".await"
+        return written + suffix if written else ""
+    if kind == "parenthesized_expression":
         inner = node.named_children
         return callee_name(inner[0]) if inner else ""
     if kind in {"identifier", "scoped_identifier", "self", "field_identifier"}:
@@ -104,6 +134,49 @@ def callee_name(node: Node) -> str:
 
 def _has_pub(node: Node) -> bool:
     return any(c.type == "visibility_modifier" for c in node.children)
+
+
+def written_type(node: Node | None) -> str:
+    """A type as written, on one line (``Result<Self, Error>``), '' for none."""
+    return collapse(text(node)) if node is not None else ""
+
+
+def generics(node: Node) -> dict[str, list[str]]:
+    """The type parameters an item declares with their trait bounds, inline and in its
+    ``where`` clause (``<S: Clone, T> ... where T: X`` -> {'S': ['Clone'], 'T': ['X']})."""
+    found: dict[str, list[str]] = {}
+    params = node.child_by_field_name("type_parameters")
+    for param in params.named_children if params is not None else []:
+        name = param.child_by_field_name("name")
+        if param.type in {"type_parameter", "constrained_type_parameter"} and name is not None:
+            found[text(name)] = _bounds(param.child_by_field_name("bounds"))
+    where = next((c for c in node.named_children if c.type == "where_clause"), None)
+    for pred in where.named_children if where is not None else []:
+        left = text(pred.child_by_field_name("left"))
+        if left in found:
+            found[left] += _bounds(pred.child_by_field_name("bounds"))
+    return found
+
+
+def bindings(pattern: Node) -> list[str]:
+    """The names a pattern binds (``(a, Some(b))`` -> a, b; ``Foo { c, .. }`` -> c)."""
+    if pattern.type == "identifier":
+        return [text(pattern)]
+    if pattern.type == "shorthand_field_identifier":
+        return [text(pattern)]
+    skip = pattern.child_by_field_name("type") if pattern.type.endswith("struct_pattern") else None
+    out = []
+    for child in pattern.named_children:
+        if skip is None or child.id != skip.id:
+            if pattern.type == "field_pattern" and child.type == "field_identifier":
+                continue  # ``Foo { name: pat }``: ``pat`` binds
+            out += bindings(child)
+    return out
+
+
+def _bounds(node: Node | None) -> list[str]:
+    kept = {"type_identifier", "scoped_type_identifier", "generic_type"}
+    return [written_type(b) for b in node.named_children if b.type in kept] if node else []
 
 
 class RustWalker(Walker):
@@ -130,6 +203,10 @@ class RustWalker(Walker):
         "call_expression": "on_call",
         "macro_invocation": "on_macro",
         "parameters": "on_params",
+        "closure_parameters": "on_closure_params",
+        "for_expression": "on_binding",
+        "match_arm": "on_binding",
+        "let_condition": "on_binding",
         "attribute_item": "on_above",
         "line_comment": "on_above",
         "block_comment": "on_above",
@@ -139,6 +216,8 @@ class RustWalker(Walker):
         super().__init__(facts, source)
         self.container = ""  # 'impl' / 'trait' while inside one
         self.trait_impl = False
+        self.trait = ""  # the trait of the ``impl Trait for T`` walked, as written
+        self.inline = 0  # how many inline ``mod x { ... }`` enclose the walk
         self.depth = 0
         self.impls: dict[str, list[str]] = {}  # type -> traits implemented in this file
 
@@ -156,6 +235,8 @@ class RustWalker(Walker):
         )
 
     def item(self, node: Node, name: str, kind: SymbolKind, **extra: object) -> None:
+        if kind == "method" and self.trait:
+            extra["bases"] = (self.trait,)  # a method of ``impl Trait for T``: its trait
         self.add_symbol(
             node,
             name,
@@ -173,6 +254,14 @@ class RustWalker(Walker):
         argument = node.child_by_field_name("argument")
         if argument is not None:
             self.use_tree(argument, "", node)
+
+    def add_import(self, module: str, name: str, alias: str, node: Node) -> None:
+        """An import; inside inline modules the leading ``super``s that climb back to the
+        file's own module are written ``self`` (``mod tests { use super::*; }``)."""
+        parts = module.split("::")
+        if self.inline and parts[: self.inline] == ["super"] * self.inline:
+            module = "::".join(["self", *parts[self.inline :]])
+        super().add_import(module, name, alias, node)
 
     def use_tree(self, tree: Node, prefix: str, node: Node) -> None:
         kind = tree.type
@@ -222,27 +311,31 @@ class RustWalker(Walker):
             return
         self.item(node, name, "module")
         with self.enter(name):
-            saved = self.container, self.trait_impl
-            self.container, self.trait_impl = "", False
+            saved = self.container, self.trait_impl, self.trait
+            self.container, self.trait_impl, self.trait = "", False, ""
+            self.inline += 1
             self.visit(body)
-            self.container, self.trait_impl = saved
+            self.inline -= 1
+            self.container, self.trait_impl, self.trait = saved
 
     # -- items ---------------------------------------------------------------------------
 
     def on_function(self, node: Node) -> None:
         name = text(node.child_by_field_name("name"))
         kind: SymbolKind = "method" if self.container and not self.depth else "function"
-        self.item(node, name, kind)
+        self.item(node, name, kind, returns=written_type(node.child_by_field_name("return_type")))
         owner = self.qualname
         with self.enter(name):
             params = node.child_by_field_name("parameters")
             has_self = params is not None and any(
-                c.type == "self_parameter" for c in params.named_children
-            )
-            if kind == "method" and self.container == "impl":
-                self.assign("Self", owner, node, True)  # ``Self::helper()`` in the impl
+                c.type == "self_parameter" or _SELF_TYPED.match(text(c))
+                for c in params.named_children
+            )  # ``&self``, ``self: Box<Self>``
+            if kind == "method":  # ``Self::helper()`` in the impl (in a trait: the trait)
+                self.assign("Self", owner, node, True)
                 if has_self:
                     self.assign("self", owner, node, True)
+            self.type_parameters(node)
             self.depth += 1
             self.visit(params)
             self.visit(node.child_by_field_name("body"))
@@ -253,10 +346,36 @@ class RustWalker(Walker):
         self.item(node, name, "struct")
         body = node.child_by_field_name("body")
         with self.enter(name):
+            self.type_parameters(node)
             for field in body.named_children if body is not None else []:
                 if field.type == "field_declaration":
-                    declared = type_name(field.child_by_field_name("type"))
+                    declared = written_type(field.child_by_field_name("type"))
                     self.assign(text(field.child_by_field_name("name")), declared, field, True)
+            if body is not None and body.type == "ordered_field_declaration_list":
+                types = body.children_by_field_name("type")
+                for i, field_type in enumerate(types):  # a tuple struct's fields: ``0``, ``1``
+                    self.assign(str(i), written_type(field_type), field_type, True)
+
+    def variants(self, body: Node | None) -> None:
+        """The fields of an enum's variants: ``A(Route)`` -> ``A.0``, ``B { x: Foo }`` ->
+        ``B.x``, with their types as written (target ``Variant.field``, scope the enum)."""
+        for variant in body.named_children if body is not None else []:
+            fields = variant.child_by_field_name("body") if variant.type == "enum_variant" else None
+            name = text(variant.child_by_field_name("name"))
+            if fields is not None and fields.type == "ordered_field_declaration_list":
+                for i, field_type in enumerate(fields.children_by_field_name("type")):
+                    self.assign(f"{name}.{i}", written_type(field_type), field_type, True)
+            for field in fields.named_children if fields is not None else []:
+                if field.type == "field_declaration":
+                    declared = written_type(field.child_by_field_name("type"))
+                    field_name = text(field.child_by_field_name("name"))
+                    self.assign(f"{name}.{field_name}", declared, field, True)
+
+    def type_parameters(self, node: Node) -> None:
+        """Each type parameter of an item as ``<T>``, its trait bounds the value (``A + B``,
+        '?' for none): a parameter is no type of the repository."""
+        for param, bounds in generics(node).items():
+            self.assign(f"<{param}>", " + ".join(bounds) or "?", node, True)
 
     def on_simple(self, node: Node) -> None:
         kinds: dict[str, SymbolKind] = {
@@ -265,7 +384,14 @@ class RustWalker(Walker):
             "const_item": "constant",
             "static_item": "variable",
         }
-        self.item(node, text(node.child_by_field_name("name")), kinds[node.type])
+        name = text(node.child_by_field_name("name"))
+        self.item(node, name, kinds[node.type])
+        if node.type == "type_item":  # an alias or an associated type (``type Output = R``)
+            self.assign(name, written_type(node.child_by_field_name("type")), node, True)
+        elif node.type == "enum_item":
+            with self.enter(name):
+                self.type_parameters(node)
+                self.variants(node.child_by_field_name("body"))
         value = node.child_by_field_name("value")
         if value is not None:
             self.visit(value)
@@ -283,7 +409,9 @@ class RustWalker(Walker):
         for b in written:
             self.add_supertype(self.child_qualname(name), strip_generics(text(b)), b, "extends")
         self.item(node, name, "trait", bases=bases)
-        self.in_container(name, "trait", False, node.child_by_field_name("body"))
+        with self.enter(name):
+            self.type_parameters(node)
+        self.in_container(name, "trait", "", node.child_by_field_name("body"))
 
     def on_impl(self, node: Node) -> None:
         owner = type_name(node.child_by_field_name("type")) or "_"
@@ -293,35 +421,37 @@ class RustWalker(Walker):
             self.add_supertype(
                 owner, strip_generics(text(trait)), trait, "implements", scope=self.qualname
             )
-        self.in_container(owner, "impl", trait is not None, node.child_by_field_name("body"))
+        with self.enter(owner):
+            self.type_parameters(node)
+        written = strip_generics(text(trait)) if trait is not None else ""
+        self.in_container(owner, "impl", written, node.child_by_field_name("body"))
 
-    def in_container(self, name: str, container: str, trait_impl: bool, body: Node | None) -> None:
-        saved = self.container, self.trait_impl, self.depth
-        self.container, self.trait_impl, self.depth = container, trait_impl, 0
+    def in_container(self, name: str, container: str, trait: str, body: Node | None) -> None:
+        saved = self.container, self.trait_impl, self.trait, self.depth
+        self.container, self.trait_impl, self.trait, self.depth = container, bool(trait), trait, 0
         with self.enter(name):
             self.visit(body)
-        self.container, self.trait_impl, self.depth = saved
+        self.container, self.trait_impl, self.trait, self.depth = saved
 
     # -- expressions ---------------------------------------------------------------------
 
     def evidence(self, target: str, value: Node | None, at: Node) -> None:
-        while value is not None and value.type in {
-            "reference_expression",
-            "try_expression",
-            "await_expression",
-            "parenthesized_expression",
-        }:
-            inner = value.child_by_field_name("value") or (
-                value.named_children[0] if value.named_children else None
+        """``x = Foo { .. }``: the type (annotation); ``x = a.b()?.c().await``, ``x = y``:
+        the expression as ``callee_name`` writes it, typed by the resolver."""
+        while value is not None and value.type in {"reference_expression", "unary_expression"}:
+            if value.type == "unary_expression" and not text(value).startswith("*"):
+                return  # ``!x``, ``-x``: no value of the operand's type
+            value = value.child_by_field_name("value") or (
+                value.named_children[-1] if value.named_children else None
             )
-            value = inner
         if value is None:
             return
         if value.type == "struct_expression":
             self.assign(target, type_name(value.child_by_field_name("name")), at, True)
-        elif value.type == "call_expression":
-            fn = value.child_by_field_name("function")
-            self.assign(target, callee_name(fn) if fn is not None else "", at, False)
+        elif value.type in _VALUES:
+            self.assign(target, callee_name(value), at, False)
+        else:  # a closure, a macro, a literal...: hides an outer name of the same spelling
+            self.assign(target, "?", at, False)
 
     def on_let(self, node: Node) -> None:
         pattern = node.child_by_field_name("pattern")
@@ -330,8 +460,10 @@ class RustWalker(Walker):
             pattern = pattern.named_children[0]
         if pattern is not None and pattern.type == "identifier":
             target = text(pattern)
-            self.assign(target, type_name(node.child_by_field_name("type")), node, True)
+            self.assign(target, written_type(node.child_by_field_name("type")), node, True)
             self.evidence(target, value, node)
+        elif pattern is not None:
+            self.unwrapped(pattern, value, node)  # ``let Some(x) = v else { .. }``
         self.visit(value)
         self.visit(node.child_by_field_name("alternative"))
 
@@ -345,7 +477,11 @@ class RustWalker(Walker):
     def on_call(self, node: Node) -> None:
         fn = node.child_by_field_name("function")
         if fn is not None:
-            self.add_call(callee_name(fn), node)
+            # ``(self.f)(x)`` calls the value of field ``f``, no method: written with its
+            # parentheses, which the resolver reads as no path
+            written = callee_name(fn)
+            field = fn.type == "parenthesized_expression"
+            self.add_call(f"({written})" if field else written, node)
             if fn.type not in {"identifier", "scoped_identifier"}:
                 self.visit(fn)
         self.visit(node.child_by_field_name("arguments"))
@@ -356,38 +492,120 @@ class RustWalker(Walker):
                 self.scan_tokens(child)
 
     def scan_tokens(self, tree: Node) -> None:
-        """Calls in a macro's tokens: a path (``a::b``, ``x.y``) followed by ``( ... )``."""
+        """Calls in a macro's tokens: a path (``a::b``, ``x.y``) followed by ``( ... )``; a
+        call's ``.m(``, ``?``, ``.await`` continue its chain (``x.a()?.b()`` -> ``x.a()?.b``);
+        a literal's method is ``.m`` as outside macros; ``#name`` and ``#[attr]`` (``quote!``
+        interpolations, attributes) are no calls."""
         path: list[str] = []
+        hashed = False
         for child in tree.children:
             kind = child.type
-            if kind in _PATH_TOKENS:
-                path = [*path, text(child)] if path and path[-1] in {"::", "."} else [text(child)]
-            elif kind in {"::", "."} and path:
+            if hashed and (kind in _PATH_TOKENS or kind == "token_tree"):
+                hashed, path = False, []
+                if not text(child).startswith("("):
+                    continue
+            joined = bool(path) and path[-1] in {"::", "."}
+            if kind in _PATH_TOKENS or (kind == "await" and path[-1:] == ["."]):
+                path = [*path, text(child)] if joined else [text(child)]
+            elif kind in {"::", "."} and path and not joined:
                 path.append(kind)
+            elif kind == "." and not path:
+                path = ["."]
+            elif kind == "?" and path and path[-1] in {"()", "()?", "await"}:
+                path[-1] += "?"
             elif kind == "token_tree":
-                if path and path[-1] not in {"::", "."} and text(child).startswith("("):
+                called = bool(path) and not joined and text(child).startswith("(")
+                if called and path[-1] not in {"()", "await"} and not path[-1].endswith("?"):
                     self.add_call("".join(path), child)
                 self.scan_tokens(child)
-                path = []
+                path = [*path, "()"] if called else []
             else:
-                path = []
+                hashed, path = kind == "#", []
+
+    def unknown(self, pattern: Node, at: Node) -> None:
+        """The names a pattern binds, of no known type ('?'): they hide the outer ones."""
+        for name in bindings(pattern):
+            self.assign(name, "?", at, True)
+
+    def on_binding(self, node: Node) -> None:
+        """``for p in``, ``match`` arms, ``if let p =`` / ``while let p =``."""
+        pattern = node.child_by_field_name("pattern")
+        value = node.child_by_field_name("value")
+        if node.type == "match_arm":
+            match = node.parent.parent if node.parent is not None else None
+            value = match.child_by_field_name("value") if match is not None else None
+            pattern = pattern.named_children[0] if pattern and pattern.named_children else None
+        if pattern is not None and node.type == "for_expression":
+            self.unknown(pattern, node)
+        elif pattern is not None:
+            self.unwrapped(pattern, value, node)
+        self.visit_children(node)
+
+    def unwrapped(self, pattern: Node, value: Node | None, at: Node) -> None:
+        """``Some(x)`` / ``Ok(x)`` matched against a value: ``x`` is what ``value?`` gives
+        (written so, for the resolver); the names of other patterns are of no known type."""
+        kind = (
+            pattern.child_by_field_name("type") if pattern.type == "tuple_struct_pattern" else None
+        )
+        inner = [c for c in pattern.named_children if kind is not None and c.id != kind.id]
+        unwraps = kind is not None and text(kind) in {"Some", "Ok"} and len(inner) == 1
+        if unwraps and inner[0].type == "identifier" and value is not None:
+            written = callee_name(value) if value.type in _VALUES else ""
+            self.assign(text(inner[0]), f"{written}?" if written else "?", at, False)
+        elif kind is not None and "::" in text(kind):  # ``Self::Default(route)``
+            self.destructured(pattern, strip_generics(text(kind)), at)
+        else:
+            self.unknown(pattern, at)
+
+    def on_closure_params(self, node: Node) -> None:
+        for param in node.named_children:
+            pattern = param.child_by_field_name("pattern") if param.type == "parameter" else param
+            declared = written_type(param.child_by_field_name("type"))
+            if param.type == "parameter" and pattern is not None and pattern.type == "identifier":
+                self.assign(text(pattern), declared or "?", param, True)
+            elif pattern is not None and pattern.type == "tuple_struct_pattern" and declared:
+                self.destructured(pattern, declared, param)  # ``|Json(v): Json<T>|``
+            elif pattern is not None:
+                self.unknown(pattern, param)
 
     def on_params(self, node: Node) -> None:
         for param in node.named_children:
             pattern = param.child_by_field_name("pattern")
-            if param.type == "parameter" and pattern is not None and pattern.type == "identifier":
-                self.assign(
-                    text(pattern), type_name(param.child_by_field_name("type")), param, True
-                )
+            declared = written_type(param.child_by_field_name("type"))
+            if param.type != "parameter" or pattern is None:
+                continue
+            if pattern.type == "identifier":
+                self.assign(text(pattern), declared, param, True)
+            elif pattern.type == "tuple_struct_pattern":
+                self.destructured(pattern, declared, param)
+            else:
+                self.unknown(pattern, param)
         self.visit_children(node)
+
+    def destructured(self, pattern: Node, declared: str, at: Node) -> None:
+        """``State(state): State<App>``: a name bound to field ``i`` of the declared tuple
+        struct is written ``State<App>#i`` (the resolver reads the field's type); of an enum
+        variant, ``Enum::Variant#i``."""
+        kind = pattern.child_by_field_name("type")
+        fields = [c for c in pattern.named_children if kind is None or c.id != kind.id]
+        for i, field in enumerate(fields):
+            inner = field.named_children[-1] if field.type == "mut_pattern" else field
+            if inner.type == "identifier":
+                self.assign(text(inner), f"{declared}#{i}", at, True)
+            else:
+                self.unknown(field, at)
 
 
 class RustExtractor:
     """The Rust extractor the code graph loads as ``lang_rust.EXTRACTOR``."""
 
+    version = "2"  # 2: types as written, ``?``/``.await`` in callees, type parameters
+
     def __init__(self) -> None:
         self.suffixes = {".rs": "rust"}
         self._parsers = Parsers(_languages())  # type: ignore[arg-type]
+        self.call_resolver = RustCalls  # the resolver types receivers by declarations
+        self._manifests: Manifests | None = None
 
     def extract(self, path: str, source: bytes, language: str) -> FileFacts:
         """Facts of one Rust file; syntax errors are counted and the rest still extracted."""
@@ -422,12 +640,30 @@ class RustExtractor:
                     found = _module_file(start, repo.files) or found
         else:
             start, found = _module_dir(importer), ""
+            if _module_file(posixpath.join(start, head), repo.files) is None:
+                dependency = self._dependency(importer, head, repo)  # ``axum::Router``
+                if dependency is None:
+                    return []
+                start, found, parts = posixpath.dirname(dependency), dependency, parts[1:]
         for part in parts:
             nxt = _module_file(posixpath.join(start, part), repo.files)
             if nxt is None:
                 break
             found, start = nxt, posixpath.join(start, part)
         return [found] if found else []
+
+    def _dependency(self, importer: str, name: str, repo: RepoView) -> str | None:
+        """The root file of crate ``name`` when the importer's package depends on it by path
+        (the package of its crate root, else of the nearest manifest: ``tests/*.rs``)."""
+        if self._manifests is None or self._manifests.repo is not repo:
+            self._manifests = Manifests(repo)
+        root = _crate_root(importer, repo.files)
+        package = (
+            crate_dir(root)
+            if root is not None
+            else self._manifests.package_dir(posixpath.dirname(importer))
+        )
+        return self._manifests.crate_root(package, name) if package is not None else None
 
 
 def _module_dir(path: str) -> str:

@@ -718,6 +718,8 @@ class Resolver:
         if sym is not None and not scope and idx.facts.language in TYPESCRIPT:
             return ("var", path, qual)
         imports = idx.imports.get((scope, name))
+        if imports and len(imports) > 1 and idx.facts.language == "rust":
+            return self.rust_namespaces(path, imports, ctx, depth)
         if imports:
             return self.follow(path, imports[-1], ctx, depth + 1)
         assigns = idx.assigns.get((scope, name))
@@ -726,6 +728,18 @@ class Resolver:
         if sym is not None:
             return UNK
         return None
+
+    def rust_namespaces(
+        self, path: str, imports: list[Import], ctx: ResolutionNotes, depth: int
+    ) -> Entity:
+        """Rust: one name imported twice (``pub use a::Foo; pub use macros::Foo;``, a trait
+        and its derive macro, which live in two namespaces): the last that is known."""
+        found = UNK
+        for imp in reversed(imports):
+            found = self.follow(path, imp, ctx, depth + 1)
+            if found[0] != "unk":
+                return found
+        return found
 
     def follow(self, path: str, imp: Import, ctx: ResolutionNotes, depth: int) -> Entity:
         """What an import binds."""

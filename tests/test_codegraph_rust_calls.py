@@ -1,0 +1,302 @@
+"""Rust calls resolved by declared types, as The Rust Reference describes them: a method call
+expression ``x.m()`` looks ``m`` up in the impls of the receiver's type, then in the traits it
+implements (their default methods); ``T::f()`` / ``Self::f()`` name associated functions; a
+tuple struct's name is its constructor; ``?`` and ``.await`` give a ``Result``'s value and an
+``async fn``'s output. Receivers are typed by ``self``, ``let``, parameters, struct fields and
+declared return types; a path dependency of ``Cargo.toml`` is a crate of the repository."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.codegraph_facts import build, calls, extract
+
+CRATE = {
+    "Cargo.toml": (
+        "[package]\n"
+        'name = "shop"\n'
+        'version = "0.1.0"\n'
+        'edition = "2021"\n'
+        "\n"
+        "[dependencies]\n"
+        'util = { path = "util" }\n'
+        'serde = "1"\n'
+    ),
+    "src/lib.rs": (
+        "//! The shop crate.\n"
+        "mod shapes;\n"
+        "mod store;\n"
+        "\n"
+        "use crate::shapes::{Circle, Shape};\n"
+        "use crate::store::Store;\n"
+        "\n"
+        "pub async fn load() -> Store {\n"
+        "    Store::new()\n"
+        "}\n"
+        "\n"
+        "pub async fn run() -> Result<usize, String> {\n"
+        "    let store = Store::new();\n"
+        "    let item = store.first();\n"
+        "    item.describe();\n"
+        "    let found = store.find(1)?;\n"
+        "    found.describe();\n"
+        "    store.lookup(2).unwrap().describe();\n"
+        "    let circle = Circle { r: 1.0 };\n"
+        "    circle.area();\n"
+        "    circle.name();\n"
+        "    shapes::measure(&circle, &mut Circle { r: 2.0 }, 1);\n"
+        "    let loaded = load().await;\n"
+        '    println!("{}", loaded.count().to_string());\n'
+        "    let _ = [1u32].map(|item| item.describe());\n"
+        "    util::double(2);\n"
+        "    Ok(Store::default().count())\n"
+        "}\n"
+        "\n"
+        "pub struct Wrap<T>(pub T);\n"
+        "\n"
+        "pub fn unwrap_param(Wrap(item): Wrap<store::Item>) -> String {\n"
+        "    item.describe()\n"
+        "}\n"
+    ),
+    "src/shapes.rs": (
+        "pub trait Shape {\n"
+        "    fn area(&self) -> f64;\n"
+        "\n"
+        "    fn name(&self) -> String {\n"
+        '        String::from("shape")\n'
+        "    }\n"
+        "\n"
+        "    fn describe(&self) -> String {\n"
+        "        self.name()\n"
+        "    }\n"
+        "}\n"
+        "\n"
+        "pub struct Circle {\n"
+        "    pub r: f64,\n"
+        "}\n"
+        "\n"
+        "impl Shape for Circle {\n"
+        "    fn area(&self) -> f64 {\n"
+        "        3.0 * self.r * self.r\n"
+        "    }\n"
+        "}\n"
+        "\n"
+        "pub fn measure<S: Shape, T>(shape: &S, other: &mut Circle, any: T) -> f64 {\n"
+        "    any.area();\n"
+        "    other.area();\n"
+        "    shape.area()\n"
+        "}\n"
+        "\n"
+        "pub fn both<S>(shape: &S) -> f64\n"
+        "where\n"
+        "    S: Shape + Clone + Send,\n"
+        "{\n"
+        "    shape.clone();\n"
+        "    shape.area()\n"
+        "}\n"
+    ),
+    "src/store.rs": (
+        "/// An item.\n"
+        "#[derive(Debug, Clone)]\n"
+        "pub struct Item {\n"
+        "    pub id: u32,\n"
+        "}\n"
+        "\n"
+        "impl Item {\n"
+        "    pub fn describe(&self) -> String {\n"
+        "        self.label()\n"
+        "    }\n"
+        "\n"
+        "    fn label(&self) -> String {\n"
+        '        format!("item {}", self.id)\n'
+        "    }\n"
+        "}\n"
+        "\n"
+        "pub struct Store {\n"
+        "    items: Vec<Item>,\n"
+        "    main: Item,\n"
+        "}\n"
+        "\n"
+        "impl Store {\n"
+        "    pub fn new() -> Self {\n"
+        "        Self::with_items(Vec::new())\n"
+        "    }\n"
+        "\n"
+        "    pub fn with_items(items: Vec<Item>) -> Self {\n"
+        "        Store { items, main: Item { id: 0 } }\n"
+        "    }\n"
+        "\n"
+        "    pub fn first(&self) -> Item {\n"
+        "        self.main.clone()\n"
+        "    }\n"
+        "\n"
+        "    pub fn find(&self, id: u32) -> Result<Item, String> {\n"
+        "        self.lookup(id).ok_or(String::new())\n"
+        "    }\n"
+        "\n"
+        "    pub fn lookup(&self, id: u32) -> Option<Item> {\n"
+        "        self.items.iter().find(|i| i.id == id).cloned()\n"
+        "    }\n"
+        "\n"
+        "    pub fn count(&self) -> usize {\n"
+        "        self.items.len()\n"
+        "    }\n"
+        "\n"
+        "    pub fn main_label(&self) -> String {\n"
+        "        self.main.describe()\n"
+        "    }\n"
+        "}\n"
+        "\n"
+        "impl Default for Store {\n"
+        "    fn default() -> Self {\n"
+        "        Store::new()\n"
+        "    }\n"
+        "}\n"
+        "\n"
+        "pub struct Id(pub u32);\n"
+        "\n"
+        "impl Id {\n"
+        "    pub fn zero() -> Self {\n"
+        "        Self(0)\n"
+        "    }\n"
+        "}\n"
+        "\n"
+        "#[cfg(test)]\n"
+        "mod tests {\n"
+        "    use super::*;\n"
+        "\n"
+        "    fn counts() -> usize {\n"
+        "        let id = Id::zero();\n"
+        "        Store::new().count()\n"
+        "    }\n"
+        "}\n"
+        "\n"
+        "impl std::fmt::Display for Item {\n"
+        "    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {\n"
+        '        write!(f, "{}", self.id)\n'
+        "    }\n"
+        "}\n"
+        "\n"
+        "pub fn show(item: &Item, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {\n"
+        "    item.fmt(f)\n"
+        "}\n"
+        "\n"
+        "pub enum Stock {\n"
+        "    One(Item),\n"
+        "    Many(Vec<Item>),\n"
+        "}\n"
+        "\n"
+        "pub fn describe_stock(stock: &Stock) -> String {\n"
+        "    match stock {\n"
+        "        Stock::One(item) => item.describe(),\n"
+        "        Stock::Many(items) => items.len().to_string(),\n"
+        "    }\n"
+        "}\n"
+        "\n"
+        "pub fn area_of(circle: &crate::shapes::Circle) -> f64 {\n"
+        "    circle.area()\n"
+        "}\n"
+    ),
+    "util/Cargo.toml": ('[package]\nname = "util"\nversion = "0.1.0"\nedition = "2021"\n'),
+    "util/src/lib.rs": ("pub fn double(x: u32) -> u32 {\n    x * 2\n}\n"),
+}
+
+EXACT, INFERRED = (1.0, "exact"), (0.8, "inferred")
+
+
+def resolved(root: Path, path: str) -> list[tuple[object, ...]]:
+    graph = build(root, CRATE)
+    return [c for c in calls(graph, path) if c[3]]
+
+
+def test_rust_self_associated_functions_fields_and_trait_methods(tmp_path: Path) -> None:
+    assert resolved(tmp_path, "src/store.rs") == [
+        ("Item.describe", "self.label", 9, "src/store.rs", "Item.label", *EXACT),
+        ("Store.new", "Self::with_items", 24, "src/store.rs", "Store.with_items", *EXACT),
+        ("Store.find", "self.lookup", 36, "src/store.rs", "Store.lookup", *EXACT),
+        ("Store.main_label", "self.main.describe", 48, "src/store.rs", "Item.describe", *INFERRED),
+        ("Store.default", "Store::new", 54, "src/store.rs", "Store.new", *EXACT),
+        ("Id.zero", "Self", 62, "src/store.rs", "Id", *EXACT),  # a tuple struct's constructor
+        ("tests.counts", "Id::zero", 71, "src/store.rs", "Id.zero", *EXACT),
+        ("tests.counts", "Store::new", 72, "src/store.rs", "Store.new", *EXACT),
+        ("tests.counts", "Store::new().count", 72, "src/store.rs", "Store.count", *INFERRED),
+        # ``Stock::One(item)``: the field of variant ``One(Item)``
+        ("describe_stock", "item.describe", 93, "src/store.rs", "Item.describe", *INFERRED),
+    ]
+    # ``impl Display for Item`` gives ``fmt``, and so does ``#[derive(Debug)]``: not proven
+    facts = calls(build(tmp_path / "b", CRATE), "src/store.rs")
+    assert ("show", "item.fmt", 83, "", "", 0.0, "unresolved") in facts
+    # ``Shape`` is not in scope in store.rs: its ``area`` is not callable there
+    assert ("area_of", "circle.area", 99, "", "", 0.0, "unresolved") in facts
+
+
+def test_rust_trait_default_methods_bounds_and_parameters(tmp_path: Path) -> None:
+    assert resolved(tmp_path, "src/shapes.rs") == [
+        ("Shape.describe", "self.name", 9, "src/shapes.rs", "Shape.name", *EXACT),
+        ("measure", "other.area", 25, "src/shapes.rs", "Circle.area", *INFERRED),  # &mut Circle
+        ("measure", "shape.area", 26, "src/shapes.rs", "Shape.area", *INFERRED),  # S: Shape
+        # ``S: Shape + Clone + Send``: of the bounds only ``Shape`` declares ``area``
+        ("both", "shape.area", 34, "src/shapes.rs", "Shape.area", *INFERRED),
+    ]
+    unresolved = [c[1] for c in calls(build(tmp_path / "b", CRATE), "src/shapes.rs") if not c[3]]
+    # std; an unbounded type parameter; Clone's clone
+    assert unresolved == ["String::from", "any.area", "shape.clone"]
+
+
+def test_rust_locals_return_types_try_await_and_path_dependencies(tmp_path: Path) -> None:
+    store, shapes = "src/store.rs", "src/shapes.rs"
+    assert resolved(tmp_path, "src/lib.rs") == [
+        ("load", "Store::new", 9, store, "Store.new", *EXACT),
+        ("run", "Store::new", 13, store, "Store.new", *EXACT),
+        ("run", "store.first", 14, store, "Store.first", *INFERRED),
+        ("run", "item.describe", 15, store, "Item.describe", *INFERRED),  # -> Item
+        ("run", "store.find", 16, store, "Store.find", *INFERRED),
+        ("run", "found.describe", 17, store, "Item.describe", *INFERRED),  # Result<Item, _>?
+        ("run", "store.lookup", 18, store, "Store.lookup", *INFERRED),
+        ("run", "store.lookup().unwrap().describe", 18, store, "Item.describe", *INFERRED),
+        ("run", "circle.area", 20, shapes, "Circle.area", *INFERRED),  # impl Shape for Circle
+        ("run", "circle.name", 21, shapes, "Shape.name", *INFERRED),  # the trait's default
+        ("run", "shapes::measure", 22, shapes, "measure", *EXACT),
+        ("run", "load", 23, "src/lib.rs", "load", *EXACT),
+        ("run", "loaded.count", 24, store, "Store.count", *INFERRED),  # async fn .await
+        ("run", "util::double", 26, "util/src/lib.rs", "double", *EXACT),  # path dependency
+        ("run", "Store::default", 27, store, "Store.default", *EXACT),  # impl Default
+        ("run", "Store::default().count", 27, store, "Store.count", *INFERRED),
+        # ``Wrap(item): Wrap<store::Item>``: field 0 of ``Wrap<T>(pub T)`` is the Item
+        ("unwrap_param", "item.describe", 33, store, "Item.describe", *INFERRED),
+    ]
+
+
+def test_rust_std_calls_and_closure_parameters_stay_unresolved(tmp_path: Path) -> None:
+    got = {(c[1], c[2]): c[6] for c in calls(build(tmp_path, CRATE), "src/lib.rs") if not c[3]}
+    assert got == {
+        ("store.lookup().unwrap", 18): "external",  # Option::unwrap
+        ("loaded.count().to_string", 24): "external",  # usize
+        (".map", 25): "unresolved",
+        ("item.describe", 25): "unresolved",  # the closure's ``item`` hides the local
+        ("Ok", 27): "external",
+    }
+
+
+def test_rust_facts_types_as_written_try_await_and_inline_module_globs() -> None:
+    source = (
+        "struct S { f: Option<Box<T>> }\n"
+        "impl<T: Clone> S {\n"
+        "    async fn m(self: Box<Self>) -> Result<Self, E> {\n"
+        "        let x = a()?.b().await;\n"
+        "        (self.f)();\n"
+        "    }\n"
+        "}\n"
+        "mod tests { use super::*; }\n"
+    )
+    f = extract("rust", "src/a.rs", source)
+    assert [(a.target, a.value, a.scope) for a in f.assignments] == [
+        ("f", "Option<Box<T>>", "S"),
+        ("<T>", "Clone", "S"),
+        ("Self", "S", "S.m"),
+        ("self", "S", "S.m"),
+        ("x", "a()?.b().await", "S.m"),
+    ]
+    assert next(s for s in f.symbols if s.qualname == "S.m").returns == "Result<Self, E>"
+    assert [c.callee for c in f.calls] == ["a()?.b", "a", "(self.f)"]
+    assert [(i.module, i.name, i.scope) for i in f.imports] == [("self", "*", "tests")]
