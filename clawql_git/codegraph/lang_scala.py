@@ -142,13 +142,19 @@ def span(start: Node, end: Node) -> str:
     )
 
 
-def bound_names(pattern: Node | None) -> list[Node]:
-    """The variables a pattern binds: its identifiers that start lower case (SLS 8.1.1)."""
+def bound_names(pattern: Node | None) -> list[tuple[Node, str]]:
+    """The variables a pattern binds (its identifiers that start lower case, SLS 8.1.1),
+    each with the type a typed pattern ``d: Foo`` gives it ('' for none)."""
     if pattern is None:
         return []
     if pattern.type == "identifier":
-        return [pattern] if text(pattern)[:1].islower() else []
-    out: list[Node] = []
+        return [(pattern, "")] if text(pattern)[:1].islower() else []
+    if pattern.type == "typed_pattern":
+        name = pattern.child_by_field_name("pattern")
+        declared = type_name(pattern.child_by_field_name("type"))
+        if name is not None and name.type == "identifier" and text(name)[:1].islower():
+            return [(name, declared)]
+    out: list[tuple[Node, str]] = []
     for child in pattern.named_children:
         if child.type not in _TYPES:
             out += bound_names(child)
@@ -348,12 +354,14 @@ class ScalaWalker(Walker):
             )
         if name:
             declared = type_name(node.child_by_field_name("type"))
-            self.assign(name, declared, node, True)
-            if not declared:
-                self.assign(name, value_chain(value), node, False)
+            chain = "" if declared else value_chain(value)
+            if declared or not chain:  # no chain: of no type known here (it hides others)
+                self.shadow(name, node, declared)
+            else:
+                self.assign(name, chain, node, False)
         else:
-            for bound in bound_names(pattern):
-                self.shadow(text(bound), bound)
+            for bound, typed in bound_names(pattern):
+                self.shadow(text(bound), bound, typed)
         self.visit(value)
 
     def on_alias(self, node: Node) -> None:
@@ -392,20 +400,20 @@ class ScalaWalker(Walker):
                 declared = type_name(binding.child_by_field_name("type"))
                 self.shadow(text(binding.child_by_field_name("name")), binding, declared)
         elif params is not None:
-            for bound in bound_names(params):
-                self.shadow(text(bound), bound)
+            for bound, typed in bound_names(params):
+                self.shadow(text(bound), bound, typed)
         self.visit_children(node)
 
     def on_case(self, node: Node) -> None:
-        for bound in bound_names(node.child_by_field_name("pattern")):
-            self.shadow(text(bound), bound)
+        for bound, typed in bound_names(node.child_by_field_name("pattern")):
+            self.shadow(text(bound), bound, typed)
         self.visit_children(node)
 
     def on_enumerator(self, node: Node) -> None:
         """``x <- xs`` / ``y = f(x)`` in a ``for``: the pattern's variables are locals."""
         if node.named_children and any(c.type in {"<-", "="} for c in node.children):
-            for bound in bound_names(node.named_children[0]):
-                self.shadow(text(bound), bound)
+            for bound, typed in bound_names(node.named_children[0]):
+                self.shadow(text(bound), bound, typed)
         self.visit_children(node)
 
     def on_annotation(self, node: Node) -> None:

@@ -15,11 +15,12 @@ parameter (its type is inferred), a type parameter.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from clawql_git.codegraph.java_resolve import CAST, Bases, Method, Type, segments
 from clawql_git.codegraph.kotlin_resolve import FUNCTIONS, KotlinCalls
-from clawql_git.codegraph.model import Assignment, Call
+from clawql_git.codegraph.model import Assignment, Call, Symbol
 from clawql_git.codegraph.resolve import UNK, Entity, ResolutionNotes, parent
 
 if TYPE_CHECKING:
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
 
 SPAN = re.compile(r"^<(new|import) (\d+):(\d+)-(\d+):(\d+)>$")
 NAMES = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)+$")
-ALIAS = re.compile(r"^(?:\w+\s+)*type\s+\w+\s*=\s*([A-Za-z_][\w.]*)\s*(?:\[.*\])?$")
+ALIAS = re.compile(r"^(?:\w+\s+)*type\s+\w+(?:\[[^=]*\])?\s*=\s*([A-Za-z_][\w.]*)\s*(?:\[.*\])?$")
 OBJECT = re.compile(r"^(?:[\w\[\]]+\s+)*object\s")
 Position = tuple[int, int]  # (line, column) of a call
 # an anonymous class body or a block's wildcard import: (start, end, kind, what it names)
@@ -40,7 +41,7 @@ class ScalaCalls(KotlinCalls):
 
     def __init__(self, resolver: Resolver) -> None:
         super().__init__(resolver)
-        self.column = 0  # the column of the call being resolved (places it in a span)
+        self.path, self.column = "", 0  # the call being resolved's file and column
         self._spans: dict[str, dict[str, list[Span]]] = {}
         self._active: set[tuple[str, str, int]] = set()  # values being typed (a cycle stops)
         self.by_value = False  # the last bare call was found through an imported value
@@ -50,7 +51,7 @@ class ScalaCalls(KotlinCalls):
 
     def callee(self, path: str, scope: str, call: Call, ctx: ResolutionNotes) -> Entity:
         """What ``call`` points at; ``a.b.C`` (``new a.b.C(...)``) is the class it names."""
-        self.line, self.column = call.line, call.column
+        self.path, self.line, self.column = path, call.line, call.column
         self.by_value = False
         if call.callee == "this":  # ``def this(...) = this(...)``: a constructor of the class
             held = self.holders(path, scope)
@@ -104,9 +105,31 @@ class ScalaCalls(KotlinCalls):
         cur = scope
         while cur and not self.is_type(path, cur):
             sym = self.r.index[path].defs.get(f"{cur}.{name}")
-            if sym is not None and sym.kind in FUNCTIONS:
+            if sym is not None and sym.kind in FUNCTIONS and not self.elsewhere(path, cur, sym):
                 return path, sym.qualname, sym
             cur = parent(cur)
+        return None
+
+    def elsewhere(self, path: str, scope: str, sym: Symbol) -> bool:
+        """Whether ``sym`` (declared in ``scope``) is a member of an anonymous class body
+        that the call being resolved is not in (it is no member of ``scope`` then)."""
+        at = (self.line, self.column) if path == self.path else (0, 0)
+        return any(
+            s[2] == "new" and s[0][0] <= sym.line <= s[1][0] and not s[0] <= at <= s[1]
+            for s in self.spans(path).get(scope, [])
+        )
+
+    def method(self, path: str, klass: str, name: str, arity: int) -> Method | None:
+        """As Kotlin's, leaving out the methods of anonymous classes in a class's body."""
+        for file, qual in [(path, klass), *self.ancestors(path, klass)]:
+            fits = [
+                s
+                for s in self.overloads(file).get(f"{qual}.{name}", [])
+                if s.kind in FUNCTIONS and not self.elsewhere(file, qual, s)
+            ]
+            if fits:
+                agreed = len({s.returns for s in fits}) == 1
+                return file, f"{qual}.{name}", fits[0] if agreed else replace(fits[0], returns="")
         return None
 
     def holders(self, path: str, scope: str) -> list[Holder]:
