@@ -78,6 +78,23 @@ class ScalaCalls(KotlinCalls):
                 return end
         return 0
 
+    def is_local(self, path: str, scope: str, call: Call) -> bool:
+        """Whether ``call.callee`` names a local declared above the call (a function value)."""
+        cur = scope
+        while cur and not self.is_type(path, cur):
+            seen = self.r.index[path].assigns.get((cur, call.callee), [])
+            if any(a.line <= call.line for a in seen):
+                return True
+            cur = parent(cur)
+        return False
+
+    def is_constructor(self, path: str, scope: str, head: str) -> bool:
+        """Whether the call ``Foo(...)`` makes a ``Foo`` (a class of any case: ``proc()``)
+        where no function is named so."""
+        if not head.endswith("()") or self.implicit(path, scope, head[:-2], -1) is not None:
+            return False
+        return self.type_named(path, scope, head[:-2])[0] == "def"
+
     def is_package(self, entity: Entity) -> bool:
         """Whether ``entity`` is a package (a file's ``package a.b`` clause)."""
         return entity[0] == "def" and self.r.index[entity[1]].defs[entity[2]].kind == "module"
