@@ -15,9 +15,17 @@ Conventions:
   name '*'; ``import a.b.{C, D => E}`` one import per selector (alias 'E').
 - bases: the first type of ``extends`` is 'extends', the ``with`` ones 'uses' (mixins).
 - calls: ``f()``, ``a.b.c()``, ``this.x()``; ``new Foo()`` -> ``Foo``; ``Foo(...)`` (a
-  case class or companion ``apply``) -> ``Foo``.
-- assignments: declared types of vals and parameters (annotation), ``val x = new Foo()``
-  and ``val x = Foo(...)`` (value ``Foo``).
+  case class or companion ``apply``) -> ``Foo``; in a chain ``new Foo(1).bar()`` ->
+  ``new Foo().bar``, ``Foo(1).bar()`` -> ``Foo().bar``. Defs keep their declared result type
+  (``returns``); scala_resolve types receivers.
+- assignments: declared types of vals, parameters and typed patterns (annotation); an
+  untyped ``val`` the callee chain it is given (``val x = Obj.make()`` -> ``Obj.make()``,
+  ``new Foo()``, ``Foo()``, ``Obj.member``; a block: its last expression). A local of no type
+  known here (a lambda parameter, a pattern variable, ``val x = 1``) is an annotation with an
+  empty value, so that it hides a field of its name; a type parameter ``[T <: B]`` is
+  ``<T>`` with its bound ('' for none). ``<new L:C-L:C>`` (value the types, ``A with B``) is
+  an anonymous class body and ``<import L:C-L:C>`` (value the path) a wildcard import in a
+  block or a class, to the end of it: the spans bare calls are looked up in.
 - ``resolve_module``: a package -> the files declaring it; ``a.b.C`` -> the files of
   package ``a.b`` declaring ``C``; ``scala.*``, ``java.*`` and anything not found -> [].
 """

@@ -4,12 +4,16 @@ Foo``, ``val x = new Foo(...)``, ``val x = Foo(...)``, ``val x = Obj.make()`` (t
 result type), parameters and class parameters; methods looked up through the class, its
 superclass and mixed-in traits (the rightmost mixin first, as linearization does).
 
-A bare ``m(...)`` is looked up the way Scala binds a name, innermost first: a local ``def``, the
-members of an anonymous class ``new T { ... }`` around it, of a block's wildcard import
-(``import builder._`` brings the members of the value ``builder``, ``import Obj._`` those of an
-object), of the enclosing classes, objects and traits, then of the file's imports. A name
-without a proven declaration stays unresolved: calls into the Scala library, a lambda's
-parameter (its type is inferred), a type parameter.
+A bare ``m(...)`` is looked up the way Scala binds a name, innermost first: a local ``def``,
+then at each enclosing scope the members of an anonymous class ``new T { ... }`` around the
+call, of the scope's own class, object or trait (with its bases), of a wildcard import in
+its body around the call (``import builder._`` brings the members of the value ``builder``,
+``import Obj._`` those of an object), then of the objects the file imports. ``Foo(...)`` is
+the class ``Foo`` (a case class apply or a constructor); ``Foo(...).m()`` is typed by the
+companion's ``apply`` when it declares one. A name without a proven declaration stays
+unresolved: calls into the Scala library, a lambda's or a pattern's variable (its type is
+inferred), a value of a type parameter. (An object declared in several source sets, as
+``jvm/``, ``js/``, ``native/`` of one package, is the package mate the resolver finds first.)
 """
 
 from __future__ import annotations
