@@ -170,7 +170,7 @@ TYPED = {
         "package shapes\n"
         "\n"
         "import scala.math.{Pi, pow}\n"
-        "import shapes.util.Logger\n"
+        "import shapes.util._\n"
         "import shapes.Registry._\n"
         "\n"
         "trait Greeter {\n"
@@ -225,6 +225,7 @@ TYPED = {
         '      def hi(): String = greet("anon")\n'
         "    }\n"
         '    g.greet("g")\n'
+        '    Tag("t").add("u")\n'
         "  }\n"
         "}\n"
     ),
@@ -238,6 +239,10 @@ TYPED = {
         "object Registry {\n"
         "  def builder: Builder = new Builder\n"
         "  def register(name: String): Unit = ()\n"
+        "}\n"
+        "\n"
+        "object Tag {\n"
+        "  def apply(name: String): Builder = new Builder().add(name)\n"
         "}\n"
     ),
     "src/main/scala/shapes/util/Logger.scala": (
@@ -292,9 +297,13 @@ def test_scala_calls_typed_by_declarations(tmp_path: Path) -> None:
         # in the anonymous ``new Greeter { }`` a bare name is a member of Greeter
         ("Main.run.hi", "greet", 56, SHAPES, "Greeter.greet", 1.0, "exact"),
         ("Main.run", "g.greet", 58, SHAPES, "Greeter.greet", 0.8, "inferred"),
+        ("Main.run", "Tag", 59, REGISTRY, "Tag.apply", 1.0, "exact"),  # an object's apply
+        ("Main.run", "Tag().add", 59, REGISTRY, "Builder.add", 0.8, "inferred"),
     ]
     assert calls(graph, REGISTRY) == [
         ("Registry.builder", "Builder", 8, REGISTRY, "Builder", 1.0, "exact"),
+        ("Tag.apply", "Builder", 13, REGISTRY, "Builder", 1.0, "exact"),
+        ("Tag.apply", "new Builder().add", 13, REGISTRY, "Builder.add", 0.8, "inferred"),
     ]
 
 

@@ -9,7 +9,8 @@ then at each enclosing scope the members of an anonymous class ``new T { ... }``
 call, of the scope's own class, object or trait (with its bases), of a wildcard import in
 its body around the call (``import builder._`` brings the members of the value ``builder``,
 ``import Obj._`` those of an object), then of the objects the file imports. ``Foo(...)`` is
-the class ``Foo`` (a case class apply or a constructor); ``Foo(...).m()`` is typed by the
+the class ``Foo`` (a case class apply or a constructor: ``new Foo(...)`` is written ``Foo``
+too), ``Obj(...)`` of an object with no class ``Obj.apply``; ``Foo(...).m()`` is typed by the
 companion's ``apply`` when it declares one. A name without a proven declaration stays
 unresolved: calls into the Scala library, a lambda's or a pattern's variable (its type is
 inferred), a value of a type parameter. (An object declared in several source sets, as
@@ -60,13 +61,24 @@ class ScalaCalls(KotlinCalls):
         if call.callee == "this":  # ``def this(...) = this(...)``: a constructor of the class
             held = self.holders(path, scope)
             return ("def", *held[0][:2]) if held else UNK
+        entity: Entity = UNK
         if NAMES.match(call.callee) and self.qualified_head(path, scope, call.callee.split(".")):
-            found = self.type_named(path, scope, call.callee)
-            if found[0] == "def":
-                return found
-        entity = super().callee(path, scope, call, ctx)
+            entity = self.type_named(path, scope, call.callee)
+        if entity[0] != "def":
+            entity = super().callee(path, scope, call, ctx)
         ctx.inferred = ctx.inferred or self.by_value
+        if entity[0] == "def" and self.is_type(entity[1], entity[2]):
+            return self.applied(entity)
         return entity
+
+    def applied(self, made: Entity) -> Entity:
+        """What ``Obj(...)`` calls: an object's ``apply`` (a class is made, a case class
+        applied, as ``new Foo(...)`` makes one: the class stands for both)."""
+        kinds = self.overloads(made[1]).get(made[2], [])
+        if not kinds or not all(OBJECT.match(s.signature) for s in kinds):
+            return made
+        found = self.companion_apply(made[1], made[2])
+        return ("def", found[0], found[1]) if found is not None else made
 
     def qualified_head(self, path: str, scope: str, parts: list[str]) -> int:
         """How many names of ``parts`` make a package-qualified type (``scopt.OptionParser``
