@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from clawql_git.codegraph.graph import CodeGraph
 from tests.codegraph_facts import build, calls, deps, extract, supertypes, symbols
 
 SC = {
@@ -328,3 +329,13 @@ def test_scala_a_type_parameter_hides_a_class_of_its_name(tmp_path: Path) -> Non
         0.0,
         "unresolved",
     )
+
+
+def test_scala_calls_are_the_same_after_a_reindex_from_stored_facts(tmp_path: Path) -> None:
+    graph = build(tmp_path, TYPED)
+    first = calls(graph, SHAPES)
+    shapes = tmp_path / SHAPES
+    shapes.write_text(shapes.read_text() + "// touched\n")
+    again = CodeGraph.open(tmp_path)
+    again.index(history=False)  # Registry.scala's facts come back from the store
+    assert calls(again, SHAPES) == first

@@ -25,7 +25,9 @@ Conventions:
   empty value, so that it hides a field of its name; a type parameter ``[T <: B]`` is
   ``<T>`` with its bound ('' for none). ``<new L:C-L:C>`` (value the types, ``A with B``) is
   an anonymous class body and ``<import L:C-L:C>`` (value the path) a wildcard import in a
-  block or a class, to the end of it: the spans bare calls are looked up in.
+  block or a class, to the end of it: the spans bare calls are looked up in. ``<object>``
+  in an object's scope, on its first line, tells it from the class or trait of its name.
+- an alias ``type X = a.Y[Z]`` keeps what it stands for (``a.Y``) as its ``returns``.
 - ``resolve_module``: a package -> the files declaring it; ``a.b.C`` -> the files of
   package ``a.b`` declaring ``C``; ``scala.*``, ``java.*`` and anything not found -> [].
 """
@@ -94,7 +96,7 @@ def callee_name(node: Node | None) -> str:
     if kind == "identifier":
         return text(node)
     if kind == "field_expression":
-        head = callee_name(node.child_by_field_name("value"))
+        head = value_name(node.child_by_field_name("value"))
         field = node.child_by_field_name("field")
         return f"{head}.{text(field)}" if head and field is not None else ""
     if kind == "generic_function":
@@ -106,6 +108,16 @@ def callee_name(node: Node | None) -> str:
         inner = made_of(node)
         return f"{inner}()" if inner and "(" not in inner else ""
     return ""
+
+
+def value_name(node: Node | None) -> str:
+    """A receiver or a value as a callee chain: ``Functor[F]`` (an object's ``apply``, the
+    summoner) is the call ``Functor()``; else as :func:`callee_name`."""
+    if node is not None and node.type == "generic_function":
+        inner = node.child_by_field_name("function")
+        if inner is not None and inner.type == "identifier" and text(inner)[:1].isupper():
+            return f"{text(inner)}()"
+    return callee_name(node)
 
 
 def made_of(node: Node) -> str:
@@ -137,7 +149,7 @@ def value_chain(node: Node | None) -> str:
     if node.type == "call_expression":
         return callee_name(node)
     if node.type in {"instance_expression", "field_expression", "identifier", "generic_function"}:
-        return callee_name(node)
+        return value_name(node)
     return ""
 
 
@@ -271,6 +283,8 @@ class ScalaWalker(Walker):
         for at, base, relation in written:
             self.add_supertype(symbol.qualname, base, at, relation)
         with self.enter(name):
+            if node.type == "object_definition":  # its line tells it from a companion class
+                self.shadow("<object>", node, name)
             self.type_scopes.append(self.qualname)
             self.on_type_parameters(node.child_by_field_name("type_parameters"))
             self.on_class_parameters(node.child_by_field_name("class_parameters"))
@@ -376,7 +390,12 @@ class ScalaWalker(Walker):
         name = text(node.child_by_field_name("name"))
         if name:
             self.add_symbol(
-                node, name, "type", signature=collapse(text(node)), docstring=self.doc(node)
+                node,
+                name,
+                "type",
+                signature=collapse(text(node)),
+                docstring=self.doc(node),
+                returns=type_name(node.child_by_field_name("type")),  # what it stands for
             )
 
     def on_call(self, node: Node) -> None:

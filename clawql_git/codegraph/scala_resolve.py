@@ -26,19 +26,22 @@ from typing import TYPE_CHECKING
 from clawql_git.codegraph.java_resolve import CAST, Bases, Method, Type, segments
 from clawql_git.codegraph.kotlin_resolve import FUNCTIONS, KotlinCalls
 from clawql_git.codegraph.model import Assignment, Call, Symbol
-from clawql_git.codegraph.resolve import UNK, Entity, ResolutionNotes, parent
+from clawql_git.codegraph.resolve import CLASSLIKE, UNK, Entity, ResolutionNotes, parent
 
 if TYPE_CHECKING:
     from clawql_git.codegraph.resolve import Resolver
 
 SPAN = re.compile(r"^<(new|import) (\d+):(\d+)-(\d+):(\d+)>$")
 NAMES = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)+$")
-ALIAS = re.compile(r"^(?:\w+\s+)*type\s+\w+(?:\[[^=]*\])?\s*=\s*([A-Za-z_][\w.]*)\s*(?:\[.*\])?$")
-OBJECT = re.compile(r"^(?:[\w\[\]]+\s+)*object\s")
 Position = tuple[int, int]  # (line, column) of a call
 # an anonymous class body or a block's wildcard import: (start, end, kind, what it names)
 Span = tuple[Position, Position, str, str]
-Holder = tuple[str, str, bool]  # a type whose members bare names reach; False: by a value
+# a type whose members bare names reach: (file, qualname, exact: not by a value, side)
+Holder = tuple[str, str, bool, str]
+# The side of a qualname that a class and its companion object share: "object" (a type named
+# statically, ``Obj.m``), "class" (an instance), "anon L-L" (the own members of an anonymous
+# class body on those lines), "" (either)
+Side = str
 
 
 class ScalaCalls(KotlinCalls):
@@ -51,6 +54,9 @@ class ScalaCalls(KotlinCalls):
         self._active: set[tuple[str, str, int]] = set()  # values being typed (a cycle stops)
         self.by_value = False  # the last bare call was found through an imported value
         self._aliasing: set[Entity] = set()  # aliases being followed (a cycle stops)
+        self._star_owners: dict[str, list[Type]] = {}
+        self._object_ancestors: dict[Type, list[Type]] = {}
+        self.side: Side = ""  # the side of the type the next method lookup is on
 
     # ------------------------------------------------------------ calls
 
@@ -58,6 +64,7 @@ class ScalaCalls(KotlinCalls):
         """What ``call`` points at; ``a.b.C`` (``new a.b.C(...)``) is the class it names."""
         self.path, self.line, self.column = path, call.line, call.column
         self.by_value = False
+        self.side = ""
         if call.callee == "this":  # ``def this(...) = this(...)``: a constructor of the class
             held = self.holders(path, scope)
             return ("def", *held[0][:2]) if held else UNK
@@ -74,8 +81,8 @@ class ScalaCalls(KotlinCalls):
     def applied(self, made: Entity) -> Entity:
         """What ``Obj(...)`` calls: an object's ``apply`` (a class is made, a case class
         applied, as ``new Foo(...)`` makes one: the class stands for both)."""
-        kinds = self.overloads(made[1]).get(made[2], [])
-        if not kinds or not all(OBJECT.match(s.signature) for s in kinds):
+        objects, classes = self.sides(made[1], made[2])
+        if not objects or classes:
             return made
         found = self.companion_apply(made[1], made[2])
         return ("def", found[0], found[1]) if found is not None else made
@@ -122,12 +129,14 @@ class ScalaCalls(KotlinCalls):
         found = self._local_def(path, scope, name)
         if found is not None:
             return found
-        for file, klass, exact in self.holders(path, scope):
+        for file, klass, exact, side in self.holders(path, scope):
+            self.side = side
             found = self.method(file, klass, name, arity)
             if found is not None:
                 self.by_value = not exact  # the value may be of a subtype
                 return found
         for owner in self.static_owners(path, name):
+            self.side = "object"
             found = self.method(owner[0], owner[1], name, arity)
             if found is not None:
                 return found
@@ -153,17 +162,72 @@ class ScalaCalls(KotlinCalls):
         )
 
     def method(self, path: str, klass: str, name: str, arity: int) -> Method | None:
-        """As Kotlin's, leaving out the methods of anonymous classes in a class's body."""
-        for file, qual in [(path, klass), *self.ancestors(path, klass)]:
+        """As Kotlin's, on the side of ``klass`` that :attr:`side` names (then reset: the
+        object's members and bases for ``Obj.m``, the class's for an instance), leaving out
+        the methods of anonymous classes in a class's body."""
+        side, self.side = self.side, ""
+        for file, qual in self.lookup_order(path, klass, side):
             fits = [
                 s
                 for s in self.overloads(file).get(f"{qual}.{name}", [])
-                if s.kind in FUNCTIONS and not self.elsewhere(file, qual, s)
+                if s.kind in FUNCTIONS
+                and not self.elsewhere(file, qual, s)
+                and self.on_side(file, qual, s, side if (file, qual) == (path, klass) else "class")
             ]
             if fits:
                 agreed = len({s.returns for s in fits}) == 1
                 return file, f"{qual}.{name}", fits[0] if agreed else replace(fits[0], returns="")
         return None
+
+    def sides(self, path: str, klass: str) -> tuple[list[Symbol], list[Symbol]]:
+        """The declarations of ``klass``: its objects, and its classes and traits."""
+        decls = [s for s in self.overloads(path).get(klass, []) if s.kind in CLASSLIKE]
+        lines = {a.line for a in self.r.index[path].assigns.get((klass, "<object>"), [])}
+        objects = [s for s in decls if s.line in lines]
+        return objects, [s for s in decls if s not in objects]
+
+    def on_side(self, path: str, klass: str, sym: Symbol, side: Side) -> bool:
+        """Whether member ``sym`` of ``klass`` is declared on ``side`` of it."""
+        if side.startswith("anon "):
+            start, end = side[5:].split("-")
+            return int(start) <= sym.line <= int(end)
+        objects, classes = self.sides(path, klass)
+        if not side or not objects or not classes:
+            return True
+        return any(
+            d.line <= sym.line <= d.end_line for d in (objects if side == "object" else classes)
+        )
+
+    def lookup_order(self, path: str, klass: str, side: Side) -> list[Type]:
+        """``klass`` then the supertypes of its ``side`` (an anonymous body's own members
+        have none: its types are holders of their own)."""
+        if side.startswith("anon "):
+            return [(path, klass)]
+        objects, classes = self.sides(path, klass)
+        if side != "object" or not objects or not classes:
+            return [(path, klass), *self.ancestors(path, klass)]
+        key = (path, klass)
+        if key not in self._object_ancestors:
+            self._object_ancestors[key] = []  # a cycle stops here
+            out: list[Type] = []
+            for base in self.typed_bases(path, klass, objects):
+                for found in [base, *self.ancestors(*base)]:
+                    if found not in out and found != key:
+                        out.append(found)
+            self._object_ancestors[key] = out
+            if self._pending:  # while bases are worked out a walk may be partial
+                del self._object_ancestors[key]
+                return [key, *out]
+        return [key, *self._object_ancestors[key]]
+
+    def side_here(self, path: str, klass: str) -> Side:
+        """The side of ``klass`` whose declaration holds the call being resolved."""
+        objects, classes = self.sides(path, klass)
+        if path == self.path and objects and classes:
+            if any(d.line <= self.line <= d.end_line for d in objects):
+                return "object"
+            return "class"
+        return ""
 
     def holders(self, path: str, scope: str) -> list[Holder]:
         """The types whose members a bare name at the call's position may be, innermost
@@ -177,10 +241,12 @@ class ScalaCalls(KotlinCalls):
             around = sorted(
                 (s for s in self.spans(path).get(cur, []) if s[0] <= at <= s[1]), reverse=True
             )
-            for start, _, kind, written in (s for s in around if s[2] == "new"):
+            for start, end, kind, written in (s for s in around if s[2] == "new"):
+                if cur:  # its own members (declared at ``cur``), then its types'
+                    out.append((path, cur, True, f"anon {start[0]}-{end[0]}"))
                 out += self._held(path, cur, kind, written, start)
             if cur and self.is_type(path, cur):
-                out.append((path, cur, True))
+                out.append((path, cur, True, self.side_here(path, cur)))
             for start, _, kind, written in (s for s in around if s[2] == "import"):
                 out += self._held(path, cur, kind, written, start)
             if not cur:
@@ -199,10 +265,13 @@ class ScalaCalls(KotlinCalls):
         try:
             if kind == "new":
                 named = [self.type_named(path, scope, t) for t in reversed(written.split(" with "))]
-                return [(e[1], e[2], True) for e in named if e[0] == "def"]
+                return [(e[1], e[2], True, "class") for e in named if e[0] == "def"]
             parts = segments(written)
             found = self.type_of(path, scope, parts, [], ResolutionNotes()) if parts else UNK
-            return [(found[1], found[2], found[0] == "def")] if found[0] in ("inst", "def") else []
+            if found[0] not in ("inst", "def"):
+                return []
+            static = found[0] == "def"
+            return [(found[1], found[2], static, "object" if static else "class")]
         finally:
             self._active.discard(key)
 
@@ -223,13 +292,12 @@ class ScalaCalls(KotlinCalls):
     def static_owners(self, path: str, name: str) -> list[Type]:
         """The objects the file's imports may bring ``name`` from: ``import a.Obj.name``,
         ``import a.Obj._``, ``import Obj._`` (an object of the file's package)."""
-        idx = self.r.index[path]
         out = []
-        for imp in [*idx.imports.get(("", name), []), *idx.stars.get("", [])]:
+        for imp in self.r.index[path].imports.get(("", name), []):
             owner = self.type_named(path, "", imp.module) if imp.module else UNK
             if owner[0] == "def":
                 out.append((owner[1], owner[2]))
-        return out
+        return out + self.star_owners(path)
 
     # ------------------------------------------------------------ receivers
 
@@ -239,10 +307,18 @@ class ScalaCalls(KotlinCalls):
         """As Kotlin's, with Scala's heads: ``this`` (the innermost class, anonymous ones
         too), ``a.b.Obj`` (a package-qualified type) and ``Foo(...)`` through a companion's
         ``apply``."""
+        entity = self._type_of(path, scope, parts, arities, ctx)
+        self.side = "object" if entity[0] == "def" else "class"  # for the method looked up next
+        return entity
+
+    def _type_of(
+        self, path: str, scope: str, parts: list[str], arities: list[int], ctx: ResolutionNotes
+    ) -> Entity:
         head = parts[0]
         if head == "this":
-            held = self.holders(path, scope)
-            entity: Entity = ("inst", *held[0][:2]) if held else UNK
+            held = [h for h in self.holders(path, scope) if not h[3].startswith("anon ")]
+            kind = "def" if held and held[0][3] == "object" else "inst"
+            entity: Entity = (kind, *held[0][:2]) if held else UNK
             return self.follow(path, scope, entity, parts[1:], ctx)
         end = self.qualified_head(path, scope, parts)
         if end:
@@ -255,6 +331,11 @@ class ScalaCalls(KotlinCalls):
                 ctx.inferred = True
                 return self.follow(path, scope, self.returns(apply), parts[1:], ctx)
         return super().type_of(path, scope, parts, arities, ctx)
+
+    def call_result(self, entity: Entity, name: str, arity: int) -> Entity:
+        """As Java's, the method looked up on the side ``entity`` names."""
+        self.side = "object" if entity[0] == "def" else "class"
+        return super().call_result(entity, name, arity)
 
     def follow(
         self, path: str, scope: str, entity: Entity, rest: list[str], ctx: ResolutionNotes
@@ -273,13 +354,10 @@ class ScalaCalls(KotlinCalls):
 
     def companion_apply(self, path: str, klass: str) -> Method | None:
         """The ``apply`` the companion object of ``klass`` declares (``Foo(...)`` calls it)."""
-        objects = [
-            s
-            for s in self.overloads(path).get(klass, [])
-            if s.kind == "class" and OBJECT.match(s.signature)
-        ]
+        objects = self.sides(path, klass)[0]
         for sym in self.overloads(path).get(f"{klass}.apply", []):
             if any(o.line <= sym.line <= o.end_line for o in objects):
+                self.side = "object"
                 return self.method(path, klass, "apply", -1)
         return None
 
@@ -291,6 +369,7 @@ class ScalaCalls(KotlinCalls):
         nested = f"{entity[2]}.{name}"
         if self.is_type(entity[1], nested):
             return ("def", entity[1], nested)
+        self.side = "object" if entity[0] == "def" else "class"
         method = self.method(entity[1], entity[2], name, -1)
         if method is not None:
             ctx.inferred = True
@@ -358,43 +437,58 @@ class ScalaCalls(KotlinCalls):
 
     def star_imported(self, path: str, written: str) -> Entity | None:
         """A type nested in an object the file imports by ``import a.Obj._``."""
-        key = (path, f"star {written}", 0)
-        if key in self._active:
-            return None
-        self._active.add(key)
-        try:
+        for file, owner in self.star_owners(path):
+            if self.is_type(file, f"{owner}.{written}"):
+                return ("def", file, f"{owner}.{written}")
+        return None
+
+    def star_owners(self, path: str) -> list[Type]:
+        """The objects the file's wildcard imports name (``import a.Obj._``), worked out
+        once per file (while they are, a type is not looked up in them)."""
+        found = self._star_owners.get(path)
+        if found is None:
+            self._star_owners[path] = []
+            found = []
             for imp in self.r.index[path].stars.get("", []):
                 owner = self.type_named(path, "", imp.module) if imp.module else UNK
-                if owner[0] == "def" and self.is_type(owner[1], f"{owner[2]}.{written}"):
-                    return ("def", owner[1], f"{owner[2]}.{written}")
-            return None
-        finally:
-            self._active.discard(key)
+                if owner[0] == "def" and self.is_type(owner[1], owner[2]):
+                    found.append((owner[1], owner[2]))
+            self._star_owners[path] = found
+        return found
 
     def dealias(self, found: Entity) -> Entity:
         """The type an alias ``type X = a.Y[Z]`` stands for (``a.Y``); another as it is."""
         if found[0] != "def" or found in self._aliasing:
             return found
         sym = self.r.index[found[1]].defs[found[2]]
-        m = ALIAS.match(sym.signature) if sym.kind == "type" else None
-        if m is None:
+        if sym.kind != "type" or not sym.returns:
             return found
         self._aliasing.add(found)
         try:
-            return self.type_named(found[1], parent(found[2]), m.group(1))
+            return self.type_named(found[1], parent(found[2]), sym.returns)
         finally:
             self._aliasing.discard(found)
 
     # ------------------------------------------------------------ the hierarchy
 
     def _work_out_bases(self, path: str, klass: str) -> Bases:
-        """The bases of a class and of its companion object, the last mixin first."""
+        """The bases of a class or trait (of an object when no class shares its name), the
+        last mixin first."""
+        objects, classes = self.sides(path, klass)
+        inside = self.typed_bases(path, klass, classes or objects)
+        outside = any(
+            self.typed(path, parent(klass), b)[0] in ("ext", "elem")
+            for d in classes or objects
+            for b in d.bases
+        )
+        return inside, outside, None
+
+    def typed_bases(self, path: str, klass: str, decls: list[Symbol]) -> list[Type]:
+        """The repository bases ``decls`` (declarations of ``klass``) extend, the last first."""
         inside: list[Type] = []
-        outside = False
-        for sym in self.overloads(path).get(klass, []):
-            for base in reversed(sym.bases):
+        for decl in decls:
+            for base in reversed(decl.bases):
                 found = self.typed(path, parent(klass), base)
                 if found[0] == "inst" and (found[1], found[2]) not in inside:
                     inside.append((found[1], found[2]))
-                outside = outside or found[0] in ("ext", "elem")
-        return inside, outside, None
+        return inside
