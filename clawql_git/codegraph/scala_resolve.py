@@ -56,6 +56,7 @@ class ScalaCalls(KotlinCalls):
         self._aliasing: set[Entity] = set()  # aliases being followed (a cycle stops)
         self._star_owners: dict[str, list[Type]] = {}
         self._object_ancestors: dict[Type, list[Type]] = {}
+        self._sides: dict[Type, tuple[list[Symbol], list[Symbol]]] = {}
         self.side: Side = ""  # the side of the type the next method lookup is on
 
     # ------------------------------------------------------------ calls
@@ -181,10 +182,13 @@ class ScalaCalls(KotlinCalls):
 
     def sides(self, path: str, klass: str) -> tuple[list[Symbol], list[Symbol]]:
         """The declarations of ``klass``: its objects, and its classes and traits."""
-        decls = [s for s in self.overloads(path).get(klass, []) if s.kind in CLASSLIKE]
-        lines = {a.line for a in self.r.index[path].assigns.get((klass, "<object>"), [])}
-        objects = [s for s in decls if s.line in lines]
-        return objects, [s for s in decls if s not in objects]
+        found = self._sides.get((path, klass))
+        if found is None:
+            decls = [s for s in self.overloads(path).get(klass, []) if s.kind in CLASSLIKE]
+            lines = {a.line for a in self.r.index[path].assigns.get((klass, "<object>"), [])}
+            objects = [s for s in decls if s.line in lines]
+            found = self._sides[(path, klass)] = (objects, [s for s in decls if s not in objects])
+        return found
 
     def on_side(self, path: str, klass: str, sym: Symbol, side: Side) -> bool:
         """Whether member ``sym`` of ``klass`` is declared on ``side`` of it."""
