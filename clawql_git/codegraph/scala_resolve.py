@@ -1,8 +1,10 @@
 """Scala call resolution by declared types, on :mod:`kotlin_resolve`'s walk (a case class is
-made without ``new``, a companion's members are its class's): receivers typed by ``val x:
-Foo``, ``val x = new Foo(...)``, ``val x = Foo(...)``, ``val x = Obj.make()`` (the declared
-result type), parameters and class parameters; methods looked up through the class, its
-superclass and mixed-in traits (the rightmost mixin first, as linearization does).
+made without ``new``): receivers typed by ``val x: Foo``, ``val x = new Foo(...)``, ``val x =
+Foo(...)``, ``val x = Obj.make()`` (the declared result type), parameters, class parameters
+and typed patterns; methods looked up through the class, its superclass and mixed-in traits
+(the rightmost mixin first, as linearization does). A class and its companion object share a
+qualname (``Cart.add``, ``Cart.create``) but not their members' lookup: ``Cart.create()``
+names the object (its members, then its own bases), a value of type ``Cart`` the class.
 
 A bare ``m(...)`` is looked up the way Scala binds a name, innermost first: a local ``def``,
 then at each enclosing scope the members of an anonymous class ``new T { ... }`` around the
