@@ -339,3 +339,29 @@ def test_scala_calls_are_the_same_after_a_reindex_from_stored_facts(tmp_path: Pa
     again = CodeGraph.open(tmp_path)
     again.index(history=False)  # Registry.scala's facts come back from the store
     assert calls(again, SHAPES) == first
+
+
+def test_scala_a_companion_object_and_its_class_look_members_up_apart(tmp_path: Path) -> None:
+    graph = build(
+        tmp_path,
+        {
+            "Widget.scala": (
+                "trait Factory { def make(): Widget = new Widget }\n"
+                'class Widget { def make(): String = "part" }\n'
+                "object Widget extends Factory\n"
+                "object Use {\n"
+                "  def run(w: Widget): Unit = {\n"
+                "    Widget.make()\n"
+                "    w.make()\n"
+                "    Widget.make().make()\n"
+                "  }\n"
+                "}\n"
+            )
+        },
+    )
+    assert [c for c in calls(graph, "Widget.scala") if c[0] == "Use.run"] == [
+        ("Use.run", "Widget.make", 6, "Widget.scala", "Factory.make", 1.0, "exact"),
+        ("Use.run", "w.make", 7, "Widget.scala", "Widget.make", 0.8, "inferred"),
+        ("Use.run", "Widget.make", 8, "Widget.scala", "Factory.make", 1.0, "exact"),
+        ("Use.run", "Widget.make().make", 8, "Widget.scala", "Widget.make", 0.8, "inferred"),
+    ]
