@@ -23,9 +23,10 @@ Conventions:
   ``new Foo()``, ``Foo()``, ``Obj.member``; a block: its last expression). A local of no type
   known here (a lambda parameter, a pattern variable, ``val x = 1``) is an annotation with an
   empty value, so that it hides a field of its name; a type parameter ``[T <: B]`` is
-  ``<T>`` with its bound ('' for none). ``<new L:C-L:C>`` (value the types, ``A with B``) is
-  an anonymous class body and ``<import L:C-L:C>`` (value the path) a wildcard import in a
-  block or a class, to the end of it: the spans bare calls are looked up in. ``<object>``
+  ``<T>`` with its bound ('' for none). ``<new>`` (value the types, ``A with B``) is an
+  anonymous class body and ``<import>`` (value the path) a wildcard import in a block or a
+  class, with the ``span`` they cover (the body; from the import to the end of its block):
+  where bare calls are looked up in them. ``<object>``
   in an object's scope, on its first line, tells it from the class or trait of its name.
 - an alias ``type X = a.Y[Z]`` keeps what it stands for (``a.Y``) as its ``returns``.
 - ``resolve_module``: a package -> the files declaring it; ``a.b.C`` -> the files of
@@ -153,13 +154,10 @@ def value_chain(node: Node | None) -> str:
     return ""
 
 
-def span(start: Node, end: Node) -> str:
-    """``line:column-line:column`` from the start of ``start`` to the end of ``end`` (lines
-    1-based, columns 0-based, as calls are placed)."""
-    return (
-        f"{start.start_point[0] + 1}:{start.start_point[1]}-"
-        f"{end.end_point[0] + 1}:{end.end_point[1]}"
-    )
+def span(start: Node, end: Node) -> tuple[int, int, int, int]:
+    """(line, column, end line, end column) from the start of ``start`` to the end of
+    ``end`` (lines 1-based, columns 0-based, as calls are placed)."""
+    return (start.start_point[0] + 1, start.start_point[1], end.end_point[0] + 1, end.end_point[1])
 
 
 def bound_names(pattern: Node | None) -> list[tuple[Node, str]]:
@@ -248,7 +246,7 @@ class ScalaWalker(Walker):
         if any(c.type == "namespace_wildcard" for c in node.named_children):
             self.add_import(path, "*", "", node)
             if self.scope and node.parent is not None:  # in force to the end of its block
-                self.assign(f"<import {span(node, node.parent)}>", path, node, True)
+                self.spanned("<import>", path, span(node, node.parent))
         elif selectors is not None:
             for item in selectors.named_children:
                 if item.type == "identifier":
@@ -326,6 +324,12 @@ class ScalaWalker(Walker):
             self.facts.assignments.append(
                 Assignment(name, declared, self.qualname, line(node), True)
             )
+
+    def spanned(self, kind: str, value: str, where: tuple[int, int, int, int]) -> None:
+        """An anonymous class body or a wildcard import, and the span it covers."""
+        self.facts.assignments.append(
+            Assignment(kind, value, self.qualname, where[0], True, span=where)
+        )
 
     def _case_class(self, param: Node) -> bool:
         owner = param.parent.parent if param.parent is not None else None
@@ -417,7 +421,7 @@ class ScalaWalker(Walker):
             self.add_call(made, node)
         body = next((c for c in node.named_children if c.type == "template_body"), None)
         if body is not None:  # an anonymous class: its body sees the members of its types
-            self.assign(f"<new {span(body, body)}>", " with ".join(made_types(node)), body, True)
+            self.spanned("<new>", " with ".join(made_types(node)), span(body, body))
         self.visit_children(node)
 
     def on_lambda(self, node: Node) -> None:

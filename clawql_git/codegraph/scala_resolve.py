@@ -33,7 +33,7 @@ from clawql_git.codegraph.resolve import CLASSLIKE, UNK, Entity, ResolutionNotes
 if TYPE_CHECKING:
     from clawql_git.codegraph.resolve import Resolver
 
-SPAN = re.compile(r"^<(new|import) (\d+):(\d+)-(\d+):(\d+)>$")
+SPANNED = {"<new>": "new", "<import>": "import"}  # lang_scala's assignments with a span
 NAMES = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)+$")
 Position = tuple[int, int]  # (line, column) of a call
 # an anonymous class body or a block's wildcard import: (start, end, kind, what it names)
@@ -287,11 +287,10 @@ class ScalaCalls(KotlinCalls):
         if found is None:
             found = {}
             for asg in self.r.index[path].facts.assignments:
-                m = SPAN.match(asg.target)
-                if m is not None:
-                    start = (int(m.group(2)), int(m.group(3)))
-                    end = (int(m.group(4)), int(m.group(5)))
-                    found.setdefault(asg.scope, []).append((start, end, m.group(1), asg.value))
+                kind = SPANNED.get(asg.target)
+                if kind is not None and len(asg.span) == 4:
+                    start, end = (asg.span[0], asg.span[1]), (asg.span[2], asg.span[3])
+                    found.setdefault(asg.scope, []).append((start, end, kind, asg.value))
             self._spans[path] = found
         return found
 
