@@ -15,9 +15,20 @@ Conventions:
   name '*'; ``import a.b.{C, D => E}`` one import per selector (alias 'E').
 - bases: the first type of ``extends`` is 'extends', the ``with`` ones 'uses' (mixins).
 - calls: ``f()``, ``a.b.c()``, ``this.x()``; ``new Foo()`` -> ``Foo``; ``Foo(...)`` (a
-  case class or companion ``apply``) -> ``Foo``.
-- assignments: declared types of vals and parameters (annotation), ``val x = new Foo()``
-  and ``val x = Foo(...)`` (value ``Foo``).
+  case class or companion ``apply``) -> ``Foo``; in a chain ``new Foo(1).bar()`` ->
+  ``new Foo().bar``, ``Foo(1).bar()`` -> ``Foo().bar``. Defs keep their declared result type
+  (``returns``); scala_resolve types receivers.
+- assignments: declared types of vals, parameters and typed patterns (annotation); an
+  untyped ``val`` the callee chain it is given (``val x = Obj.make()`` -> ``Obj.make()``,
+  ``new Foo()``, ``Foo()``, ``Obj.member``; a block: its last expression). A local of no type
+  known here (a lambda parameter, a pattern variable, ``val x = 1``) is an annotation with an
+  empty value, so that it hides a field of its name; a type parameter ``[T <: B]`` is
+  ``<T>`` with its bound ('' for none). ``<new>`` (value the types, ``A with B``) is an
+  anonymous class body and ``<import>`` (value the path) a wildcard import in a block or a
+  class, with the ``span`` they cover (the body; from the import to the end of its block):
+  where bare calls are looked up in them. ``<object>``
+  in an object's scope, on its first line, tells it from the class or trait of its name.
+- an alias ``type X = a.Y[Z]`` keeps what it stands for (``a.Y``) as its ``returns``.
 - ``resolve_module``: a package -> the files declaring it; ``a.b.C`` -> the files of
   package ``a.b`` declaring ``C``; ``scala.*``, ``java.*`` and anything not found -> [].
 """
@@ -29,12 +40,14 @@ from typing import ClassVar
 
 from tree_sitter import Node
 
-from clawql_git.codegraph.model import FileFacts, RepoView, SymbolKind
+from clawql_git.codegraph.model import Assignment, FileFacts, RepoView, SymbolKind
+from clawql_git.codegraph.scala_resolve import ScalaCalls
 from clawql_git.codegraph.ts_util import (
     Parsers,
     Walker,
     clean_block_doc,
     collapse,
+    line,
     scan_declarations,
     text,
     walk_file,
@@ -53,6 +66,8 @@ _KINDS: dict[str, SymbolKind] = {
     "enum_definition": "enum",
 }
 _HIDDEN = frozenset({"private", "protected"})
+_COMMENTS = frozenset({"comment", "block_comment"})
+_TYPES = frozenset({"type_identifier", "stable_type_identifier", "generic_type", "type_arguments"})
 
 
 def _languages() -> dict[str, object]:
@@ -82,22 +97,86 @@ def callee_name(node: Node | None) -> str:
     if kind == "identifier":
         return text(node)
     if kind == "field_expression":
-        head = callee_name(node.child_by_field_name("value"))
+        head = value_name(node.child_by_field_name("value"))
         field = node.child_by_field_name("field")
         return f"{head}.{text(field)}" if head and field is not None else ""
     if kind == "generic_function":
         return callee_name(node.child_by_field_name("function"))
-    if kind in {"call_expression", "instance_expression"}:
+    if kind == "instance_expression":
+        made = made_of(node)
+        return f"new {made}()" if made else ""
+    if kind == "call_expression":
         inner = made_of(node)
         return f"{inner}()" if inner and "(" not in inner else ""
     return ""
 
 
+def value_name(node: Node | None) -> str:
+    """A receiver or a value as a callee chain: ``Functor[F]`` (an object's ``apply``, the
+    summoner) is the call ``Functor()``; else as :func:`callee_name`."""
+    if node is not None and node.type == "generic_function":
+        inner = node.child_by_field_name("function")
+        if inner is not None and inner.type == "identifier" and text(inner)[:1].isupper():
+            return f"{text(inner)}()"
+    return callee_name(node)
+
+
 def made_of(node: Node) -> str:
-    """The callee of a call (``Foo`` of ``Foo(1)``) or the class of ``new Foo()``."""
+    """The callee of a call (``Foo`` of ``Foo(1)``) or the class of ``new Foo()`` (the first
+    of ``new A with B``)."""
     if node.type == "instance_expression":
-        return next((type_name(c) for c in node.named_children if type_name(c)), "")
+        return next(iter(made_types(node)), "")
     return callee_name(node.child_by_field_name("function"))
+
+
+def made_types(node: Node) -> list[str]:
+    """The types ``new A with B { }`` names, as written (``A``, ``B``)."""
+    for child in node.named_children:
+        if child.type == "compound_type":
+            return [n for n in (type_name(c) for c in child.named_children) if n]
+        if type_name(child):
+            return [type_name(child)]
+    return []
+
+
+def value_chain(node: Node | None) -> str:
+    """What a ``val`` is given, as a callee chain the resolver types: ``Foo()``, ``new
+    Foo()``, ``a.b().c()``, ``Obj.member``, ``x``; a block gives its last expression."""
+    if node is None:
+        return ""
+    if node.type == "block":
+        last = [c for c in node.named_children if c.type not in _COMMENTS]
+        return value_chain(last[-1]) if last else ""
+    if node.type == "call_expression":
+        return callee_name(node)
+    if node.type in {"instance_expression", "field_expression", "identifier", "generic_function"}:
+        return value_name(node)
+    return ""
+
+
+def span(start: Node, end: Node) -> tuple[int, int, int, int]:
+    """(line, column, end line, end column) from the start of ``start`` to the end of
+    ``end`` (lines 1-based, columns 0-based, as calls are placed)."""
+    return (start.start_point[0] + 1, start.start_point[1], end.end_point[0] + 1, end.end_point[1])
+
+
+def bound_names(pattern: Node | None) -> list[tuple[Node, str]]:
+    """The variables a pattern binds (its identifiers that start lower case, SLS 8.1.1),
+    each with the type a typed pattern ``d: Foo`` gives it ('' for none)."""
+    if pattern is None:
+        return []
+    if pattern.type == "identifier":
+        return [(pattern, "")] if text(pattern)[:1].islower() else []
+    if pattern.type == "typed_pattern":
+        name = pattern.child_by_field_name("pattern")
+        declared = type_name(pattern.child_by_field_name("type"))
+        if name is not None and name.type == "identifier" and text(name)[:1].islower():
+            return [(name, declared)]
+    out: list[tuple[Node, str]] = []
+    for child in pattern.named_children:
+        if child.type not in _TYPES:
+            out += bound_names(child)
+    return out
 
 
 def words_of(node: Node) -> tuple[set[str], list[Node]]:
@@ -125,6 +204,9 @@ class ScalaWalker(Walker):
         "type_definition": "on_alias",
         "call_expression": "on_call",
         "instance_expression": "on_new",
+        "lambda_expression": "on_lambda",
+        "case_clause": "on_case",
+        "enumerator": "on_enumerator",
         "annotation": "on_annotation",
         "block_comment": "on_above",
         "comment": "on_above",
@@ -163,6 +245,8 @@ class ScalaWalker(Walker):
         selectors = next((c for c in node.named_children if c.type == "namespace_selectors"), None)
         if any(c.type == "namespace_wildcard" for c in node.named_children):
             self.add_import(path, "*", "", node)
+            if self.scope and node.parent is not None:  # in force to the end of its block
+                self.spanned("<import>", path, span(node, node.parent))
         elif selectors is not None:
             for item in selectors.named_children:
                 if item.type == "identifier":
@@ -197,7 +281,10 @@ class ScalaWalker(Walker):
         for at, base, relation in written:
             self.add_supertype(symbol.qualname, base, at, relation)
         with self.enter(name):
+            if node.type == "object_definition":  # its line tells it from a companion class
+                self.shadow("<object>", node, name)
             self.type_scopes.append(self.qualname)
+            self.on_type_parameters(node.child_by_field_name("type_parameters"))
             self.on_class_parameters(node.child_by_field_name("class_parameters"))
             if extend is not None:
                 self.visit_children(extend)
@@ -220,6 +307,30 @@ class ScalaWalker(Walker):
             self.assign(name, declared, param, True)
             self.visit(param.child_by_field_name("default_value"))
 
+    def on_type_parameters(self, params: Node | None) -> None:
+        """``[A, B <: Base]``: each a name of the scope, typed by its upper bound or by
+        nothing (a class of that name elsewhere is not meant)."""
+        names = params.children_by_field_name("name") if params is not None else []
+        for name in names:
+            after = name.next_named_sibling
+            bound = after if after is not None and after.type == "upper_bound" else None
+            upper = type_name(bound.child_by_field_name("type")) if bound is not None else ""
+            self.shadow(f"<{text(name)}>", name, upper)
+
+    def shadow(self, name: str, node: Node, declared: str = "") -> None:
+        """A local name (a lambda or pattern variable, a type parameter), of the type
+        ``declared`` or of none known: it hides a field or a type of that name."""
+        if name:
+            self.facts.assignments.append(
+                Assignment(name, declared, self.qualname, line(node), True)
+            )
+
+    def spanned(self, kind: str, value: str, where: tuple[int, int, int, int]) -> None:
+        """An anonymous class body or a wildcard import, and the span it covers."""
+        self.facts.assignments.append(
+            Assignment(kind, value, self.qualname, where[0], True, span=where)
+        )
+
     def _case_class(self, param: Node) -> bool:
         owner = param.parent.parent if param.parent is not None else None
         return owner is not None and any(c.type == "case" for c in owner.children)
@@ -236,9 +347,13 @@ class ScalaWalker(Walker):
             docstring=self.doc(node),
             exported=not words & _HIDDEN,
             decorators=self.decorators(annotations),
+            returns=type_name(node.child_by_field_name("return_type")),
         )
         with self.enter(name):
             for params in node.children_by_field_name("parameters"):
+                if params.type == "type_parameters":
+                    self.on_type_parameters(params)
+                    continue
                 for param in params.named_children:
                     pname = text(param.child_by_field_name("name"))
                     self.assign(pname, type_name(param.child_by_field_name("type")), param, True)
@@ -264,16 +379,27 @@ class ScalaWalker(Walker):
                 decorators=self.decorators(annotations),
             )
         if name:
-            self.assign(name, type_name(node.child_by_field_name("type")), node, True)
-            if value is not None and value.type in {"call_expression", "instance_expression"}:
-                self.assign(name, made_of(value), node, False)
+            declared = type_name(node.child_by_field_name("type"))
+            chain = "" if declared else value_chain(value)
+            if declared or not chain:  # no chain: of no type known here (it hides others)
+                self.shadow(name, node, declared)
+            else:
+                self.assign(name, chain, node, False)
+        else:
+            for bound, typed in bound_names(pattern):
+                self.shadow(text(bound), bound, typed)
         self.visit(value)
 
     def on_alias(self, node: Node) -> None:
         name = text(node.child_by_field_name("name"))
         if name:
             self.add_symbol(
-                node, name, "type", signature=collapse(text(node)), docstring=self.doc(node)
+                node,
+                name,
+                "type",
+                signature=collapse(text(node)),
+                docstring=self.doc(node),
+                returns=type_name(node.child_by_field_name("type")),  # what it stands for
             )
 
     def on_call(self, node: Node) -> None:
@@ -293,6 +419,32 @@ class ScalaWalker(Walker):
         made = made_of(node)
         if made:
             self.add_call(made, node)
+        body = next((c for c in node.named_children if c.type == "template_body"), None)
+        if body is not None:  # an anonymous class: its body sees the members of its types
+            self.spanned("<new>", " with ".join(made_types(node)), span(body, body))
+        self.visit_children(node)
+
+    def on_lambda(self, node: Node) -> None:
+        params = node.child_by_field_name("parameters")
+        if params is not None and params.type == "bindings":
+            for binding in params.named_children:
+                declared = type_name(binding.child_by_field_name("type"))
+                self.shadow(text(binding.child_by_field_name("name")), binding, declared)
+        elif params is not None:
+            for bound, typed in bound_names(params):
+                self.shadow(text(bound), bound, typed)
+        self.visit_children(node)
+
+    def on_case(self, node: Node) -> None:
+        for bound, typed in bound_names(node.child_by_field_name("pattern")):
+            self.shadow(text(bound), bound, typed)
+        self.visit_children(node)
+
+    def on_enumerator(self, node: Node) -> None:
+        """``x <- xs`` / ``y = f(x)`` in a ``for``: the pattern's variables are locals."""
+        if node.named_children and any(c.type in {"<-", "="} for c in node.children):
+            for bound, typed in bound_names(node.named_children[0]):
+                self.shadow(text(bound), bound, typed)
         self.visit_children(node)
 
     def on_annotation(self, node: Node) -> None:
@@ -303,7 +455,7 @@ class ScalaWalker(Walker):
 class ScalaExtractor:
     """The Scala extractor the code graph loads as ``lang_scala.EXTRACTOR``."""
 
-    version = "1"
+    version = "2"
 
     def __init__(self) -> None:
         self.suffixes = {".scala": "scala", ".sc": "scala"}
@@ -311,6 +463,7 @@ class ScalaExtractor:
         self._repo: RepoView | None = None
         self._packages: dict[str, list[str]] = {}
         self._types: dict[str, set[str]] = {}
+        self.call_resolver = ScalaCalls  # the resolver types receivers by declarations
 
     def extract(self, path: str, source: bytes, language: str) -> FileFacts:
         """Facts of one Scala file; syntax errors are counted and the rest still extracted."""
