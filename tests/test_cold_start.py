@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -104,3 +105,33 @@ print("ok")
 """
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.stdout.strip() == "ok", out.stderr
+
+
+def test_a_forked_child_embeds_on_a_thread_of_its_own(demo: Path) -> None:
+    """The query thread does not survive a fork: a child that recalls makes its own instead
+    of queueing work for a thread it does not have (and waiting for ever)."""
+    import os
+
+    vault = Vault.open(demo, embedder=HashEmbedder())
+    vault.recall("why did we stop queueing webhooks in redis?", use_cache=False)
+    pid = os.fork()
+    if pid == 0:  # the child: answer, then leave without running the parent's cleanup
+        try:
+            hits = (
+                Vault.open(demo, embedder=HashEmbedder())
+                .recall("how do we authenticate API clients?", use_cache=False)
+                .hits
+            )
+            os._exit(0 if hits else 3)
+        except BaseException:
+            os._exit(4)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            assert os.waitstatus_to_exitcode(status) == 0
+            return
+        time.sleep(0.05)
+    os.kill(pid, 9)
+    os.waitpid(pid, 0)
+    raise AssertionError("the forked child's recall did not finish in 60 s")

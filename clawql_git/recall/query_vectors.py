@@ -5,6 +5,7 @@ not change, and embedding it again is the largest single cost of a warm recall."
 
 from __future__ import annotations
 
+import os
 from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -75,6 +76,7 @@ def embed_on_thread(embedder: Embedder, text: str) -> tuple[Callable[[], Any], b
 
 
 _WORKER: list[ThreadPoolExecutor] = []
+os.register_at_fork(after_in_child=_WORKER.clear)  # a forked child has none of our threads
 
 
 def _worker() -> ThreadPoolExecutor:
