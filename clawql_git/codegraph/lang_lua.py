@@ -48,6 +48,7 @@ from clawql_git.codegraph.ts_util import (
 
 _ROOTS = ("", "lua/", "src/", "lib/")
 _CONSTRUCTORS = frozenset({"new", "create"})
+OPAQUE = "?"  # the value of a name nothing proves (the resolver reads no type from it)
 
 
 def _languages() -> dict[str, object]:
@@ -91,6 +92,23 @@ def is_call_of(node: Node | None, name: str) -> bool:
         and node.type == "function_call"
         and text(node.child_by_field_name("name")) == name
     )
+
+
+def required(value: Node) -> tuple[str, str]:
+    """``require "m"`` -> ('m', ''); ``require("m").f`` (also ``(require "m").f``) -> ('m',
+    'f'): the module, and the field of what it returns; ('', '') for other values."""
+    if is_call_of(value, "require"):
+        return string_arg(value), ""
+    if value.type != "dot_index_expression":
+        return "", ""
+    table = value.child_by_field_name("table")
+    while table is not None and table.type == "parenthesized_expression":
+        table = next(iter(table.named_children), None)
+    field = value.child_by_field_name("field")
+    if table is None or field is None or not is_call_of(table, "require"):
+        return "", ""
+    module = string_arg(table)
+    return (module, text(field)) if module else ("", "")
 
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
@@ -144,6 +162,9 @@ class LuaWalker(Walker):
         "function_call": "on_call",
         "comment": "on_above",
         "table_constructor": "on_table",
+        "function_definition": "on_lambda",
+        "for_generic_clause": "on_loop",
+        "for_numeric_clause": "on_loop",
     }
 
     def __init__(self, facts: FileFacts, source: bytes, returned: str = "") -> None:
@@ -151,6 +172,10 @@ class LuaWalker(Walker):
         self.returned = returned  # the table the file returns
         self.local = False
         self.owners: dict[int, str] = {}  # id of a table constructor -> the name it has
+        # the functions being walked (the file first), each with the locals it declares
+        self.frames: list[tuple[str, set[str]]] = [("", set())]
+        # a file-level name -> the statement first setting it, and whether it is a local
+        self.named: dict[str, tuple[Node, bool]] = {}
 
     def doc(self, node: Node) -> str:
         lines = []
@@ -175,6 +200,8 @@ class LuaWalker(Walker):
         if not qual:
             self.visit(fn.child_by_field_name("body"))
             return
+        if local:
+            self.frames[-1][1].add(qual)  # a later ``qual = v`` sets this local
         owner, _, name = qual.rpartition(".")
         method = name_node is not None and name_node.type == "method_index_expression"
         params = fn.child_by_field_name("parameters")
@@ -194,30 +221,59 @@ class LuaWalker(Walker):
             exported=not local,
         )
         with self.enter(name):
+            self.frames.append((self.qualname, set()))
+            self.hide_names(params)
             self.visit(fn.child_by_field_name("body"))
+            self.frames.pop()
         del self.scope[len(self.scope) - len(parts) :]
+
+    def hide_names(self, names: Node | None) -> None:
+        """Parameters and loop variables: names of the scope whose values nothing proves
+        (they hide a function or alias of the same name further out)."""
+        for name in names.children_by_field_name("name") if names is not None else ():
+            self.hold(text(name), OPAQUE, name, True)
+
+    def on_lambda(self, node: Node) -> None:
+        """An unnamed ``function (...) ... end``: its calls are its enclosing function's, its
+        parameters hide names there (conservatively: only inside it in Lua)."""
+        self.hide_names(node.child_by_field_name("parameters"))
+        self.visit(node.child_by_field_name("body"))
+
+    def on_loop(self, node: Node) -> None:
+        """``for k, v in ...`` / ``for i = a, b``: the loop variables hide outer names."""
+        variables = next((c for c in node.named_children if c.type == "variable_list"), None)
+        self.hide_names(variables if variables is not None else node)
+        self.visit_children(node)
 
     def on_local(self, node: Node) -> None:
         saved, self.local = self.local, True
+        unset = next((c for c in node.named_children if c.type == "variable_list"), None)
+        for name in unset.children_by_field_name("name") if unset is not None else ():
+            self.frames[-1][1].add(text(name))  # ``local x, y``: nil until set (no value)
         self.visit_children(node)
         self.local = saved
 
     def on_assign(self, node: Node) -> None:
         targets = next((c for c in node.named_children if c.type == "variable_list"), None)
         values = next((c for c in node.named_children if c.type == "expression_list"), None)
-        names = [c for c in targets.named_children] if targets is not None else []
+        names = targets.children_by_field_name("name") if targets is not None else []
         exprs = list(values.named_children) if values is not None else []
         local, self.local = self.local, False
         for i, target in enumerate(names):
             value = exprs[i] if i < len(exprs) else None
             self.bind(dotted(target), target, value, local, node)
         for value in exprs:
-            if value.type != "function_definition" and not is_call_of(value, "require"):
+            if value.type != "function_definition" and not required(value)[0]:
                 self.visit(value)  # a bound require is an import with its alias already
 
     def bind(self, target: str, at: Node, value: Node | None, local: bool, stmt: Node) -> None:
         """One ``target = value`` of an assignment statement."""
-        if not target or value is None:
+        if not target:
+            return
+        if not self.scope and "." not in target:
+            self.named.setdefault(target, (stmt, local))
+        if value is None:
+            self.hold(target, OPAQUE, stmt, local)  # ``local a, b = f()``: b is unproven
             return
         if value.type == "function_definition":
             self.define_function(stmt, target, at, local, value)
@@ -229,6 +285,7 @@ class LuaWalker(Walker):
         if value.type == "table_constructor" or is_call_of(value, "setmetatable"):
             if file_level and "." not in target:
                 self.define_table(stmt, target, value, local)
+                return  # the name denotes the table defined
         elif file_level and "." in target and "__" not in target:
             owner, _, name = target.rpartition(".")
             parts = owner.split(".")
@@ -237,14 +294,29 @@ class LuaWalker(Walker):
                 stmt, name, "variable", signature=collapse(text(stmt)), docstring=self.doc(stmt)
             )
             del self.scope[len(self.scope) - len(parts) :]
-        if value.type == "function_call":
+        module, member = required(value)
+        if module:
+            self.add_import(module, member, target, stmt)
+        elif value.type == "function_call":
             made = self.constructed(value)
-            if made:
-                self.assign(target, made, stmt, False)
-            elif text(value.child_by_field_name("name")) == "require":
-                module = string_arg(value)
-                if module:
-                    self.add_import(module, "", target, stmt)
+            held = made or dotted(value.child_by_field_name("name")) or OPAQUE
+            self.hold(target, held, stmt, local)
+        elif value.type != "table_constructor" or self.scope:  # a file's table: its symbol
+            held = dotted(value)
+            self.hold(target, "=" + held if held else OPAQUE, stmt, local)
+
+    def hold(self, target: str, value: str, at: Node, local: bool) -> None:
+        """A name (not a field) set to ``value``: '=a.b' (an alias of what ``a.b`` is), the
+        callee of a call (what calling it gives: a class's instance) or OPAQUE (nothing
+        proven). Every setting is kept, in the scope of the function declaring the name
+        (``local``: this one; else the innermost declaring it, else the file: a global), so
+        a name set in two ways resolves to nothing."""
+        if "." in target or not target:
+            return
+        if local:
+            self.frames[-1][1].add(target)
+        where = next((q for q, names in reversed(self.frames) if target in names), "")
+        self.facts.assignments.append(Assignment(target, value, where, line(at)))
 
     def on_table(self, node: Node) -> None:
         """A table constructor: the fields of one assigned to a name are its definitions."""
@@ -318,6 +390,27 @@ class LuaWalker(Walker):
             self.visit(name)
         self.visit(node.child_by_field_name("arguments"))
 
+    def name_classes(self) -> None:
+        """A file-level name given ``:`` methods but set to no table constructor (``local
+        List = utils.stdmt.List``, ``local Date = class()``) is a class too, defined where
+        it is first set: ``function List:m()`` proves it a table (its field is set)."""
+        defined = {s.qualname for s in self.facts.symbols}
+        owners = {parent_of(s.qualname) for s in self.facts.symbols if s.kind == "method"}
+        for name in sorted(owners - defined):
+            stmt, local = self.named.get(name, (None, False))
+            if stmt is not None:
+                self.facts.assignments = [  # the class is what the name denotes here
+                    a for a in self.facts.assignments if (a.scope, a.target) != ("", name)
+                ]
+                self.add_symbol(
+                    stmt,
+                    name,
+                    "class",
+                    signature=collapse(("local " if local else "") + text(stmt)),
+                    docstring=self.doc(stmt),
+                    exported=not local or name == self.returned,
+                )
+
     def extend_bases(self, child: str, base: str) -> None:
         """``setmetatable(Child, {__index = Base})`` after ``local Child = {}``: Base is
         among Child's bases (the resolver looks members up through them)."""
@@ -327,11 +420,13 @@ class LuaWalker(Walker):
 
 
 def classes(facts: FileFacts) -> None:
-    """A table with ``:`` methods, a base or an ``__index`` is a class, others modules."""
-    owners = {parent_of(s.qualname) for s in facts.symbols if s.kind == "method"}
-    owners |= {s.child for s in facts.supertypes}
+    """A table with ``:`` methods, a base or an ``__index`` is a class, others modules; a
+    field given ``:`` methods (``Date.Format = class()``) is a class too."""
+    methods = {parent_of(s.qualname) for s in facts.symbols if s.kind == "method"}
+    owners = methods | {s.child for s in facts.supertypes}
     for i, sym in enumerate(facts.symbols):
-        if sym.kind == "module" and (sym.qualname in owners or sym.bases):
+        table = sym.kind == "module" and (sym.qualname in owners or bool(sym.bases))
+        if table or (sym.kind == "variable" and sym.qualname in methods):
             facts.symbols[i] = replace(sym, kind="class")
 
 
@@ -351,7 +446,7 @@ def returned_table(source: bytes) -> str:
 class LuaExtractor:
     """The Lua extractor the code graph loads as ``lang_lua.EXTRACTOR``."""
 
-    version = "2"
+    version = "3"
 
     def __init__(self) -> None:
         self.suffixes = {".lua": "lua"}
@@ -360,13 +455,14 @@ class LuaExtractor:
     def extract(self, path: str, source: bytes, language: str) -> FileFacts:
         """Facts of one Lua file; syntax errors are counted and the rest still extracted."""
         returned = returned_table(source)
-        root, facts, _ = walk_file(
+        root, facts, walker = walk_file(
             self._parsers,
             path,
             source,
             language,
             lambda f, s: LuaWalker(f, s, returned),
         )
+        walker.name_classes()
         classes(facts)
         if returned:  # what `require` of this file gives
             facts.exports = ["default"]

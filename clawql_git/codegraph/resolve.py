@@ -41,6 +41,13 @@ MAX_DEPTH = 14
 DOTTED = re.compile(r"^[A-Za-z_$][\w$]*[?!]?(\.#?[A-Za-z_$][\w$]*[?!]?)*$")
 CHAIN = re.compile(r"^[A-Za-z_$][\w$.#]*(\(\)\.#?[A-Za-z_$][\w$]*)+$")  # JS ``a.b().c().d``
 VARIABLES = frozenset({"variable", "constant"})
+FUNCTIONS = frozenset({"function", "method"})
+# names are seen from the enclosing functions and the file only, not from the tables a
+# function is stored in (Lua: ``function M.f() g() end`` calls a ``g`` in scope, not ``M.g``)
+LEXICAL = frozenset({"lua"})
+# a module's named import reads a field of the value the module returns (Lua ``local f =
+# require("m").f``)
+RETURNED_MODULES = frozenset({"lua"})
 TYPESCRIPT = frozenset({"typescript", "tsx"})  # a call of a variable links to its declaration
 CONSTRUCTED = re.compile(r"^([A-Za-z_$][\w$.]*)\(\)\.([A-Za-z_$][\w$]*)$")
 # bare names may be members of the enclosing class
@@ -506,10 +513,13 @@ class Resolver:
         """The scope chain: the scope itself, enclosing function scopes (class bodies are
         skipped, as Python does), then the module."""
         defs = self.index[path].defs
+        lexical = self.index[path].facts.language in LEXICAL
         cur, first = scope, True
         while cur:
             sym = defs.get(cur)
-            if first or sym is None or sym.kind not in CLASSLIKE:
+            if lexical and not first and (sym is None or sym.kind not in FUNCTIONS):
+                pass  # Lua: ``M`` of ``function M.f`` is a table, no scope of names
+            elif first or sym is None or sym.kind not in CLASSLIKE:
                 yield cur
             cur, first = parent(cur), False
         yield ""
@@ -713,6 +723,8 @@ class Resolver:
         idx = self.index[path]
         qual = f"{scope}.{name}" if scope else name
         sym = idx.defs.get(qual)
+        if sym is not None and idx.facts.language in LEXICAL and (scope, name) in idx.assigns:
+            return UNK  # Lua: a local set to a function and to other values: which one runs?
         if sym is not None and (sym.kind not in VARIABLES or qual in idx.owners):
             return ("def", path, qual)
         if sym is not None and not scope and idx.facts.language in TYPESCRIPT:
@@ -765,6 +777,10 @@ class Resolver:
                 return ("mod", *self.module_files(path, _join(imp.module, imp.name)))
             return ("ext", f"{imp.module}.{imp.name}")
         found = self.attribute(("mod", *files), imp.name, ctx, depth + 1)
+        language = self.index[path].facts.language
+        if found[0] == "unk" and language in RETURNED_MODULES and self.commonjs_default(files):
+            returned = self._module_attr(files, "default", ctx, depth + 1)
+            return self.attribute(returned, imp.name, ctx, depth + 1)
         if found[0] == "unk" and not python:  # Java `import static a.b.C.m`: member m of C
             klass = imp.module.rsplit(".", 1)[-1]
             for f in files:
