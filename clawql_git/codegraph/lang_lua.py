@@ -47,7 +47,6 @@ from clawql_git.codegraph.ts_util import (
 )
 
 _ROOTS = ("", "lua/", "src/", "lib/")
-_CONSTRUCTORS = frozenset({"new", "create"})
 OPAQUE = "?"  # the value of a name nothing proves (the resolver reads no type from it)
 
 
@@ -165,6 +164,7 @@ class LuaWalker(Walker):
         "function_definition": "on_lambda",
         "for_generic_clause": "on_loop",
         "for_numeric_clause": "on_loop",
+        "return_statement": "on_return",
     }
 
     def __init__(self, facts: FileFacts, source: bytes, returned: str = "") -> None:
@@ -174,6 +174,8 @@ class LuaWalker(Walker):
         self.owners: dict[int, str] = {}  # id of a table constructor -> the name it has
         # the functions being walked (the file first), each with the locals it declares
         self.frames: list[tuple[str, set[str]]] = [("", set())]
+        self.returns: list[list[str]] = [[]]  # per function walked: what each return gives
+        self.held: dict[tuple[str, str], set[str]] = {}  # (scope, name) -> values set
         # a file-level name -> the statement first setting it, and whether it is a local
         self.named: dict[str, tuple[Node, bool]] = {}
 
@@ -222,8 +224,10 @@ class LuaWalker(Walker):
         )
         with self.enter(name):
             self.frames.append((self.qualname, set()))
+            self.returns.append([])
             self.hide_names(params)
             self.visit(fn.child_by_field_name("body"))
+            self.record_returns(name)
             self.frames.pop()
         del self.scope[len(self.scope) - len(parts) :]
 
@@ -237,7 +241,41 @@ class LuaWalker(Walker):
         """An unnamed ``function (...) ... end``: its calls are its enclosing function's, its
         parameters hide names there (conservatively: only inside it in Lua)."""
         self.hide_names(node.child_by_field_name("parameters"))
+        self.returns.append([])  # its returns are its own
         self.visit(node.child_by_field_name("body"))
+        self.returns.pop()
+
+    def on_return(self, node: Node) -> None:
+        """``return setmetatable(o, Cart)`` (or of a local only ever set so): the function
+        gives a ``Cart``; any other return (``return nil, err`` too) proves nothing."""
+        values = next((c for c in node.named_children if c.type == "expression_list"), None)
+        first = next(iter(values.named_children), None) if values is not None else None
+        made = (
+            self.constructed(first) if first is not None and first.type == "function_call" else ""
+        )
+        if first is not None and first.type == "identifier":
+            made = "=" + text(first)  # a local of this function: read at its end
+        self.returns[-1].append(made)
+        self.visit_children(node)
+
+    def record_returns(self, name: str) -> None:
+        """What the function being left gives, when all its returns agree, as the value of
+        ``name()`` in its scope's parent (what the resolver reads, as for JS/TS)."""
+        found = {self.returned_by(made) for made in self.returns.pop()}
+        made = found.pop() if len(found) == 1 else ""
+        head = made.split(".")[0]
+        if made and head not in self.frames[-1][1]:  # a local here means nothing outside
+            owner = parent_of(self.qualname)
+            self.facts.assignments.append(Assignment(name + "()", made, owner, 0))
+
+    def returned_by(self, made: str) -> str:
+        """A returned local of this function only ever set to ``setmetatable(o, Cart)``:
+        ``Cart``; another returned name: ''."""
+        if not made.startswith("="):
+            return made
+        held = self.held.get((self.frames[-1][0], made[1:]), set())
+        value = next(iter(held)) if len(held) == 1 else ""
+        return value if value and not value.startswith("=") and value != OPAQUE else ""
 
     def on_loop(self, node: Node) -> None:
         """``for k, v in ...`` / ``for i = a, b``: the loop variables hide outer names."""
@@ -317,6 +355,7 @@ class LuaWalker(Walker):
             self.frames[-1][1].add(target)
         where = next((q for q, names in reversed(self.frames) if target in names), "")
         self.facts.assignments.append(Assignment(target, value, where, line(at)))
+        self.held.setdefault((where, target), set()).add(value)
 
     def on_table(self, node: Node) -> None:
         """A table constructor: the fields of one assigned to a name are its definitions."""
@@ -341,13 +380,10 @@ class LuaWalker(Walker):
         """The table an object is made from: ``Cart.new()`` / ``Cart:new()`` /
         ``setmetatable({}, Cart)`` -> ``Cart``; '' otherwise."""
         callee = dotted(call.child_by_field_name("name"))
-        owner, _, name = callee.rpartition(".")
-        if owner and name in _CONSTRUCTORS:
-            return owner
-        if callee == "setmetatable":
+        if callee == "setmetatable":  # returns its first argument, Cart its metatable
             args = call.child_by_field_name("arguments")
             items = args.named_children if args is not None else []
-            if len(items) == 2 and items[0].type == "table_constructor":
+            if len(items) == 2:
                 return dotted(items[1]) or metatable_base(items[1])
         return ""
 

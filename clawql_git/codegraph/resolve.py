@@ -48,6 +48,7 @@ LEXICAL = frozenset({"lua"})
 # a module's named import reads a field of the value the module returns (Lua ``local f =
 # require("m").f``)
 RETURNED_MODULES = frozenset({"lua"})
+LUA_CONSTRUCTORS = frozenset({"new", "create"})
 TYPESCRIPT = frozenset({"typescript", "tsx"})  # a call of a variable links to its declaration
 CONSTRUCTED = re.compile(r"^([A-Za-z_$][\w$.]*)\(\)\.([A-Za-z_$][\w$]*)$")
 # bare names may be members of the enclosing class
@@ -864,17 +865,34 @@ class Resolver:
             named = go_return_type(sym.signature)
         elif language == "rust":
             named = rust_return_type(sym.signature, parent(sym.qualname))
-        elif language in JS_OBJECTS:  # the extractor wrote the declared type as ``name()``
+        elif language in JS_OBJECTS or language in LEXICAL:  # the extractor wrote ``name()``
             declared = self.index[path].assigns.get((parent(sym.qualname), sym.name + "()"))
             named = declared[0].value if declared and len(declared) == 1 else ""
         else:
             return UNK
+        if not named and language in LEXICAL:
+            return self._lua_constructor(path, sym, ctx)
         if not named:
             return UNK
-        target = self._resolve_in(path, parent(sym.qualname), named, ctx, depth)
+        scope = parent(sym.qualname)
+        defs = self.index[path].defs
+        while (
+            language in LEXICAL and scope and getattr(defs.get(scope), "kind", "") not in FUNCTIONS
+        ):
+            scope = parent(scope)  # Lua: a returned name is seen from the enclosing function
+        target = self._resolve_in(path, scope, named, ctx, depth)
         if target[0] == "def" and self.index[target[1]].defs[target[2]].kind in CLASSLIKE:
             return ("inst", target[1], target[2])
         return ("ext", named) if target[0] == "ext" else UNK
+
+    def _lua_constructor(self, path: str, sym: Symbol, ctx: ResolutionNotes) -> Entity:
+        """Lua ``Cart.new()`` / ``Cart:create()`` whose returns prove nothing: by convention
+        (Programming in Lua's classes) a ``Cart``, when ``Cart`` is a class (inferred)."""
+        owner = self.index[path].defs.get(parent(sym.qualname))
+        if sym.name not in LUA_CONSTRUCTORS or owner is None or owner.kind not in CLASSLIKE:
+            return UNK
+        ctx.inferred = True
+        return ("inst", path, owner.qualname)
 
     def _resolve_in(
         self, path: str, scope: str, dotted: str, ctx: ResolutionNotes, depth: int
