@@ -724,8 +724,8 @@ class Resolver:
         idx = self.index[path]
         qual = f"{scope}.{name}" if scope else name
         sym = idx.defs.get(qual)
-        if sym is not None and idx.facts.language in LEXICAL and (scope, name) in idx.assigns:
-            return UNK  # Lua: a local set to a function and to other values: which one runs?
+        if idx.facts.language in LEXICAL and self._set_twice(idx, scope, name, sym):
+            return UNK  # Lua: a local set to a function (a module) and to other values
         if sym is not None and (sym.kind not in VARIABLES or qual in idx.owners):
             return ("def", path, qual)
         if sym is not None and not scope and idx.facts.language in TYPESCRIPT:
@@ -741,6 +741,12 @@ class Resolver:
         if sym is not None:
             return UNK
         return None
+
+    @staticmethod
+    def _set_twice(idx: FileIndex, scope: str, name: str, sym: Symbol | None) -> bool:
+        """A name of ``scope`` both defined (or imported) and set by an assignment."""
+        held = (scope, name) in idx.assigns
+        return held and (sym is not None or (scope, name) in idx.imports)
 
     def rust_namespaces(
         self, path: str, imports: list[Import], ctx: ResolutionNotes, depth: int
