@@ -35,6 +35,8 @@ from typing import ClassVar
 
 from tree_sitter import Node
 
+from clawql_git.codegraph.lua_resolve import LuaCalls
+from clawql_git.codegraph.lua_scopes import Blocks, Point, Span
 from clawql_git.codegraph.model import Assignment, FileFacts, RepoView, SymbolKind
 from clawql_git.codegraph.ts_util import (
     Parsers,
@@ -91,6 +93,14 @@ def is_call_of(node: Node | None, name: str) -> bool:
         and node.type == "function_call"
         and text(node.child_by_field_name("name")) == name
     )
+
+
+def start_of(node: Node) -> Point:
+    return node.start_point[0] + 1, node.start_point[1]
+
+
+def end_of(node: Node) -> Point:
+    return node.end_point[0] + 1, node.end_point[1]
 
 
 def required(value: Node) -> tuple[str, str]:
@@ -162,8 +172,8 @@ class LuaWalker(Walker):
         "comment": "on_above",
         "table_constructor": "on_table",
         "function_definition": "on_lambda",
-        "for_generic_clause": "on_loop",
-        "for_numeric_clause": "on_loop",
+        "for_statement": "on_loop",
+        "block": "on_block",
         "return_statement": "on_return",
     }
 
@@ -174,8 +184,10 @@ class LuaWalker(Walker):
         self.owners: dict[int, str] = {}  # id of a table constructor -> the name it has
         # the functions being walked (the file first), each with the locals it declares
         self.frames: list[tuple[str, set[str]]] = [("", set())]
-        self.returns: list[list[str]] = [[]]  # per function walked: what each return gives
-        self.held: dict[tuple[str, str], set[str]] = {}  # (scope, name) -> values set
+        self.blocks = Blocks()  # where each local is seen
+        # per function walked: what each return gives (a local: its name and declaration)
+        self.returns: list[list[str | tuple[str, Span]]] = [[]]
+        self.held: dict[tuple[str, str, Span], set[str]] = {}  # a local's values, as set
         # a file-level name -> the statement first setting it, and whether it is a local
         self.named: dict[str, tuple[Node, bool]] = {}
 
@@ -202,8 +214,9 @@ class LuaWalker(Walker):
         if not qual:
             self.visit(fn.child_by_field_name("body"))
             return
-        if local:
+        if local and "." not in qual:
             self.frames[-1][1].add(qual)  # a later ``qual = v`` sets this local
+            self.blocks.declare(qual, start_of(node))  # seen in its own body too
         owner, _, name = qual.rpartition(".")
         method = name_node is not None and name_node.type == "method_index_expression"
         params = fn.child_by_field_name("parameters")
@@ -225,36 +238,48 @@ class LuaWalker(Walker):
         with self.enter(name):
             self.frames.append((self.qualname, set()))
             self.returns.append([])
-            self.hide_names(params)
+            self.blocks.open(self.qualname, end_of(fn))
+            self.hide_names(params, start_of(fn))
             self.visit(fn.child_by_field_name("body"))
+            self.blocks.close()
             self.record_returns(name)
             self.frames.pop()
         del self.scope[len(self.scope) - len(parts) :]
 
-    def hide_names(self, names: Node | None) -> None:
-        """Parameters and loop variables: names of the scope whose values nothing proves
-        (they hide a function or alias of the same name further out)."""
+    def hide_names(self, names: Node | None, start: Point) -> None:
+        """Parameters and loop variables, seen from ``start``: locals whose values nothing
+        proves (they hide a function or alias of the same name further out)."""
         for name in names.children_by_field_name("name") if names is not None else ():
-            self.hold(text(name), OPAQUE, name, True)
+            self.hold(text(name), OPAQUE, name, True, start)
+
+    def on_block(self, node: Node) -> None:
+        """A block (a body): the locals declared in it are seen up to its end."""
+        self.blocks.open(self.qualname, end_of(node))
+        self.visit_children(node)
+        self.blocks.close()
 
     def on_lambda(self, node: Node) -> None:
         """An unnamed ``function (...) ... end``: its calls are its enclosing function's, its
         parameters hide names there (conservatively: only inside it in Lua)."""
-        self.hide_names(node.child_by_field_name("parameters"))
+        self.blocks.open(self.qualname, end_of(node))
+        self.hide_names(node.child_by_field_name("parameters"), start_of(node))
         self.returns.append([])  # its returns are its own
         self.visit(node.child_by_field_name("body"))
         self.returns.pop()
+        self.blocks.close()
 
     def on_return(self, node: Node) -> None:
         """``return setmetatable(o, Cart)`` (or of a local only ever set so): the function
         gives a ``Cart``; any other return (``return nil, err`` too) proves nothing."""
         values = next((c for c in node.named_children if c.type == "expression_list"), None)
         first = next(iter(values.named_children), None) if values is not None else None
-        made = (
+        made: str | tuple[str, Span] = (
             self.constructed(first) if first is not None and first.type == "function_call" else ""
         )
+        seen = self.blocks.visible(text(first)) if first is not None else None
         if first is not None and first.type == "identifier":
-            made = "=" + text(first)  # a local of this function: read at its end
+            local = seen is not None and seen[0] == self.qualname
+            made = (text(first), seen[1]) if seen is not None and local else ""  # read at the end
         self.returns[-1].append(made)
         self.visit_children(node)
 
@@ -268,26 +293,34 @@ class LuaWalker(Walker):
             owner = parent_of(self.qualname)
             self.facts.assignments.append(Assignment(name + "()", made, owner, 0))
 
-    def returned_by(self, made: str) -> str:
+    def returned_by(self, made: str | tuple[str, Span]) -> str:
         """A returned local of this function only ever set to ``setmetatable(o, Cart)``:
         ``Cart``; another returned name: ''."""
-        if not made.startswith("="):
+        if isinstance(made, str):
             return made
-        held = self.held.get((self.frames[-1][0], made[1:]), set())
+        held = self.held.get((self.qualname, *made), set())
         value = next(iter(held)) if len(held) == 1 else ""
         return value if value and not value.startswith("=") and value != OPAQUE else ""
 
     def on_loop(self, node: Node) -> None:
-        """``for k, v in ...`` / ``for i = a, b``: the loop variables hide outer names."""
-        variables = next((c for c in node.named_children if c.type == "variable_list"), None)
-        self.hide_names(variables if variables is not None else node)
-        self.visit_children(node)
+        """``for k, v in ...`` / ``for i = a, b``: the loop variables hide outer names in
+        the loop's body."""
+        clause = node.child_by_field_name("clause")
+        if clause is not None:
+            self.visit_children(clause)  # the expressions, read outside the loop
+        self.blocks.open(self.qualname, end_of(node))
+        if clause is not None:
+            variables = next((c for c in clause.named_children if c.type == "variable_list"), None)
+            self.hide_names(variables if variables is not None else clause, end_of(clause))
+        self.visit(node.child_by_field_name("body"))
+        self.blocks.close()
 
     def on_local(self, node: Node) -> None:
         saved, self.local = self.local, True
         unset = next((c for c in node.named_children if c.type == "variable_list"), None)
         for name in unset.children_by_field_name("name") if unset is not None else ():
             self.frames[-1][1].add(text(name))  # ``local x, y``: nil until set (no value)
+            self.blocks.declare(text(name), end_of(node))
         self.visit_children(node)
         self.local = saved
 
@@ -335,6 +368,9 @@ class LuaWalker(Walker):
         module, member = required(value)
         if module:
             self.add_import(module, member, target, stmt)
+            if local and "." not in target:
+                self.frames[-1][1].add(target)
+                self.blocks.declare(target, end_of(stmt))  # a later ``target = v`` sets it
         elif value.type == "function_call":
             made = self.constructed(value)
             held = made or dotted(value.child_by_field_name("name")) or OPAQUE
@@ -343,7 +379,9 @@ class LuaWalker(Walker):
             held = dotted(value)
             self.hold(target, "=" + held if held else OPAQUE, stmt, local)
 
-    def hold(self, target: str, value: str, at: Node, local: bool) -> None:
+    def hold(
+        self, target: str, value: str, at: Node, local: bool, start: Point | None = None
+    ) -> None:
         """A name (not a field) set to ``value``: '=a.b' (an alias of what ``a.b`` is), the
         callee of a call (what calling it gives: a class's instance) or OPAQUE (nothing
         proven). Every setting is kept, in the scope of the function declaring the name
@@ -353,9 +391,10 @@ class LuaWalker(Walker):
             return
         if local:
             self.frames[-1][1].add(target)
-        where = next((q for q, names in reversed(self.frames) if target in names), "")
-        self.facts.assignments.append(Assignment(target, value, where, line(at)))
-        self.held.setdefault((where, target), set()).add(value)
+            self.blocks.declare(target, start or end_of(at))
+        where, span = self.blocks.visible(target) or ("", ())  # none: a global
+        self.facts.assignments.append(Assignment(target, value, where, line(at), span=span))
+        self.held.setdefault((where, target, span), set()).add(value)
 
     def on_table(self, node: Node) -> None:
         """A table constructor: the fields of one assigned to a name are its definitions."""
@@ -487,6 +526,7 @@ class LuaExtractor:
     def __init__(self) -> None:
         self.suffixes = {".lua": "lua"}
         self._parsers = Parsers(_languages())  # type: ignore[arg-type]
+        self.call_resolver = LuaCalls  # a callee's head read where the call is (block scopes)
 
     def extract(self, path: str, source: bytes, language: str) -> FileFacts:
         """Facts of one Lua file; syntax errors are counted and the rest still extracted."""
