@@ -345,6 +345,14 @@ GEO = {
         "b:len()\n"
         "local s = setmetatable({}, { __index = Stack })\n"
         "s:push(1)\n"
+        "do\n"
+        "  local scale = util.scale\n"
+        "  scale(1, 2)\n"
+        "end\n"
+        "do\n"
+        "  local scale = util.round\n"
+        "  scale(1)\n"
+        "end\n"
     ),
 }
 
@@ -384,4 +392,6 @@ def test_lua_calls_resolve_by_require_methods_metatables_and_lexical_scope(
         ("", "b.len", 24, "", "", 0.0, "unresolved"),  # b is a Vec, then what norm gives
         ("", "setmetatable", 25, "", "", 0.0, "unresolved"),
         ("", "s.push", 26, stack, "Stack.push", 1.0, "exact"),  # s itself, through __index
+        ("", "scale", 29, util, "M.scale", 1.0, "exact"),  # each block's own local
+        ("", "scale", 33, util, "M.round", 1.0, "exact"),
     ]
