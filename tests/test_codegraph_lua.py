@@ -285,6 +285,11 @@ GEO = {
         "  return self.x * o.x + self.y * o.y\n"
         "end\n"
         "\n"
+        "function Vec.zero()\n"
+        "  local v = Vec.new(0, 0)\n"
+        "  return v\n"
+        "end\n"
+        "\n"
         "return Vec\n"
     ),
     "geo/util.lua": (
@@ -353,6 +358,8 @@ GEO = {
         "  local scale = util.round\n"
         "  scale(1)\n"
         "end\n"
+        "local z = Vec.zero()\n"
+        "z:len()\n"
     ),
 }
 
@@ -366,6 +373,7 @@ def test_lua_calls_resolve_by_require_methods_metatables_and_lexical_scope(
         ("Vec.new", "setmetatable", 5, "", "", 0.0, "unresolved"),
         ("Vec.len", "math.sqrt", 9, "", "", 0.0, "unresolved"),
         ("Vec.len", "self.dot", 9, vec, "Vec.dot", 1.0, "exact"),  # self:dot(self)
+        ("Vec.zero", "Vec.new", 17, vec, "Vec.new", 1.0, "exact"),
     ]
     assert calls(graph, util) == [
         ("M.round", "math.floor", 4, "", "", 0.0, "unresolved"),
@@ -394,4 +402,6 @@ def test_lua_calls_resolve_by_require_methods_metatables_and_lexical_scope(
         ("", "s.push", 26, stack, "Stack.push", 1.0, "exact"),  # s itself, through __index
         ("", "scale", 29, util, "M.scale", 1.0, "exact"),  # each block's own local
         ("", "scale", 33, util, "M.round", 1.0, "exact"),
+        ("", "Vec.zero", 35, vec, "Vec.zero", 1.0, "exact"),
+        ("", "z.len", 36, vec, "Vec.len", 0.8, "inferred"),  # it returns what Vec.new gives
     ]

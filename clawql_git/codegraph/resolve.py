@@ -887,8 +887,11 @@ class Resolver:
         ):
             scope = parent(scope)  # Lua: a returned name is seen from the enclosing function
         target = self._resolve_in(path, scope, named, ctx, depth)
-        if target[0] == "def" and self.index[target[1]].defs[target[2]].kind in CLASSLIKE:
+        found = self.index[target[1]].defs[target[2]] if target[0] == "def" else None
+        if found is not None and found.kind in CLASSLIKE:
             return ("inst", target[1], target[2])
+        if found is not None and found.kind in FUNCTIONS and language in LEXICAL:
+            return self._returns(target[1], found, ctx, depth + 1)  # Lua: ``return make()``
         return ("ext", named) if target[0] == "ext" else UNK
 
     def _lua_constructor(self, path: str, sym: Symbol, ctx: ResolutionNotes) -> Entity:
