@@ -16,13 +16,23 @@ Conventions:
   names nothing; neither does a table that is not assigned to a name.
 - docs: the ``--`` (``---`` LDoc) comment lines right above; the file's doc is the
   comment block opening the file.
+- a file-level name given ``:`` methods but set to no table constructor (``local List =
+  utils.stdmt.List``, ``local Date = class()``; a field: ``Date.Format = class()``) is a
+  class too, defined where it is first set.
 - imports: ``local cart = require("shop.cart")`` (also ``require "x"``) -> module
   'shop.cart', name '', alias 'cart'; a module returning its table binds that table.
+  ``local eq = require("pl.test").asserteq`` -> name 'asserteq', alias 'eq': the field of
+  the table the module returns.
 - bases: ``setmetatable(Child, {__index = Base})`` and ``Child = setmetatable({},
   {__index = Base})`` -> a Supertype edge ``Child`` -> ``Base`` ('extends').
 - calls: ``f()``, ``a.b.c()``, ``obj:m()`` -> ``obj.m``, ``self:m()`` -> ``self.m``.
-- assignments: ``local c = Cart.new(...)`` (also ``Cart:new``) and ``setmetatable({},
-  Cart)`` give ``c`` the type ``Cart``.
+- assignments (every setting of a name, each with the span its local declaration is seen
+  in, ``lua_scopes``; a global's has none): ``local f = utils.f`` -> '=utils.f' (an alias);
+  ``local c = Cart(...)`` / ``Cart.new(...)`` -> the callee (what calling it gives);
+  ``setmetatable(o, Cart)`` -> 'Cart'; anything else, parameters and loop variables ->
+  OPAQUE (they hide outer names, nothing proven). A function whose every ``return`` gives
+  ``setmetatable(o, Cart)`` (or a local only set one way) gives that: ``new()`` = 'Cart'
+  in its table's scope, read by the resolver as for JS/TS.
 - ``resolve_module``: ``a.b`` -> ``a/b.lua`` or ``a/b/init.lua`` under the repository
   root, ``lua/``, ``src/`` or ``lib/``, else the only file ending so; anything else -> [].
 """
