@@ -308,6 +308,7 @@ GEO = {
         "  return round(x)\n"
         "end\n"
         "\n"
+        "M.nearest = M.round\n"
         "return M\n"
     ),
     "geo/proto.lua": "local P = {}\nP.Stack = {}\nreturn P\n",
@@ -360,6 +361,7 @@ GEO = {
         "end\n"
         "local z = Vec.zero()\n"
         "z:len()\n"
+        "util.nearest(1.5)\n"
     ),
 }
 
@@ -404,4 +406,5 @@ def test_lua_calls_resolve_by_require_methods_metatables_and_lexical_scope(
         ("", "scale", 33, util, "M.round", 1.0, "exact"),
         ("", "Vec.zero", 35, vec, "Vec.zero", 1.0, "exact"),
         ("", "z.len", 36, vec, "Vec.len", 0.8, "inferred"),  # it returns what Vec.new gives
+        ("", "util.nearest", 37, util, "M.round", 1.0, "exact"),  # M.nearest = M.round
     ]

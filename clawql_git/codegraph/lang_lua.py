@@ -46,7 +46,7 @@ from typing import ClassVar
 from tree_sitter import Node
 
 from clawql_git.codegraph.lua_resolve import LuaCalls
-from clawql_git.codegraph.lua_scopes import Blocks, Point, Span
+from clawql_git.codegraph.lua_scopes import FIELD, Blocks, Point, Span
 from clawql_git.codegraph.lua_syntax import (
     dotted,
     end_of,
@@ -293,7 +293,7 @@ class LuaWalker(Walker):
             made = self.constructed(value)
             held = made or dotted(value.child_by_field_name("name")) or OPAQUE
             self.hold(target, held, stmt, local)
-        elif value.type != "table_constructor" or self.scope:  # a file's table: its symbol
+        elif value.type != "table_constructor" or self.scope or "." in target:
             held = dotted(value)
             self.hold(target, "=" + held if held else OPAQUE, stmt, local)
 
@@ -304,8 +304,16 @@ class LuaWalker(Walker):
         callee of a call (what calling it gives: a class's instance) or OPAQUE (nothing
         proven). Every setting is kept, in the scope of the function declaring the name
         (``local``: this one; else the innermost declaring it, else the file: a global), so
-        a name set in two ways resolves to nothing."""
-        if "." in target or not target:
+        a name set in two ways resolves to nothing. A field (``Map.len = tablex.size``) is
+        kept as the name ``len`` of the scope ``Map``, seen by no lookup of a local
+        (``FIELD``); set inside a function, it is OPAQUE (its value is read there)."""
+        if not target:
+            return
+        if "." in target:
+            owner, _, name = target.rpartition(".")
+            if owner.split(".")[0] not in ("self", "_G", "_ENV"):
+                held = OPAQUE if self.scope else value
+                self.facts.assignments.append(Assignment(name, held, owner, line(at), span=FIELD))
             return
         if local:
             self.frames[-1][1].add(target)

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 Point = tuple[int, int]
 Span = tuple[int, ...]
 FILE_END: Point = (1 << 30, 0)
+FIELD: Span = (0,)  # the span of a table field's setting: no local's, seen by no lookup
 
 
 def in_span(span: Span, at: Point) -> bool:

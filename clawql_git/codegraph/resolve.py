@@ -573,7 +573,11 @@ class Resolver:
     def _nested(self, path: str, qual: str, ctx: ResolutionNotes) -> Entity:
         """A member of a module: defined in the module's file, else (Ruby: modules reopen
         across files) in the one other file defining ``qual``."""
-        sym = self.index[path].defs.get(qual)
+        idx = self.index[path]
+        sym = idx.defs.get(qual)
+        if sym is not None and sym.kind in VARIABLES and idx.facts.language in LEXICAL:
+            settings = idx.assigns.get((parent(qual), qual.rsplit(".", 1)[-1]))
+            return self.infer(path, "", settings, ctx, 1) if settings else UNK  # M.f = g.h
         if sym is not None:
             return ("def", path, qual) if sym.kind not in ("variable", "constant") else UNK
         if self.index[path].facts.language not in GLOBAL_CONSTANTS:
