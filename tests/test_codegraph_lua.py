@@ -260,3 +260,151 @@ def test_lua_table_fields_take_the_name_they_are_assigned_to() -> None:
         ("d.m", "function", 7),  # its local table is no file-level one
     ]
     assert [(c.caller, c.callee, c.line) for c in f.calls] == [("", "a.f", 8)]
+
+
+# The Lua 5.4 manual: ``require`` returns the value the module returns (§6.3), so
+# ``require("m").f`` is a field of it; ``v:name(args)`` is ``v.name(v, args)`` (§3.4.10) and
+# ``function t:m()`` is ``t.m = function(self)`` (§3.4.11); ``setmetatable`` returns its first
+# argument (§6.1), whose ``__index`` then finds the methods (§2.4); locals are lexically
+# scoped, parameters and loop variables are locals (§3.5, §3.3.5): a function stored in
+# ``M`` does not see ``M``'s fields as names.
+GEO = {
+    "geo/vec.lua": (
+        "local Vec = {}\n"
+        "Vec.__index = Vec\n"
+        "\n"
+        "function Vec.new(x, y)\n"
+        "  return setmetatable({ x = x, y = y }, Vec)\n"
+        "end\n"
+        "\n"
+        "function Vec:len()\n"
+        "  return math.sqrt(self:dot(self))\n"
+        "end\n"
+        "\n"
+        "function Vec:dot(o)\n"
+        "  return self.x * o.x + self.y * o.y\n"
+        "end\n"
+        "\n"
+        "function Vec.zero()\n"
+        "  local v = Vec.new(0, 0)\n"
+        "  return v\n"
+        "end\n"
+        "\n"
+        "return Vec\n"
+    ),
+    "geo/util.lua": (
+        "local M = {}\n"
+        "\n"
+        "function M.round(x)\n"
+        "  return math.floor(x + 0.5)\n"
+        "end\n"
+        "\n"
+        "function M.scale(v, k)\n"
+        "  local round = M.round\n"
+        "  return round(v * k)\n"
+        "end\n"
+        "\n"
+        "function M.clamp(x)\n"
+        "  return round(x)\n"
+        "end\n"
+        "\n"
+        "M.nearest = M.round\n"
+        "return M\n"
+    ),
+    "geo/proto.lua": "local P = {}\nP.Stack = {}\nreturn P\n",
+    "geo/stack.lua": (
+        'local proto = require("geo.proto")\n'
+        "local Stack = proto.Stack\n"
+        "\n"
+        "function Stack:push(x)\n"
+        "  self:touch()\n"
+        "end\n"
+        "\n"
+        "function Stack:touch() end\n"
+        "\n"
+        "return Stack\n"
+    ),
+    "main.lua": (
+        'local Vec = require("geo.vec")\n'
+        'local round = require("geo.util").round\n'
+        'local util = require "geo.util"\n'
+        'local Stack = require "geo.stack"\n'
+        "local insert = table.insert\n"
+        "\n"
+        "local function norm(v)\n"
+        "  return v:len()\n"
+        "end\n"
+        "\n"
+        "local function each(list)\n"
+        "  for _, round in ipairs(list) do\n"
+        "    round()\n"
+        "  end\n"
+        "end\n"
+        "\n"
+        "local a = Vec.new(1, 2)\n"
+        "a:len()\n"
+        "round(a:dot(a))\n"
+        "insert({}, a)\n"
+        "util.scale(a.x, 2)\n"
+        "local b = Vec.new(0, 0)\n"
+        "b = norm(b)\n"
+        "b:len()\n"
+        "local s = setmetatable({}, { __index = Stack })\n"
+        "s:push(1)\n"
+        "do\n"
+        "  local scale = util.scale\n"
+        "  scale(1, 2)\n"
+        "end\n"
+        "do\n"
+        "  local scale = util.round\n"
+        "  scale(1)\n"
+        "end\n"
+        "local z = Vec.zero()\n"
+        "z:len()\n"
+        "util.nearest(1.5)\n"
+    ),
+}
+
+
+def test_lua_calls_resolve_by_require_methods_metatables_and_lexical_scope(
+    tmp_path: Path,
+) -> None:
+    graph = build(tmp_path, GEO)
+    vec, util, stack = "geo/vec.lua", "geo/util.lua", "geo/stack.lua"
+    assert calls(graph, vec) == [
+        ("Vec.new", "setmetatable", 5, "", "", 0.0, "unresolved"),
+        ("Vec.len", "math.sqrt", 9, "", "", 0.0, "unresolved"),
+        ("Vec.len", "self.dot", 9, vec, "Vec.dot", 1.0, "exact"),  # self:dot(self)
+        ("Vec.zero", "Vec.new", 17, vec, "Vec.new", 1.0, "exact"),
+    ]
+    assert calls(graph, util) == [
+        ("M.round", "math.floor", 4, "", "", 0.0, "unresolved"),
+        ("M.scale", "round", 9, util, "M.round", 1.0, "exact"),  # local round = M.round
+        ("M.clamp", "round", 13, "", "", 0.0, "unresolved"),  # a global: M.round is no name
+    ]
+    # a name given methods (``function Stack:push``) is a class, wherever its table is made
+    assert symbols(graph, stack)[0][:2] == ("Stack", "class")
+    assert calls(graph, stack) == [
+        ("Stack.push", "self.touch", 5, stack, "Stack.touch", 1.0, "exact")
+    ]
+    assert calls(graph, "main.lua") == [
+        ("norm", "v.len", 8, "", "", 0.0, "unresolved"),  # a parameter
+        ("each", "ipairs", 12, "", "", 0.0, "unresolved"),
+        ("each", "round", 13, "", "", 0.0, "unresolved"),  # the loop variable, not the import
+        ("", "Vec.new", 17, vec, "Vec.new", 1.0, "exact"),
+        ("", "a.len", 18, vec, "Vec.len", 0.8, "inferred"),  # Vec.new returns a Vec
+        ("", "a.dot", 19, vec, "Vec.dot", 0.8, "inferred"),
+        ("", "round", 19, util, "M.round", 1.0, "exact"),  # require("geo.util").round
+        ("", "insert", 20, "", "", 0.0, "unresolved"),  # table.insert: the standard library
+        ("", "util.scale", 21, util, "M.scale", 1.0, "exact"),
+        ("", "Vec.new", 22, vec, "Vec.new", 1.0, "exact"),
+        ("", "norm", 23, "main.lua", "norm", 1.0, "exact"),
+        ("", "b.len", 24, "", "", 0.0, "unresolved"),  # b is a Vec, then what norm gives
+        ("", "setmetatable", 25, "", "", 0.0, "unresolved"),
+        ("", "s.push", 26, stack, "Stack.push", 1.0, "exact"),  # s itself, through __index
+        ("", "scale", 29, util, "M.scale", 1.0, "exact"),  # each block's own local
+        ("", "scale", 33, util, "M.round", 1.0, "exact"),
+        ("", "Vec.zero", 35, vec, "Vec.zero", 1.0, "exact"),
+        ("", "z.len", 36, vec, "Vec.len", 0.8, "inferred"),  # it returns what Vec.new gives
+        ("", "util.nearest", 37, util, "M.round", 1.0, "exact"),  # M.nearest = M.round
+    ]

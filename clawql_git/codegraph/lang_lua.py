@@ -16,13 +16,23 @@ Conventions:
   names nothing; neither does a table that is not assigned to a name.
 - docs: the ``--`` (``---`` LDoc) comment lines right above; the file's doc is the
   comment block opening the file.
+- a file-level name given ``:`` methods but set to no table constructor (``local List =
+  utils.stdmt.List``, ``local Date = class()``; a field: ``Date.Format = class()``) is a
+  class too, defined where it is first set.
 - imports: ``local cart = require("shop.cart")`` (also ``require "x"``) -> module
   'shop.cart', name '', alias 'cart'; a module returning its table binds that table.
+  ``local eq = require("pl.test").asserteq`` -> name 'asserteq', alias 'eq': the field of
+  the table the module returns.
 - bases: ``setmetatable(Child, {__index = Base})`` and ``Child = setmetatable({},
   {__index = Base})`` -> a Supertype edge ``Child`` -> ``Base`` ('extends').
 - calls: ``f()``, ``a.b.c()``, ``obj:m()`` -> ``obj.m``, ``self:m()`` -> ``self.m``.
-- assignments: ``local c = Cart.new(...)`` (also ``Cart:new``) and ``setmetatable({},
-  Cart)`` give ``c`` the type ``Cart``.
+- assignments (every setting of a name, each with the span its local declaration is seen
+  in, ``lua_scopes``; a global's has none): ``local f = utils.f`` -> '=utils.f' (an alias);
+  ``local c = Cart(...)`` / ``Cart.new(...)`` -> the callee (what calling it gives);
+  ``setmetatable(o, Cart)`` -> 'Cart'; anything else, parameters and loop variables ->
+  OPAQUE (they hide outer names, nothing proven). A function whose every ``return`` gives
+  ``setmetatable(o, Cart)`` (or a local only set one way) gives that: ``new()`` = 'Cart'
+  in its table's scope, read by the resolver as for JS/TS.
 - ``resolve_module``: ``a.b`` -> ``a/b.lua`` or ``a/b/init.lua`` under the repository
   root, ``lua/``, ``src/`` or ``lib/``, else the only file ending so; anything else -> [].
 """
@@ -35,6 +45,19 @@ from typing import ClassVar
 
 from tree_sitter import Node
 
+from clawql_git.codegraph.lua_resolve import LuaCalls
+from clawql_git.codegraph.lua_scopes import FIELD, Blocks, Point, Span
+from clawql_git.codegraph.lua_syntax import (
+    dotted,
+    end_of,
+    field_name,
+    is_call_of,
+    made_table,
+    metatable_base,
+    required,
+    start_of,
+    string_arg,
+)
 from clawql_git.codegraph.model import Assignment, FileFacts, RepoView, SymbolKind
 from clawql_git.codegraph.ts_util import (
     Parsers,
@@ -47,91 +70,13 @@ from clawql_git.codegraph.ts_util import (
 )
 
 _ROOTS = ("", "lua/", "src/", "lib/")
-_CONSTRUCTORS = frozenset({"new", "create"})
+OPAQUE = "?"  # the value of a name nothing proves (the resolver reads no type from it)
 
 
 def _languages() -> dict[str, object]:
     import tree_sitter_lua
 
     return {"lua": tree_sitter_lua.language}
-
-
-def dotted(node: Node | None) -> str:
-    """``a.b.c`` / ``a:b`` -> ``a.b.c`` / ``a.b``; '' for other expressions."""
-    if node is None:
-        return ""
-    if node.type == "identifier":
-        return text(node)
-    if node.type == "dot_index_expression":
-        head = dotted(node.child_by_field_name("table"))
-        field = node.child_by_field_name("field")
-        return f"{head}.{text(field)}" if head and field is not None else ""
-    if node.type == "method_index_expression":
-        head = dotted(node.child_by_field_name("table"))
-        method = node.child_by_field_name("method")
-        return f"{head}.{text(method)}" if head and method is not None else ""
-    return ""
-
-
-def string_arg(call: Node) -> str:
-    """The literal string argument of ``f("x")`` / ``f "x"``; '' otherwise."""
-    args = call.child_by_field_name("arguments")
-    if args is None:
-        return ""
-    first = args if args.type == "string" else next(iter(args.named_children), None)
-    if first is None or first.type != "string":
-        return ""
-    content = first.child_by_field_name("content")
-    return text(content) if content is not None else ""
-
-
-def is_call_of(node: Node | None, name: str) -> bool:
-    return (
-        node is not None
-        and node.type == "function_call"
-        and text(node.child_by_field_name("name")) == name
-    )
-
-
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
-
-
-def field_name(field: Node) -> str:
-    """The name a table field is stored under: ``f = v`` and ``["f"] = v`` -> ``f``; ''
-    for a positional field, a computed ``[key]`` and a string that is no Lua name."""
-    key = field.child_by_field_name("name")
-    if key is None:
-        return ""
-    opening = field.child(0)
-    bracketed = opening is not None and opening.type == "["
-    if key.type == "identifier" and not bracketed:
-        return text(key)
-    content = key.child_by_field_name("content") if key.type == "string" else None
-    found = text(content) if content is not None and bracketed else ""
-    return found if _NAME.match(found) else ""
-
-
-def made_table(value: Node) -> Node | None:
-    """The table constructor an assigned value is: ``{...}`` or ``setmetatable({...}, mt)``
-    (which returns its first argument); None for other values."""
-    if value.type == "table_constructor":
-        return value
-    if is_call_of(value, "setmetatable"):
-        args = value.child_by_field_name("arguments")
-        first = next(iter(args.named_children), None) if args is not None else None
-        if first is not None and first.type == "table_constructor":
-            return first
-    return None
-
-
-def metatable_base(table: Node | None) -> str:
-    """``{__index = Base}`` -> ``Base``; a table itself (``setmetatable(x, Cart)``) -> ''."""
-    if table is None or table.type != "table_constructor":
-        return ""
-    for field in table.named_children:
-        if field.type == "field" and text(field.child_by_field_name("name")) == "__index":
-            return dotted(field.child_by_field_name("value"))
-    return ""
 
 
 class LuaWalker(Walker):
@@ -144,6 +89,10 @@ class LuaWalker(Walker):
         "function_call": "on_call",
         "comment": "on_above",
         "table_constructor": "on_table",
+        "function_definition": "on_lambda",
+        "for_statement": "on_loop",
+        "block": "on_block",
+        "return_statement": "on_return",
     }
 
     def __init__(self, facts: FileFacts, source: bytes, returned: str = "") -> None:
@@ -151,6 +100,14 @@ class LuaWalker(Walker):
         self.returned = returned  # the table the file returns
         self.local = False
         self.owners: dict[int, str] = {}  # id of a table constructor -> the name it has
+        # the functions being walked (the file first), each with the locals it declares
+        self.frames: list[tuple[str, set[str]]] = [("", set())]
+        self.blocks = Blocks()  # where each local is seen
+        # per function walked: what each return gives (a local: its name and declaration)
+        self.returns: list[list[str | tuple[str, Span]]] = [[]]
+        self.held: dict[tuple[str, str, Span], set[str]] = {}  # a local's values, as set
+        # a file-level name -> the statement first setting it, and whether it is a local
+        self.named: dict[str, tuple[Node, bool]] = {}
 
     def doc(self, node: Node) -> str:
         lines = []
@@ -175,6 +132,9 @@ class LuaWalker(Walker):
         if not qual:
             self.visit(fn.child_by_field_name("body"))
             return
+        if local and "." not in qual:
+            self.frames[-1][1].add(qual)  # a later ``qual = v`` sets this local
+            self.blocks.declare(qual, start_of(node))  # seen in its own body too
         owner, _, name = qual.rpartition(".")
         method = name_node is not None and name_node.type == "method_index_expression"
         params = fn.child_by_field_name("parameters")
@@ -194,30 +154,115 @@ class LuaWalker(Walker):
             exported=not local,
         )
         with self.enter(name):
+            self.frames.append((self.qualname, set()))
+            self.returns.append([])
+            self.blocks.open(self.qualname, end_of(fn))
+            self.hide_names(params, start_of(fn))
             self.visit(fn.child_by_field_name("body"))
+            self.blocks.close()
+            self.record_returns(name)
+            self.frames.pop()
         del self.scope[len(self.scope) - len(parts) :]
+
+    def hide_names(self, names: Node | None, start: Point) -> None:
+        """Parameters and loop variables, seen from ``start``: locals whose values nothing
+        proves (they hide a function or alias of the same name further out)."""
+        for name in names.children_by_field_name("name") if names is not None else ():
+            self.hold(text(name), OPAQUE, name, True, start)
+
+    def on_block(self, node: Node) -> None:
+        """A block (a body): the locals declared in it are seen up to its end."""
+        self.blocks.open(self.qualname, end_of(node))
+        self.visit_children(node)
+        self.blocks.close()
+
+    def on_lambda(self, node: Node) -> None:
+        """An unnamed ``function (...) ... end``: its calls are its enclosing function's, its
+        parameters hide names there (conservatively: only inside it in Lua)."""
+        self.blocks.open(self.qualname, end_of(node))
+        self.hide_names(node.child_by_field_name("parameters"), start_of(node))
+        self.returns.append([])  # its returns are its own
+        self.visit(node.child_by_field_name("body"))
+        self.returns.pop()
+        self.blocks.close()
+
+    def on_return(self, node: Node) -> None:
+        """``return setmetatable(o, Cart)`` (or of a local only ever set so): the function
+        gives a ``Cart``; any other return (``return nil, err`` too) proves nothing."""
+        values = next((c for c in node.named_children if c.type == "expression_list"), None)
+        first = next(iter(values.named_children), None) if values is not None else None
+        made: str | tuple[str, Span] = (
+            self.constructed(first) if first is not None and first.type == "function_call" else ""
+        )
+        seen = self.blocks.visible(text(first)) if first is not None else None
+        if first is not None and first.type == "identifier":
+            local = seen is not None and seen[0] == self.qualname
+            made = (text(first), seen[1]) if seen is not None and local else ""  # read at the end
+        self.returns[-1].append(made)
+        self.visit_children(node)
+
+    def record_returns(self, name: str) -> None:
+        """What the function being left gives, when all its returns agree, as the value of
+        ``name()`` in its scope's parent (what the resolver reads, as for JS/TS)."""
+        found = {self.returned_by(made) for made in self.returns.pop()}
+        made = found.pop() if len(found) == 1 else ""
+        head = made.split(".")[0]
+        if made and head not in self.frames[-1][1]:  # a local here means nothing outside
+            owner = parent_of(self.qualname)
+            self.facts.assignments.append(Assignment(name + "()", made, owner, 0))
+
+    def returned_by(self, made: str | tuple[str, Span]) -> str:
+        """A returned local of this function only ever set to ``setmetatable(o, Cart)``:
+        ``Cart``; another returned name: ''."""
+        if isinstance(made, str):
+            return made
+        held = self.held.get((self.qualname, *made), set())
+        value = next(iter(held)) if len(held) == 1 else ""
+        return value if value and not value.startswith("=") and value != OPAQUE else ""
+
+    def on_loop(self, node: Node) -> None:
+        """``for k, v in ...`` / ``for i = a, b``: the loop variables hide outer names in
+        the loop's body."""
+        clause = node.child_by_field_name("clause")
+        if clause is not None:
+            self.visit_children(clause)  # the expressions, read outside the loop
+        self.blocks.open(self.qualname, end_of(node))
+        if clause is not None:
+            variables = next((c for c in clause.named_children if c.type == "variable_list"), None)
+            self.hide_names(variables if variables is not None else clause, end_of(clause))
+        self.visit(node.child_by_field_name("body"))
+        self.blocks.close()
 
     def on_local(self, node: Node) -> None:
         saved, self.local = self.local, True
+        unset = next((c for c in node.named_children if c.type == "variable_list"), None)
+        for name in unset.children_by_field_name("name") if unset is not None else ():
+            self.frames[-1][1].add(text(name))  # ``local x, y``: nil until set (no value)
+            self.blocks.declare(text(name), end_of(node))
         self.visit_children(node)
         self.local = saved
 
     def on_assign(self, node: Node) -> None:
         targets = next((c for c in node.named_children if c.type == "variable_list"), None)
         values = next((c for c in node.named_children if c.type == "expression_list"), None)
-        names = [c for c in targets.named_children] if targets is not None else []
+        names = targets.children_by_field_name("name") if targets is not None else []
         exprs = list(values.named_children) if values is not None else []
         local, self.local = self.local, False
         for i, target in enumerate(names):
             value = exprs[i] if i < len(exprs) else None
             self.bind(dotted(target), target, value, local, node)
         for value in exprs:
-            if value.type != "function_definition" and not is_call_of(value, "require"):
+            if value.type != "function_definition" and not required(value)[0]:
                 self.visit(value)  # a bound require is an import with its alias already
 
     def bind(self, target: str, at: Node, value: Node | None, local: bool, stmt: Node) -> None:
         """One ``target = value`` of an assignment statement."""
-        if not target or value is None:
+        if not target:
+            return
+        if not self.scope and "." not in target:
+            self.named.setdefault(target, (stmt, local))
+        if value is None:
+            self.hold(target, OPAQUE, stmt, local)  # ``local a, b = f()``: b is unproven
             return
         if value.type == "function_definition":
             self.define_function(stmt, target, at, local, value)
@@ -229,6 +274,7 @@ class LuaWalker(Walker):
         if value.type == "table_constructor" or is_call_of(value, "setmetatable"):
             if file_level and "." not in target:
                 self.define_table(stmt, target, value, local)
+                return  # the name denotes the table defined
         elif file_level and "." in target and "__" not in target:
             owner, _, name = target.rpartition(".")
             parts = owner.split(".")
@@ -237,14 +283,44 @@ class LuaWalker(Walker):
                 stmt, name, "variable", signature=collapse(text(stmt)), docstring=self.doc(stmt)
             )
             del self.scope[len(self.scope) - len(parts) :]
-        if value.type == "function_call":
+        module, member = required(value)
+        if module:
+            self.add_import(module, member, target, stmt)
+            if local and "." not in target:
+                self.frames[-1][1].add(target)
+                self.blocks.declare(target, end_of(stmt))  # a later ``target = v`` sets it
+        elif value.type == "function_call":
             made = self.constructed(value)
-            if made:
-                self.assign(target, made, stmt, False)
-            elif text(value.child_by_field_name("name")) == "require":
-                module = string_arg(value)
-                if module:
-                    self.add_import(module, "", target, stmt)
+            held = made or dotted(value.child_by_field_name("name")) or OPAQUE
+            self.hold(target, held, stmt, local)
+        elif value.type != "table_constructor" or self.scope or "." in target:
+            held = dotted(value)
+            self.hold(target, "=" + held if held else OPAQUE, stmt, local)
+
+    def hold(
+        self, target: str, value: str, at: Node, local: bool, start: Point | None = None
+    ) -> None:
+        """A name (not a field) set to ``value``: '=a.b' (an alias of what ``a.b`` is), the
+        callee of a call (what calling it gives: a class's instance) or OPAQUE (nothing
+        proven). Every setting is kept, in the scope of the function declaring the name
+        (``local``: this one; else the innermost declaring it, else the file: a global), so
+        a name set in two ways resolves to nothing. A field (``Map.len = tablex.size``) is
+        kept as the name ``len`` of the scope ``Map``, seen by no lookup of a local
+        (``FIELD``); set inside a function, it is OPAQUE (its value is read there)."""
+        if not target:
+            return
+        if "." in target:
+            owner, _, name = target.rpartition(".")
+            if owner.split(".")[0] not in ("self", "_G", "_ENV"):
+                held = OPAQUE if self.scope else value
+                self.facts.assignments.append(Assignment(name, held, owner, line(at), span=FIELD))
+            return
+        if local:
+            self.frames[-1][1].add(target)
+            self.blocks.declare(target, start or end_of(at))
+        where, span = self.blocks.visible(target) or ("", ())  # none: a global
+        self.facts.assignments.append(Assignment(target, value, where, line(at), span=span))
+        self.held.setdefault((where, target, span), set()).add(value)
 
     def on_table(self, node: Node) -> None:
         """A table constructor: the fields of one assigned to a name are its definitions."""
@@ -269,13 +345,10 @@ class LuaWalker(Walker):
         """The table an object is made from: ``Cart.new()`` / ``Cart:new()`` /
         ``setmetatable({}, Cart)`` -> ``Cart``; '' otherwise."""
         callee = dotted(call.child_by_field_name("name"))
-        owner, _, name = callee.rpartition(".")
-        if owner and name in _CONSTRUCTORS:
-            return owner
-        if callee == "setmetatable":
+        if callee == "setmetatable":  # returns its first argument, Cart its metatable
             args = call.child_by_field_name("arguments")
             items = args.named_children if args is not None else []
-            if len(items) == 2 and items[0].type == "table_constructor":
+            if len(items) == 2:
                 return dotted(items[1]) or metatable_base(items[1])
         return ""
 
@@ -318,6 +391,27 @@ class LuaWalker(Walker):
             self.visit(name)
         self.visit(node.child_by_field_name("arguments"))
 
+    def name_classes(self) -> None:
+        """A file-level name given ``:`` methods but set to no table constructor (``local
+        List = utils.stdmt.List``, ``local Date = class()``) is a class too, defined where
+        it is first set: ``function List:m()`` proves it a table (its field is set)."""
+        defined = {s.qualname for s in self.facts.symbols}
+        owners = {parent_of(s.qualname) for s in self.facts.symbols if s.kind == "method"}
+        for name in sorted(owners - defined):
+            stmt, local = self.named.get(name, (None, False))
+            if stmt is not None:
+                self.facts.assignments = [  # the class is what the name denotes here
+                    a for a in self.facts.assignments if (a.scope, a.target) != ("", name)
+                ]
+                self.add_symbol(
+                    stmt,
+                    name,
+                    "class",
+                    signature=collapse(("local " if local else "") + text(stmt)),
+                    docstring=self.doc(stmt),
+                    exported=not local or name == self.returned,
+                )
+
     def extend_bases(self, child: str, base: str) -> None:
         """``setmetatable(Child, {__index = Base})`` after ``local Child = {}``: Base is
         among Child's bases (the resolver looks members up through them)."""
@@ -327,11 +421,13 @@ class LuaWalker(Walker):
 
 
 def classes(facts: FileFacts) -> None:
-    """A table with ``:`` methods, a base or an ``__index`` is a class, others modules."""
-    owners = {parent_of(s.qualname) for s in facts.symbols if s.kind == "method"}
-    owners |= {s.child for s in facts.supertypes}
+    """A table with ``:`` methods, a base or an ``__index`` is a class, others modules; a
+    field given ``:`` methods (``Date.Format = class()``) is a class too."""
+    methods = {parent_of(s.qualname) for s in facts.symbols if s.kind == "method"}
+    owners = methods | {s.child for s in facts.supertypes}
     for i, sym in enumerate(facts.symbols):
-        if sym.kind == "module" and (sym.qualname in owners or sym.bases):
+        table = sym.kind == "module" and (sym.qualname in owners or bool(sym.bases))
+        if table or (sym.kind == "variable" and sym.qualname in methods):
             facts.symbols[i] = replace(sym, kind="class")
 
 
@@ -351,22 +447,24 @@ def returned_table(source: bytes) -> str:
 class LuaExtractor:
     """The Lua extractor the code graph loads as ``lang_lua.EXTRACTOR``."""
 
-    version = "2"
+    version = "3"
 
     def __init__(self) -> None:
         self.suffixes = {".lua": "lua"}
         self._parsers = Parsers(_languages())  # type: ignore[arg-type]
+        self.call_resolver = LuaCalls  # a callee's head read where the call is (block scopes)
 
     def extract(self, path: str, source: bytes, language: str) -> FileFacts:
         """Facts of one Lua file; syntax errors are counted and the rest still extracted."""
         returned = returned_table(source)
-        root, facts, _ = walk_file(
+        root, facts, walker = walk_file(
             self._parsers,
             path,
             source,
             language,
             lambda f, s: LuaWalker(f, s, returned),
         )
+        walker.name_classes()
         classes(facts)
         if returned:  # what `require` of this file gives
             facts.exports = ["default"]

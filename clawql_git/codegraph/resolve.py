@@ -41,6 +41,14 @@ MAX_DEPTH = 14
 DOTTED = re.compile(r"^[A-Za-z_$][\w$]*[?!]?(\.#?[A-Za-z_$][\w$]*[?!]?)*$")
 CHAIN = re.compile(r"^[A-Za-z_$][\w$.#]*(\(\)\.#?[A-Za-z_$][\w$]*)+$")  # JS ``a.b().c().d``
 VARIABLES = frozenset({"variable", "constant"})
+FUNCTIONS = frozenset({"function", "method"})
+# names are seen from the enclosing functions and the file only, not from the tables a
+# function is stored in (Lua: ``function M.f() g() end`` calls a ``g`` in scope, not ``M.g``)
+LEXICAL = frozenset({"lua"})
+# a module's named import reads a field of the value the module returns (Lua ``local f =
+# require("m").f``)
+RETURNED_MODULES = frozenset({"lua"})
+LUA_CONSTRUCTORS = frozenset({"new", "create"})
 TYPESCRIPT = frozenset({"typescript", "tsx"})  # a call of a variable links to its declaration
 CONSTRUCTED = re.compile(r"^([A-Za-z_$][\w$.]*)\(\)\.([A-Za-z_$][\w$]*)$")
 # bare names may be members of the enclosing class
@@ -506,10 +514,13 @@ class Resolver:
         """The scope chain: the scope itself, enclosing function scopes (class bodies are
         skipped, as Python does), then the module."""
         defs = self.index[path].defs
+        lexical = self.index[path].facts.language in LEXICAL
         cur, first = scope, True
         while cur:
             sym = defs.get(cur)
-            if first or sym is None or sym.kind not in CLASSLIKE:
+            if lexical and not first and (sym is None or sym.kind not in FUNCTIONS):
+                pass  # Lua: ``M`` of ``function M.f`` is a table, no scope of names
+            elif first or sym is None or sym.kind not in CLASSLIKE:
                 yield cur
             cur, first = parent(cur), False
         yield ""
@@ -562,7 +573,11 @@ class Resolver:
     def _nested(self, path: str, qual: str, ctx: ResolutionNotes) -> Entity:
         """A member of a module: defined in the module's file, else (Ruby: modules reopen
         across files) in the one other file defining ``qual``."""
-        sym = self.index[path].defs.get(qual)
+        idx = self.index[path]
+        sym = idx.defs.get(qual)
+        if sym is not None and sym.kind in VARIABLES and idx.facts.language in LEXICAL:
+            settings = idx.assigns.get((parent(qual), qual.rsplit(".", 1)[-1]))
+            return self.infer(path, "", settings, ctx, 1) if settings else UNK  # M.f = g.h
         if sym is not None:
             return ("def", path, qual) if sym.kind not in ("variable", "constant") else UNK
         if self.index[path].facts.language not in GLOBAL_CONSTANTS:
@@ -713,6 +728,8 @@ class Resolver:
         idx = self.index[path]
         qual = f"{scope}.{name}" if scope else name
         sym = idx.defs.get(qual)
+        if idx.facts.language in LEXICAL and self._set_twice(idx, scope, name, sym):
+            return UNK  # Lua: a local set to a function (a module) and to other values
         if sym is not None and (sym.kind not in VARIABLES or qual in idx.owners):
             return ("def", path, qual)
         if sym is not None and not scope and idx.facts.language in TYPESCRIPT:
@@ -728,6 +745,12 @@ class Resolver:
         if sym is not None:
             return UNK
         return None
+
+    @staticmethod
+    def _set_twice(idx: FileIndex, scope: str, name: str, sym: Symbol | None) -> bool:
+        """A name of ``scope`` both defined (or imported) and set by an assignment."""
+        held = (scope, name) in idx.assigns
+        return held and (sym is not None or (scope, name) in idx.imports)
 
     def rust_namespaces(
         self, path: str, imports: list[Import], ctx: ResolutionNotes, depth: int
@@ -765,6 +788,10 @@ class Resolver:
                 return ("mod", *self.module_files(path, _join(imp.module, imp.name)))
             return ("ext", f"{imp.module}.{imp.name}")
         found = self.attribute(("mod", *files), imp.name, ctx, depth + 1)
+        language = self.index[path].facts.language
+        if found[0] == "unk" and language in RETURNED_MODULES and self.commonjs_default(files):
+            returned = self._module_attr(files, "default", ctx, depth + 1)
+            return self.attribute(returned, imp.name, ctx, depth + 1)
         if found[0] == "unk" and not python:  # Java `import static a.b.C.m`: member m of C
             klass = imp.module.rsplit(".", 1)[-1]
             for f in files:
@@ -848,17 +875,37 @@ class Resolver:
             named = go_return_type(sym.signature)
         elif language == "rust":
             named = rust_return_type(sym.signature, parent(sym.qualname))
-        elif language in JS_OBJECTS:  # the extractor wrote the declared type as ``name()``
+        elif language in JS_OBJECTS or language in LEXICAL:  # the extractor wrote ``name()``
             declared = self.index[path].assigns.get((parent(sym.qualname), sym.name + "()"))
             named = declared[0].value if declared and len(declared) == 1 else ""
         else:
             return UNK
+        if not named and language in LEXICAL:
+            return self._lua_constructor(path, sym, ctx)
         if not named:
             return UNK
-        target = self._resolve_in(path, parent(sym.qualname), named, ctx, depth)
-        if target[0] == "def" and self.index[target[1]].defs[target[2]].kind in CLASSLIKE:
+        scope = parent(sym.qualname)
+        defs = self.index[path].defs
+        while (
+            language in LEXICAL and scope and getattr(defs.get(scope), "kind", "") not in FUNCTIONS
+        ):
+            scope = parent(scope)  # Lua: a returned name is seen from the enclosing function
+        target = self._resolve_in(path, scope, named, ctx, depth)
+        found = self.index[target[1]].defs[target[2]] if target[0] == "def" else None
+        if found is not None and found.kind in CLASSLIKE:
             return ("inst", target[1], target[2])
+        if found is not None and found.kind in FUNCTIONS and language in LEXICAL:
+            return self._returns(target[1], found, ctx, depth + 1)  # Lua: ``return make()``
         return ("ext", named) if target[0] == "ext" else UNK
+
+    def _lua_constructor(self, path: str, sym: Symbol, ctx: ResolutionNotes) -> Entity:
+        """Lua ``Cart.new()`` / ``Cart:create()`` whose returns prove nothing: by convention
+        (Programming in Lua's classes) a ``Cart``, when ``Cart`` is a class (inferred)."""
+        owner = self.index[path].defs.get(parent(sym.qualname))
+        if sym.name not in LUA_CONSTRUCTORS or owner is None or owner.kind not in CLASSLIKE:
+            return UNK
+        ctx.inferred = True
+        return ("inst", path, owner.qualname)
 
     def _resolve_in(
         self, path: str, scope: str, dotted: str, ctx: ResolutionNotes, depth: int

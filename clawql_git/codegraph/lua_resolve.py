@@ -1,0 +1,78 @@
+"""Lua call resolution by where locals are seen, on top of the shared resolver.
+
+The shared :class:`Resolver` reads a name's assignments per function: every local of a
+function is one name there, so ``local doc = xml.new()`` in one ``it(function() ... end)``
+and ``local doc = xml.elem()`` in the next disagree, and a name stays unresolved. Lua scopes
+locals by block (the manual, §3.5: see ``lua_scopes``), and the extractor records the span
+each local declaration is seen in; here the head of a callee is the local declared in scope
+at the call (the innermost: an inner block's shadows an outer one), its values those set to
+that declaration only. A name no local declaration reaches is looked up as the shared
+resolver does (a definition, an import, a global); ``self`` too.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from clawql_git.codegraph.lua_scopes import Point, in_span
+from clawql_git.codegraph.model import Assignment, Call
+from clawql_git.codegraph.resolve import (
+    DOTTED,
+    SELF_NAMES,
+    UNK,
+    VARIABLES,
+    Entity,
+    ResolutionNotes,
+)
+
+if TYPE_CHECKING:
+    from clawql_git.codegraph.resolve import Resolver
+
+
+class LuaCalls:
+    """The call resolver ``lang_lua`` brings (``call_resolver``), on a Resolver's facts."""
+
+    def __init__(self, resolver: Resolver) -> None:
+        self.resolver = resolver
+
+    def callee(self, path: str, scope: str, call: Call, ctx: ResolutionNotes) -> Entity:
+        """What the callee of ``call`` denotes: its head read where the call is."""
+        head, *rest = call.callee.split(".")
+        if head in SELF_NAMES or not DOTTED.match(call.callee):
+            return self.resolver.callee(path, scope, call.callee, ctx)
+        entity = self.name(path, scope, head, (call.line, call.column), ctx)
+        for part in rest:
+            if entity[0] in ("unk", "ext"):
+                return entity
+            entity = self.resolver.attribute(entity, part, ctx, 0)
+        return entity
+
+    def name(self, path: str, scope: str, name: str, at: Point, ctx: ResolutionNotes) -> Entity:
+        """What ``name`` denotes at ``at``: in each enclosing function (then the file), the
+        local declaration seen there, a definition or an import (one set otherwise too:
+        unknown); nothing: unknown (a global of the standard library, or of no file)."""
+        idx = self.resolver.index[path]
+        for cur in self.resolver.scopes(path, scope):
+            seen = [
+                a for a in idx.assigns.get((cur, name), ()) if not a.span or in_span(a.span, at)
+            ]
+            qual = f"{cur}.{name}" if cur else name
+            sym = idx.defs.get(qual)
+            imports = idx.imports.get((cur, name))
+            if (sym is not None or imports) and seen:
+                return UNK
+            if sym is not None:
+                return ("def", path, qual) if sym.kind not in VARIABLES else UNK
+            if imports:
+                return self.resolver.follow(path, imports[-1], ctx, 1)
+            if seen:
+                return self.resolver.infer(path, cur, innermost(seen), ctx, 0)
+        return UNK
+
+
+def innermost(seen: list[Assignment]) -> list[Assignment]:
+    """The settings of the declaration declared last among those seen (a global's have no
+    span: any local seen shadows it)."""
+    spans = [a.span for a in seen if a.span]
+    inner = max(spans, key=lambda s: (s[0], s[1])) if spans else ()
+    return [a for a in seen if a.span == inner]
