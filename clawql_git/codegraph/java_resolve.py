@@ -282,12 +282,19 @@ class JavaCalls:
 
     def member(self, entity: Entity, name: str, ctx: ResolutionNotes) -> Entity:
         """``x.name`` where ``x`` has a type of the repository: a field, else a nested type."""
+        found = self.field_or_nested(entity, name, ctx)
+        return found if found is not None else self.beyond(entity, name)
+
+    def field_or_nested(self, entity: Entity, name: str, ctx: ResolutionNotes) -> Entity | None:
+        """``x.name`` as a field of ``x``'s type (or a base's), else as a type nested in it."""
         found = self.field(entity[1], entity[2], name, ctx)
         if found is not None:
             return found
         nested = f"{entity[2]}.{name}"
-        if self.is_type(entity[1], nested):
-            return ("def", entity[1], nested)
+        return ("def", entity[1], nested) if self.is_type(entity[1], nested) else None
+
+    def beyond(self, entity: Entity, name: str) -> Entity:
+        """A member the repository does not declare: outside when the type reaches outside."""
         outside = entity[0] == "inst" and self.reaches_outside(entity[1], entity[2])
         return ("ext", name) if outside else UNK
 

@@ -368,19 +368,15 @@ class ScalaCalls(KotlinCalls):
 
     def member(self, entity: Entity, name: str, ctx: ResolutionNotes) -> Entity:
         """``x.name``: a field, a nested type, else a parameterless method (its result)."""
-        found = self.field(entity[1], entity[2], name, ctx)
+        found = self.field_or_nested(entity, name, ctx)
         if found is not None:
             return found
-        nested = f"{entity[2]}.{name}"
-        if self.is_type(entity[1], nested):
-            return ("def", entity[1], nested)
         self.side = "object" if entity[0] == "def" else "class"
         method = self.method(entity[1], entity[2], name, -1)
         if method is not None:
             ctx.inferred = True
             return self.returns(method)
-        outside = entity[0] == "inst" and self.reaches_outside(entity[1], entity[2])
-        return ("ext", name) if outside else UNK
+        return self.beyond(entity, name)
 
     def in_scope(self, path: str, scope: str, assigns: list[Assignment]) -> list[Assignment]:
         """The declarations of a local the call sees: the nearest one above it (a name
