@@ -6,8 +6,11 @@ express tracker every binding of ``express`` and its ``Router``. A default expor
 (``export default App``, ``module.exports = History``) is 'default' in ``exports`` and an
 assignment ``default`` -> ``=App`` at module level (a leading '=' marks an alias of a name,
 not a call, as the Python extractor writes ``x = y``), so ``import X from './app'`` can
-resolve to ``App``. A default-exported express router also gets a mount ``default`` ->
-the router with no prefix, so an importer's ``app.use('/users', users)`` reaches its routes.
+resolve to ``App``; ``module.exports = App`` is also ``module.exports`` -> ``=App``, what a
+whole-module ``require()`` gives even beside other exports, and ``module.exports =
+require('./x')`` an import of ``./x`` bound to ``module.exports``. A default-exported
+express router also gets a mount ``default`` -> the router with no prefix, so an importer's
+``app.use('/users', users)`` reaches its routes.
 """
 
 from __future__ import annotations
@@ -194,6 +197,8 @@ class JsModuleWalker(Walker):
             if right.type in _DEFAULT_VALUES:  # a function or class: its own name, if any
                 named = right if right.type == "identifier" else right.child_by_field_name("name")
                 self.default_export(text(named), right)
+                if named is not None and target == "module.exports" and not self.function_depth:
+                    self.whole_export(text(named), right)
             elif right.type == "object":
                 for prop in right.named_children:
                     key = prop.child_by_field_name("key") if prop.type == "pair" else prop
@@ -204,6 +209,12 @@ class JsModuleWalker(Walker):
             member = target.rsplit(".", 1)[-1]
             self.facts.exports.append(member)
             self.export_names.add(member)
+
+    def whole_export(self, name: str, node: Node) -> None:
+        """``module.exports = name``: what ``require()`` of this file gives, whatever else
+        it exports (``exports.x =`` after ``exports = module.exports = f`` is ``f.x``)."""
+        alias = Assignment("module.exports", "=" + name, "", line(node), False)
+        self.facts.assignments.append(alias)
 
     def on_skip(self, node: Node) -> None:
         return

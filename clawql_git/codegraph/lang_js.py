@@ -460,7 +460,8 @@ class JsWalker(JsMemberWalker):
 class JsExtractor:
     """The JS/TS/TSX extractor the code graph loads as ``lang_js.EXTRACTOR``."""
 
-    version = "2"  # 1: definitions written as values (js_members); 2: TypeScript types
+    version = "3"  # 1: definitions written as values (js_members); 2: TypeScript types;
+    # 3: CommonJS whole exports, aliased members, `this` of constructors and returns
 
     def __init__(self) -> None:
         self.suffixes = {

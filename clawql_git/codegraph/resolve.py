@@ -330,6 +330,27 @@ class Resolver:
             return ""
         return next(iter(values))[1:]
 
+    def _commonjs_value(
+        self, files: tuple[str, ...], ctx: ResolutionNotes, depth: int
+    ) -> Entity | None:
+        """What a whole-module ``require()`` of a JS file gives when the file says:
+        ``module.exports = require('./y')`` (what requiring ``./y`` gives), ``module.exports
+        = Y`` (Y, even beside other exports), or only ``export default Y``; None otherwise."""
+        if len(files) != 1 or depth > MAX_DEPTH:
+            return None
+        idx = self.index[files[0]]
+        passed = idx.imports.get(("", "module.exports"), [])
+        whole = idx.assigns.get(("", "module.exports"), [])
+        if len(passed) + len(whole) > 1 and not (whole and not passed):
+            return UNK  # assigned twice: which one stands is not proven here
+        if passed:
+            return self.follow(files[0], passed[0], ctx, depth + 1) if not passed[0].name else UNK
+        if whole:
+            return self.infer(files[0], "", whole, ctx, depth + 1)
+        if self.commonjs_default(files):
+            return self._module_attr(files, "default", ctx, depth + 1)
+        return None
+
     def _has_name(self, files: tuple[str, ...], name: str) -> bool:
         return any(name in self.index[f].defs or ("", name) in self.index[f].imports for f in files)
 
@@ -752,8 +773,9 @@ class Resolver:
                 if named in self.index[f].defs:
                     return ("def", f, named)
             # `X = require('./x')` of a module doing `module.exports = Y` binds Y
-            if not python and self.commonjs_default(files):
-                return self._module_attr(files, "default", ctx, depth + 1)
+            whole = self._commonjs_value(files, ctx, depth) if not python else None
+            if whole is not None:
+                return whole
             if files:
                 return ("mod", *files)
             if python and not imp.alias and self.module_files(path, imp.module):
