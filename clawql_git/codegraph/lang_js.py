@@ -33,6 +33,7 @@ from clawql_git.codegraph.js_members import (
     FUNCTION_VALUES,
     JsMemberWalker,
     object_literal,
+    returned_receiver,
     type_literals,
     type_name,
 )
@@ -74,6 +75,8 @@ def value_name(node: Node | None) -> tuple[str, bool]:
         node = node.named_children[0] if node.named_children else None
     if node is None:
         return "", False
+    if node.type == "this":  # ``var self = this``: an alias of the receiver
+        return "=this", False
     if node.type == "as_expression":
         inner = node.named_children
         return (type_name(inner[-1]), True) if len(inner) > 1 else ("", False)
@@ -130,7 +133,15 @@ class JsWalker(JsMemberWalker):
     def walk_function(self, name: str, node: Node) -> None:
         """The function's scope walked; its declared return type (a class, interface or
         type alias) is recorded as ``name()`` in the enclosing scope, for call results."""
-        self.assign(f"{name}()", type_name(node.child_by_field_name("return_type")), node, True)
+        annotation = node.child_by_field_name("return_type")
+        declared = type_name(annotation)
+        self.assign(f"{name}()", declared, node, True)
+        written = text(annotation).lstrip(":").strip() if annotation is not None else ""
+        returned = returned_receiver(node) if written in {"", "this"} else ""
+        self.assign(f"{name}()", "=" + returned if returned else "", node, False)
+        if self.function_depth and node.type != "arrow_function":  # its own ``this``
+            scope = f"{self.qualname}.{name}" if self.qualname else name
+            self.facts.assignments.append(Assignment("this", "?", scope, line(node), True))
         super().walk_function(name, node)
 
     def on_class(self, node: Node) -> None:
@@ -393,6 +404,9 @@ class JsWalker(JsMemberWalker):
         ):
             target = callee_name(left)
             self.commonjs_export(target, right)
+            aliased = _assigned_value(right)
+            if right.type == "assignment_expression" and aliased.type in FUNCTION_VALUES:
+                self.aliased_function(target, node, aliased)  # a.m = b.n = function
             module = require_module(right)
             if module is not None:
                 self.import_(module, "", target, node)
@@ -487,6 +501,7 @@ class JsExtractor:
                 else s
                 for s in facts.symbols
             ]
+        _constructors(walker, facts)
         facts.module_doc = _module_doc(root)
         react_routes(root, facts)
         return facts
@@ -494,6 +509,26 @@ class JsExtractor:
     def resolve_module(self, importer: str, module: str, repo: RepoView) -> list[str]:
         """Repository files a specifier denotes ([] for packages and node built-ins)."""
         return self._resolver.resolve(importer, module, repo)
+
+
+def _assigned_value(right: Node) -> Node:
+    """The value at the end of a chain of assignments (``function`` of ``b = c = function``)."""
+    while right.type == "assignment_expression":
+        value = right.child_by_field_name("right")
+        if value is None:
+            break
+        right = value
+    return right
+
+
+def _constructors(walker: JsWalker, facts: FileFacts) -> None:
+    """``this`` in a module-level function ``Foo`` given ``Foo.prototype.m = function``
+    methods is ``Foo`` (``new Foo()`` runs it on an object whose prototype has them)."""
+    functions = {s.qualname: s for s in facts.symbols if s.kind == "function"}
+    for owner in sorted(walker.constructors):
+        if owner in functions and "." not in owner:
+            this = Assignment("this", "=" + owner, owner, functions[owner].line, False)
+            facts.assignments.append(this)
 
 
 def _required_member(value: Node | None) -> tuple[str, str] | None:

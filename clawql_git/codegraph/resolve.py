@@ -477,22 +477,40 @@ class Resolver:
         """JS/TS ``a.b().c().d``: each call's result typed by what was called (a class: its
         instance; a function: its declared return type; a value of a type with a call
         signature: that signature's return type), then the next members looked up on it."""
+        return self._chain_call(path, scope, callee, ctx, depth)[0]
+
+    def _chain_call(
+        self, path: str, scope: str, callee: str, ctx: ResolutionNotes, depth: int
+    ) -> tuple[Entity, Entity]:
+        """``_chain``, with the receiver of its last member (UNK when it has none)."""
         first, *calls = callee.split("().")
-        entity = self._resolve_in(path, scope, first, ctx, depth)
+        head, _, last = first.rpartition(".")
+        receiver = self._resolve_in(path, scope, head, ctx, depth) if head else UNK
+        entity = self.attribute(receiver, last, ctx, depth + 1) if head else UNK
+        if not head:
+            entity = self._resolve_in(path, scope, first, ctx, depth)
         for dotted in calls:
-            entity = self.called(entity, ctx, depth + 1)
+            entity = self.called(entity, ctx, depth + 1, receiver)
+            receiver = UNK
             for part in dotted.split("."):
                 if entity[0] in ("unk", "ext"):
-                    return entity
-                entity = self.attribute(entity, part, ctx, depth + 1)
-        return entity
+                    return entity, UNK
+                receiver, entity = entity, self.attribute(entity, part, ctx, depth + 1)
+        return entity, receiver
 
-    def called(self, entity: Entity, ctx: ResolutionNotes, depth: int) -> Entity:
-        """What calling ``entity`` gives (JS/TS), when its declaration proves it."""
+    def called(
+        self, entity: Entity, ctx: ResolutionNotes, depth: int, receiver: Entity = UNK
+    ) -> Entity:
+        """What calling ``entity`` gives (JS/TS), when its declaration proves it; a method
+        that returns ``this`` gives the ``receiver`` it was called on."""
         entity = self.value(entity, ctx, depth)
         if entity[0] not in ("def", "inst"):
             return entity if entity[0] == "ext" else UNK
         sym = self.index[entity[1]].defs[entity[2]]
+        if entity[0] == "def" and sym.kind == "method":
+            given = self._receiver_returned(entity[1], sym, ctx, depth + 1, receiver)
+            if given is not None:
+                return given
         ctx.inferred = True
         if entity[0] == "def" and sym.kind in CLASSLIKE:
             return ("inst", entity[1], entity[2])
@@ -500,6 +518,28 @@ class Resolver:
             return self._returns(entity[1], sym, ctx, depth + 1)
         signature = self.index[entity[1]].assigns.get((entity[2], "()"))
         return self.infer(entity[1], entity[2], signature, ctx, depth + 1) if signature else UNK
+
+    def _receiver_returned(
+        self, path: str, sym: Symbol, ctx: ResolutionNotes, depth: int, receiver: Entity
+    ) -> Entity | None:
+        """What a call of the JS method ``sym`` on ``receiver`` gives when every return of
+        it is ``this`` (the receiver) or ``this.m(...)`` (what ``receiver.m()`` gives); None
+        when the method says neither, UNK when the receiver is not known."""
+        if self.index[path].facts.language not in JS_OBJECTS or depth > MAX_DEPTH:
+            return None
+        returned = [
+            a.value
+            for a in self.index[path].assigns.get((parent(sym.qualname), sym.name + "()"), [])
+            if a.value.startswith("=this")
+        ]
+        if len(returned) != 1:
+            return None
+        if receiver[0] not in ("def", "inst"):
+            return UNK
+        if returned[0] == "=this":
+            return receiver
+        method = self.attribute(receiver, returned[0][len("=this.") : -len("()")], ctx, depth)
+        return self.called(method, ctx, depth + 1, receiver)
 
     def value(self, entity: Entity, ctx: ResolutionNotes, depth: int) -> Entity:
         """What a JS/TS variable holds (inferred from its assignments); another entity as
@@ -525,14 +565,22 @@ class Resolver:
 
     def scopes(self, path: str, scope: str) -> Iterable[str]:
         """The scope chain: the scope itself, enclosing function scopes (class bodies are
-        skipped, as Python does), then the module."""
+        skipped, as Python does), then the module. A JS method of an object or a function
+        (``app.m = function``, ``{m() {}}``) sits lexically where it is written: at module
+        level, not inside ``app``."""
         defs = self.index[path].defs
+        objects = self.index[path].facts.language in JS_OBJECTS
         cur, first = scope, True
         while cur:
             sym = defs.get(cur)
             if first or sym is None or sym.kind not in CLASSLIKE:
                 yield cur
-            cur, first = parent(cur), False
+            up = defs.get(parent(cur))
+            if objects and sym is not None and sym.kind == "method" and up is not None:
+                cur = "" if up.kind not in CLASSLIKE else parent(cur)
+            else:
+                cur = parent(cur)
+            first = False
         yield ""
 
     def name(self, path: str, scope: str, name: str, ctx: ResolutionNotes, depth: int) -> Entity:
@@ -734,6 +782,9 @@ class Resolver:
         idx = self.index[path]
         qual = f"{scope}.{name}" if scope else name
         sym = idx.defs.get(qual)
+        if sym is not None and sym.kind == "method" and idx.facts.language in JS_OBJECTS:
+            sym = None  # a JS method is a property, never a name in scope (``vary`` in
+            # ``res.vary = function () { vary(this) }`` is the module's ``vary``)
         if sym is not None and (sym.kind not in VARIABLES or qual in idx.owners):
             return ("def", path, qual)
         if sym is not None and not scope and idx.facts.language in TYPESCRIPT:
@@ -842,8 +893,8 @@ class Resolver:
             if not value:
                 return UNK
         elif CHAIN.match(value) and self.index[path].facts.language in JS_OBJECTS:
-            made = self._chain(path, scope, value, ctx, depth + 1)  # x = a.b().c()
-            return self.called(made, ctx, depth + 1)
+            made, receiver = self._chain_call(path, scope, value, ctx, depth + 1)  # a.b().c()
+            return self.called(made, ctx, depth + 1, receiver)
         elif not DOTTED.match(value):
             return UNK
         target = self._resolve_in(path, scope, value, ctx, depth)
@@ -854,6 +905,9 @@ class Resolver:
             sym = self.index[target[1]].defs[target[2]]
             if sym.kind in CLASSLIKE:
                 return ("inst", target[1], target[2])
+            if not asg.annotation and sym.kind == "method" and "." in value:
+                receiver = self._resolve_in(path, scope, parent(value), ctx, depth)
+                return self.called(target, ctx, depth + 1, receiver)  # x = this.status(200)
             if not asg.annotation:
                 return self._returns(target[1], sym, ctx, depth + 1)
         return ("ext", value) if target[0] == "ext" else UNK
