@@ -37,7 +37,13 @@ FUNCTION_VALUES = frozenset(
     {"arrow_function", "function_expression", "function", "generator_function"}
 )
 _NESTED_SCOPES = frozenset(
-    {"function_declaration", "generator_function_declaration", "class_declaration", "class"}
+    {
+        "function_declaration",
+        "generator_function_declaration",
+        "class_declaration",
+        "class",
+        "method_definition",
+    }
 )
 _OBJECT_WRAPPERS = frozenset({"parenthesized_expression", "as_expression", "satisfies_expression"})
 _MEMBER = re.compile(r"^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+$")  # a.b.c, no calls or [k]
