@@ -280,6 +280,8 @@ EXPRESS = {
         "var app = express();\n"
         "app.handle({}, {});\n"
         "request(app).get('/');\n"
+        "require('../lib/utils').normalizeType('x');\n"
+        "require('supertest').agent(app);\n"
     ),
 }
 RES = "lib/response.js"
@@ -295,6 +297,8 @@ def test_commonjs_require_of_a_directory_and_module_exports_of_a_function(
         ("", "app.handle", 4, "", "", 0.0, "unresolved"),
         ("", "request", 5, "", "", 0.0, "external"),
         ("", "request().get", 5, "", "", 0.0, "external"),
+        ("", "require().normalizeType", 6, "lib/utils.js", "normalizeType", 1.0, "exact"),
+        ("", "require().agent", 7, "", "", 0.0, "external"),
     ]
     assert calls(graph, "lib/application.js") == [
         ("app.handle", "this.router.handle", 3, "", "", 0.0, "unresolved"),

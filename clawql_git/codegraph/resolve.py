@@ -367,10 +367,33 @@ class Resolver:
             typed = self.typed.get(self.index[path].facts.language)
             if typed is not None:
                 entity = typed.callee(path, scope, call, ctx)
+            elif call.callee.startswith("require().") and self._js(path):
+                entity = self._required_member_call(path, call, ctx)
             else:
                 entity = self.callee(path, scope, call.callee, ctx)
             out.append(self._edge(path, call.caller, call.callee, call, entity, ctx))
         return out
+
+    def _js(self, path: str) -> bool:
+        return self.index[path].facts.language in JS_OBJECTS
+
+    def _required_member_call(self, path: str, call: Call, ctx: ResolutionNotes) -> Entity:
+        """JS ``require('./x').m()``: ``m`` of what the one ``require()`` written on that line
+        (in that function) gives; unknown when the line has several."""
+        member = call.callee.removeprefix("require().")
+        required = [
+            imp
+            for imp in self.index[path].facts.imports
+            if imp.line == call.line and imp.scope == call.caller and not (imp.name or imp.alias)
+        ]
+        if len(required) != 1 or not DOTTED.match(member):
+            return UNK
+        entity = self.follow(path, required[0], ctx, 1)
+        for part in member.split("."):
+            if entity[0] in ("unk", "ext"):
+                return entity
+            entity = self.attribute(entity, part, ctx, 1)
+        return entity
 
     def supertypes(self, path: str) -> list[Inheritance]:
         """Every supertype edge of ``path``: the subtype and the base, each resolved the way a
