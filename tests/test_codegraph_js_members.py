@@ -224,6 +224,14 @@ EXPRESS = {
         "  return app;\n"
         "}\n"
         "exports.application = proto;\n"
+        "exports.Router = Router;\n"
+        "var Router = require('router');\n"
+    ),
+    "lib/lost.js": (
+        "module.exports = f;\n"
+        "function f() {}\n"
+        "exports.g = function g() {};\n"  # set on the object module.exports no longer is
+        "module.exports.h = function h() {};\n"
     ),
     "lib/application.js": (
         "var app = exports = module.exports = {};\n"
@@ -282,6 +290,11 @@ EXPRESS = {
         "request(app).get('/');\n"
         "require('../lib/utils').normalizeType('x');\n"
         "require('supertest').agent(app);\n"
+        "express.application.handle();\n"
+        "express.Router();\n"
+        "var lost = require('../lib/lost');\n"
+        "lost.g();\n"
+        "lost.h();\n"
     ),
 }
 RES = "lib/response.js"
@@ -299,6 +312,11 @@ def test_commonjs_require_of_a_directory_and_module_exports_of_a_function(
         ("", "request().get", 5, "", "", 0.0, "external"),
         ("", "require().normalizeType", 6, "lib/utils.js", "normalizeType", 1.0, "exact"),
         ("", "require().agent", 7, "", "", 0.0, "external"),
+        # exports = module.exports = createApplication: exports.x is createApplication.x
+        ("", "express.application.handle", 8, "lib/application.js", "app.handle", 1.0, "exact"),
+        ("", "express.Router", 9, "", "", 0.0, "external"),
+        ("", "lost.g", 11, "", "", 0.0, "unresolved"),
+        ("", "lost.h", 12, "lib/lost.js", "h", 1.0, "exact"),
     ]
     assert calls(graph, "lib/application.js") == [
         ("app.handle", "this.router.handle", 3, "", "", 0.0, "unresolved"),

@@ -346,6 +346,8 @@ class JsWalker(JsMemberWalker):
             return
         module_level = self.function_depth == 0 and self.class_depth == 0
         literal = object_literal(value) if module_level else None
+        if module_level and value is not None and _exports_whole(value):
+            self.whole_export(name, decl)  # var app = exports = module.exports = {}
         if module_level:
             kind: SymbolKind = "constant" if keyword == "const" else "variable"
             self.add_symbol(
@@ -519,6 +521,17 @@ def _assigned_value(right: Node) -> Node:
             break
         right = value
     return right
+
+
+def _exports_whole(value: Node) -> bool:
+    """``exports = module.exports = {}``: a chain of assignments through ``module.exports``
+    that ends in an object literal (the variable it initialises is what is exported)."""
+    through = False
+    end: Node | None = value
+    while end is not None and end.type == "assignment_expression":
+        through |= text(end.child_by_field_name("left")) == "module.exports"
+        end = end.child_by_field_name("right")
+    return through and object_literal(end) is not None
 
 
 def _constructors(walker: JsWalker, facts: FileFacts) -> None:

@@ -1068,6 +1068,8 @@ class Resolver:
             if sym.kind not in CLASSLIKE:
                 if entity[2] in self.index[entity[1]].owners:  # JS: app.m = function
                     return self._nested(entity[1], f"{entity[2]}.{name}", ctx)
+                if self.index[entity[1]].facts.language in JS_OBJECTS and kind == "def":
+                    return self._exported_function_member(entity, name, ctx, depth)
                 return UNK
             return self.member(entity[1], entity[2], name, ctx, depth + 1, kind == "inst")
         return entity if kind == "ext" else UNK
@@ -1092,7 +1094,8 @@ class Resolver:
         self, files: tuple[str, ...], name: str, ctx: ResolutionNotes, depth: int
     ) -> Entity:
         for path in files:
-            found = self._in_scope(path, "", name, ctx, depth + 1)
+            exported = self._commonjs_member(path, name, ctx, depth)
+            found = exported or self._in_scope(path, "", name, ctx, depth + 1)
             if found is not None:
                 return found
         for path in files:
@@ -1110,6 +1113,26 @@ class Resolver:
                     if found[0] != "unk":
                         return found
         return UNK
+
+    def _commonjs_member(
+        self, path: str, name: str, ctx: ResolutionNotes, depth: int
+    ) -> Entity | None:
+        """What a JS module sets as ``exports.name`` (``exports.Router = Router``,
+        ``exports.static = require('serve-static')``), None when it sets nothing so."""
+        if self.index[path].facts.language not in JS_OBJECTS:
+            return None
+        return self._in_scope(path, "", f"exports.{name}", ctx, depth + 1)
+
+    def _exported_function_member(
+        self, entity: Entity, name: str, ctx: ResolutionNotes, depth: int
+    ) -> Entity:
+        """``express.Router`` where ``express`` is the function ``f`` of ``exports =
+        module.exports = f; exports.Router = Router``: the member set on it there."""
+        whole = self.index[entity[1]].assigns.get(("", "module.exports"), [])
+        if {a.value for a in whole} != {"=" + entity[2]}:
+            return UNK
+        found = self._commonjs_member(entity[1], name, ctx, depth)
+        return found if found is not None else UNK
 
     def member(
         self, path: str, klass: str, name: str, ctx: ResolutionNotes, depth: int, instance: bool
