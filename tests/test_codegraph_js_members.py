@@ -239,7 +239,13 @@ EXPRESS = {
         "  this.router.handle(req, res);\n"
         "};\n"
     ),
-    "lib/utils.js": "exports.normalizeType = function (type) {\n  return type;\n};\n",
+    "lib/utils.js": (
+        "exports.normalizeType = function (type) {\n  return type;\n};\n"
+        "exports.etag = createETagGenerator({ weak: false });\n"
+        "function createETagGenerator(options) {\n"
+        "  return function generateETag(body) { return body; };\n"
+        "}\n"
+    ),
     "lib/response.js": (
         "var vary = require('vary');\n"
         "var utils = require('./utils');\n"
@@ -295,6 +301,7 @@ EXPRESS = {
         "var lost = require('../lib/lost');\n"
         "lost.g();\n"
         "lost.h();\n"
+        "require('../lib/utils').etag('body');\n"
     ),
 }
 RES = "lib/response.js"
@@ -317,6 +324,16 @@ def test_commonjs_require_of_a_directory_and_module_exports_of_a_function(
         ("", "express.Router", 9, "", "", 0.0, "external"),
         ("", "lost.g", 11, "", "", 0.0, "unresolved"),
         ("", "lost.h", 12, "lib/lost.js", "h", 1.0, "exact"),
+        # etag is what createETagGenerator returns: the function generateETag
+        (
+            "",
+            "require().etag",
+            13,
+            "lib/utils.js",
+            "createETagGenerator.generateETag",
+            0.8,
+            "inferred",
+        ),
     ]
     assert calls(graph, "lib/application.js") == [
         ("app.handle", "this.router.handle", 3, "", "", 0.0, "unresolved"),

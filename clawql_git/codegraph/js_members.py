@@ -258,14 +258,34 @@ def _property_name(key: Node | None) -> str:
 
 def returned_receiver(fn: Node) -> str:
     """'this' when every ``return`` of a (non-arrow) function's own body returns ``this``,
-    'this.m()' when every one returns ``this.m(...)``; '' otherwise (no return, another
-    value, several forms). A call of it gives its receiver, or what ``receiver.m()`` gives
-    (MDN, ``this``: in a method call, the object the method was called on)."""
+    'this.m()' when every one returns ``this.m(...)``, 'inner' when every one returns the
+    function ``inner`` declared or written there (``return function inner() {...}``); ''
+    otherwise (no return, another value, several forms). A call of it gives its receiver
+    (MDN, ``this``: in a method call, the object the method was called on), what
+    ``receiver.m()`` gives, or that function."""
     body = fn.child_by_field_name("body")
     if fn.type == "arrow_function" or body is None:
         return ""
-    forms = {_returned_form(r) for r in _own_returns(body)}
+    declared = {
+        text(c.child_by_field_name("name"))
+        for c in body.named_children
+        if c.type == "function_declaration"
+    } - _assigned_names(body)
+    forms = {_returned_form(r, declared) for r in _own_returns(body)}
     return forms.pop() if len(forms) == 1 else ""
+
+
+def _assigned_names(node: Node) -> set[str]:
+    """Identifiers assigned anywhere under ``node`` (``inner = other``)."""
+    names = set()
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        left = current.child_by_field_name("left") if "assignment" in current.type else None
+        if left is not None and left.type == "identifier":
+            names.add(text(left))
+        stack.extend(current.named_children)
+    return names
 
 
 def _own_returns(node: Node) -> list[Node]:
@@ -279,12 +299,17 @@ def _own_returns(node: Node) -> list[Node]:
     return found
 
 
-def _returned_form(statement: Node) -> str:
+def _returned_form(statement: Node, declared: set[str]) -> str:
     value = statement.named_children[0] if statement.named_children else None
     while value is not None and value.type == "parenthesized_expression" and value.named_children:
         value = value.named_children[0]
     if value is not None and value.type == "this":
         return "this"
+    named = value.child_by_field_name("name") if value is not None else None
+    if value is not None and value.type in {"function_expression", "function"} and named:
+        return text(named)
+    if value is not None and value.type == "identifier" and text(value) in declared:
+        return text(value)  # a function declared in the body, not reassigned there
     fn = (
         value.child_by_field_name("function") if value and value.type == "call_expression" else None
     )

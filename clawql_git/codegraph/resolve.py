@@ -950,6 +950,10 @@ class Resolver:
         elif language in JS_OBJECTS:  # the extractor wrote the declared type as ``name()``
             declared = self.index[path].assigns.get((parent(sym.qualname), sym.name + "()"))
             named = declared[0].value if declared and len(declared) == 1 else ""
+            if named.startswith("=") and not named.startswith("=this"):
+                inner = f"{sym.qualname}.{named[1:]}"  # ``return function inner() {...}``
+                found = self.index[path].defs.get(inner)
+                return ("def", path, inner) if found and found.kind == "function" else UNK
         else:
             return UNK
         if not named:
