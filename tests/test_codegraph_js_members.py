@@ -287,6 +287,9 @@ EXPRESS = {
         "  return this.resolve(resolve('.', name));\n"
         "};\n"
         "View.prototype.resolve = function (dir) { return dir; };\n"
+        "var path = require('node:path');\n"
+        "var join = path.join;\n"
+        "View.prototype.dir = function () { return join('a'); };\n"
     ),
     "test/app.js": (
         "var express = require('../');\n"
@@ -381,4 +384,5 @@ def test_this_in_a_constructor_and_its_prototype_methods(tmp_path: Path) -> None
         ("View", "this.lookup", 4, "lib/view.js", "View.lookup", 1.0, "exact"),
         ("View.lookup", "resolve", 7, "", "", 0.0, "external"),  # node:path's, not the method
         ("View.lookup", "this.resolve", 7, "lib/view.js", "View.resolve", 1.0, "exact"),
+        ("View.dir", "join", 12, "", "", 0.0, "external"),  # var join = path.join: node's
     ]

@@ -24,6 +24,7 @@ Conventions (the resolver relies on them):
 from __future__ import annotations
 
 import dataclasses
+import re
 from typing import ClassVar
 
 from tree_sitter import Node
@@ -52,6 +53,7 @@ from clawql_git.codegraph.ts_util import (
 )
 
 TYPESCRIPT = frozenset({"typescript", "tsx"})
+_MEMBER_PATH = re.compile(r"^(?:this|[A-Za-z_$][\w$]*)(?:\.[A-Za-z_$][\w$]*)+$")  # a.b, no calls
 
 _WRAPPERS = frozenset({"await_expression", "parenthesized_expression", "non_null_expression"})
 _COMMENTS = frozenset({"comment"})
@@ -77,6 +79,8 @@ def value_name(node: Node | None) -> tuple[str, bool]:
         return "", False
     if node.type == "this":  # ``var self = this``: an alias of the receiver
         return "=this", False
+    if node.type == "member_expression" and _MEMBER_PATH.match(text(node)):
+        return "=" + text(node), False  # ``var Router = express.Router``: an alias
     if node.type == "as_expression":
         inner = node.named_children
         return (type_name(inner[-1]), True) if len(inner) > 1 else ("", False)
