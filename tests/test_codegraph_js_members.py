@@ -232,6 +232,8 @@ EXPRESS = {
         "function f() {}\n"
         "exports.g = function g() {};\n"  # set on the object module.exports no longer is
         "module.exports.h = function h() {};\n"
+        "exports.k = make();\n"
+        "function make() { return function made() {}; }\n"
     ),
     "lib/application.js": (
         "var app = exports = module.exports = {};\n"
@@ -305,6 +307,7 @@ EXPRESS = {
         "lost.g();\n"
         "lost.h();\n"
         "require('../lib/utils').etag('body');\n"
+        "lost.k();\n"
     ),
 }
 RES = "lib/response.js"
@@ -337,6 +340,7 @@ def test_commonjs_require_of_a_directory_and_module_exports_of_a_function(
             0.8,
             "inferred",
         ),
+        ("", "lost.k", 14, "", "", 0.0, "unresolved"),  # lost too
     ]
     assert calls(graph, "lib/application.js") == [
         ("app.handle", "this.router.handle", 3, "", "", 0.0, "unresolved"),

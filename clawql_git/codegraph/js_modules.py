@@ -225,8 +225,7 @@ class JsModuleWalker(Walker):
         ``f.m`` through ``module.exports.m``, or ``exports.m`` when ``exports`` was rebound
         to ``f`` too; else it was set on an object nothing exports, and is not recorded."""
         direct = target in {f"exports.{member}", f"module.exports.{member}"}
-        lost = self.whole is not None and not (target.startswith("module.") or self.exports_rebound)
-        if self.function_depth or self.class_depth or not direct or lost:
+        if self.function_depth or self.class_depth or not direct or self.export_lost(target):
             return
         if right.type in _DEFAULT_VALUES - {"identifier"} or right.type == "generator_function":
             value = member
@@ -236,6 +235,11 @@ class JsModuleWalker(Walker):
             return
         alias = Assignment(f"exports.{member}", "=" + value, "", line(right), False)
         self.facts.assignments.append(alias)
+
+    def export_lost(self, target: str) -> bool:
+        """``exports.m =`` after ``module.exports = f`` without ``exports`` rebound to ``f``:
+        set on the original exports object, which ``require()`` no longer gives."""
+        return self.whole is not None and not (target.startswith("module.") or self.exports_rebound)
 
     def whole_export(self, name: str, node: Node) -> None:
         """``module.exports = name``: what ``require()`` of this file gives, whatever else

@@ -428,7 +428,8 @@ class JsWalker(JsMemberWalker):
                 self.object_members(literal, "", True)
                 return
             evidence, annotated = value_name(right)
-            self.assign(target, evidence, node, annotated)
+            if not (target.startswith("exports.") and self.export_lost(target)):
+                self.assign(target, evidence, node, annotated)
             self.express.note_binding(target, right)
         self.visit(left)
         self.visit(right)

@@ -341,7 +341,7 @@ class Resolver:
         idx = self.index[files[0]]
         passed = idx.imports.get(("", "module.exports"), [])
         whole = idx.assigns.get(("", "module.exports"), [])
-        if len(passed) + len(whole) > 1 and not (whole and not passed):
+        if passed and (whole or len(passed) > 1):
             return UNK  # assigned twice: which one stands is not proven here
         if passed:
             return self.follow(files[0], passed[0], ctx, depth + 1) if not passed[0].name else UNK
