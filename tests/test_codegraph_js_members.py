@@ -206,3 +206,187 @@ def test_sveltekit_component_is_named_as_its_file_and_found_by_the_old_name(
     old = graph.find_symbol("page")  # what it was called before: still found, fuzzily
     assert old.extra["match"] == "fuzzy"
     assert "src/routes/+page.svelte" in [r["file"] for r in old.items]
+
+
+# CommonJS objects built by assignment, the way express writes them. Expected edges follow
+# Node's module docs (require() of a directory loads its index.js; what require() gives is
+# module.exports; ``exports = module.exports = f`` makes ``exports.x`` a property of f) and
+# MDN's ``this`` (in a method call, the object the method was called on; a plain function
+# call has its own ``this``, an arrow function none).
+EXPRESS = {
+    "index.js": "module.exports = require('./lib/express');\n",
+    "lib/express.js": (
+        "var proto = require('./application');\n"
+        "exports = module.exports = createApplication;\n"
+        "function createApplication() {\n"
+        "  var app = function (req, res, next) { app.handle(req, res, next); };\n"
+        "  mixin(app, proto, false);\n"
+        "  return app;\n"
+        "}\n"
+        "exports.application = proto;\n"
+        "exports.Router = Router;\n"
+        "var Router = require('router');\n"
+    ),
+    "lib/lost.js": (
+        "module.exports = f;\n"
+        "function f() {}\n"
+        "exports.g = function g() {};\n"  # set on the object module.exports no longer is
+        "module.exports.h = function h() {};\n"
+        "exports.k = make();\n"
+        "function make() { return function made() {}; }\n"
+    ),
+    "lib/application.js": (
+        "var app = exports = module.exports = {};\n"
+        "app.handle = function handle(req, res) {\n"
+        "  this.router.handle(req, res);\n"
+        "};\n"
+    ),
+    "lib/utils.js": (
+        "exports.normalizeType = function (type) {\n  return type;\n};\n"
+        "exports.etag = createETagGenerator({ weak: false });\n"
+        "function createETagGenerator(options) {\n"
+        "  return function generateETag(body) { return body; };\n"
+        "}\n"
+    ),
+    "lib/response.js": (
+        "var vary = require('vary');\n"
+        "var utils = require('./utils');\n"
+        "var res = Object.create(http.ServerResponse.prototype);\n"
+        "module.exports = res;\n"
+        "res.status = function status(code) {\n"
+        "  this.statusCode = code;\n"
+        "  return this;\n"
+        "};\n"
+        "res.set =\n"
+        "res.header = function header(field, val) {\n"
+        "  if (Array.isArray(field)) { return this; }\n"
+        "  this.setHeader(field, val);\n"
+        "  return this;\n"
+        "};\n"
+        "res.location = function location(url) {\n"
+        "  return this.set('Location', url);\n"
+        "};\n"
+        "res.send = function send(body) {\n"
+        "  var self = this;\n"
+        "  this.set('Content-Type', utils.normalizeType('html'));\n"
+        "  this.status(200).location('/').set('X', 1);\n"
+        "  render(function () { self.status(404); });\n"
+        "  function render(done) { this.status(500); done(); }\n"
+        "  vary(this, 'Accept');\n"
+        "};\n"
+        "res.vary = function (field) {\n"
+        "  vary(this, field);\n"
+        "  return this.send();\n"
+        "};\n"
+    ),
+    "lib/view.js": (
+        "var resolve = require('node:path').resolve;\n"
+        "module.exports = View;\n"
+        "function View(name) {\n"
+        "  this.path = this.lookup(name);\n"
+        "}\n"
+        "View.prototype.lookup = function lookup(name) {\n"
+        "  return this.resolve(resolve('.', name));\n"
+        "};\n"
+        "View.prototype.resolve = function (dir) { return dir; };\n"
+        "var path = require('node:path');\n"
+        "var join = path.join;\n"
+        "View.prototype.dir = function () { return join('a'); };\n"
+    ),
+    "test/app.js": (
+        "var express = require('../');\n"
+        "var request = require('supertest');\n"
+        "var app = express();\n"
+        "app.handle({}, {});\n"
+        "request(app).get('/');\n"
+        "require('../lib/utils').normalizeType('x');\n"
+        "require('supertest').agent(app);\n"
+        "express.application.handle();\n"
+        "express.Router();\n"
+        "var lost = require('../lib/lost');\n"
+        "lost.g();\n"
+        "lost.h();\n"
+        "require('../lib/utils').etag('body');\n"
+        "lost.k();\n"
+    ),
+}
+RES = "lib/response.js"
+
+
+def test_commonjs_require_of_a_directory_and_module_exports_of_a_function(
+    tmp_path: Path,
+) -> None:
+    graph = build(tmp_path, EXPRESS)
+    assert calls(graph, "test/app.js") == [
+        ("", "express", 3, "lib/express.js", "createApplication", 1.0, "exact"),
+        # express() mixes proto into its app through an external module: not proven
+        ("", "app.handle", 4, "", "", 0.0, "unresolved"),
+        ("", "request", 5, "", "", 0.0, "external"),
+        ("", "request().get", 5, "", "", 0.0, "external"),
+        ("", "require().normalizeType", 6, "lib/utils.js", "normalizeType", 1.0, "exact"),
+        ("", "require().agent", 7, "", "", 0.0, "external"),
+        # exports = module.exports = createApplication: exports.x is createApplication.x
+        ("", "express.application.handle", 8, "lib/application.js", "app.handle", 1.0, "exact"),
+        ("", "express.Router", 9, "", "", 0.0, "external"),
+        ("", "lost.g", 11, "", "", 0.0, "unresolved"),
+        ("", "lost.h", 12, "lib/lost.js", "h", 1.0, "exact"),
+        # etag is what createETagGenerator returns: the function generateETag
+        (
+            "",
+            "require().etag",
+            13,
+            "lib/utils.js",
+            "createETagGenerator.generateETag",
+            0.8,
+            "inferred",
+        ),
+        ("", "lost.k", 14, "", "", 0.0, "unresolved"),  # lost too
+    ]
+    assert calls(graph, "lib/application.js") == [
+        ("app.handle", "this.router.handle", 3, "", "", 0.0, "unresolved"),
+    ]
+
+
+def test_this_of_assigned_methods_aliases_and_receiver_returning_chains(
+    tmp_path: Path,
+) -> None:
+    graph = build(tmp_path, EXPRESS)
+    assert [r[:5] for r in symbols(graph, RES)] == [
+        ("res", "variable", 3, 3, 1),  # module.exports = res
+        ("res.status", "method", 5, 8, 1),
+        ("res.set", "method", 9, 14, 1),  # the same function as res.header
+        ("res.header", "method", 10, 14, 1),
+        ("res.location", "method", 15, 17, 1),
+        ("res.send", "method", 18, 25, 1),
+        ("res.send.render", "function", 23, 23, 0),
+        ("res.vary", "method", 26, 29, 1),
+    ]
+    assert calls(graph, RES) == [
+        ("", "Object.create", 3, "", "", 0.0, "unresolved"),
+        ("res.header", "Array.isArray", 11, "", "", 0.0, "unresolved"),
+        ("res.header", "this.setHeader", 12, "", "", 0.0, "unresolved"),  # not res's own
+        ("res.location", "this.set", 16, RES, "res.set", 1.0, "exact"),
+        ("res.send", "this.set", 20, RES, "res.set", 1.0, "exact"),
+        ("res.send", "utils.normalizeType", 20, "lib/utils.js", "normalizeType", 1.0, "exact"),
+        # status returns this; location returns this.set(...), and set returns this
+        ("res.send", "this.status", 21, RES, "res.status", 1.0, "exact"),
+        ("res.send", "this.status().location", 21, RES, "res.location", 1.0, "exact"),
+        ("res.send", "this.status().location().set", 21, RES, "res.set", 1.0, "exact"),
+        ("res.send", "render", 22, RES, "res.send.render", 1.0, "exact"),
+        ("res.send", "self.status", 22, RES, "res.status", 1.0, "exact"),  # self = this
+        ("res.send.render", "done", 23, "", "", 0.0, "unresolved"),
+        ("res.send.render", "this.status", 23, "", "", 0.0, "unresolved"),  # its own this
+        ("res.send", "vary", 24, "", "", 0.0, "external"),  # the module's vary, not res.vary
+        ("res.vary", "vary", 27, "", "", 0.0, "external"),
+        ("res.vary", "this.send", 28, RES, "res.send", 1.0, "exact"),
+    ]
+
+
+def test_this_in_a_constructor_and_its_prototype_methods(tmp_path: Path) -> None:
+    graph = build(tmp_path, EXPRESS)
+    assert calls(graph, "lib/view.js") == [
+        ("View", "this.lookup", 4, "lib/view.js", "View.lookup", 1.0, "exact"),
+        ("View.lookup", "resolve", 7, "", "", 0.0, "external"),  # node:path's, not the method
+        ("View.lookup", "this.resolve", 7, "lib/view.js", "View.resolve", 1.0, "exact"),
+        ("View.dir", "join", 12, "", "", 0.0, "external"),  # var join = path.join: node's
+    ]

@@ -241,7 +241,10 @@ def test_js_commonjs_classes_private_methods_and_exports() -> None:
     ]
     assert ("this.history", "History", "Calculator.constructor", False) in asgs(f)
     history = extract("js", "lib/history.cjs")
-    assert (history.exports, asgs(history)[-1]) == (["default"], ("default", "=History", "", False))
+    assert (history.exports, asgs(history)[-2:]) == (
+        ["default"],
+        [("default", "=History", "", False), ("module.exports", "=History", "", False)],
+    )
 
 
 def test_js_esm_namespace_import_reexport_and_dynamic_import() -> None:

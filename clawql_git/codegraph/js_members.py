@@ -24,16 +24,26 @@ A property that does not hold a function is never one of these.
 from __future__ import annotations
 
 import re
+from contextlib import nullcontext
 from typing import ClassVar
 
 from tree_sitter import Node
 
 from clawql_git.codegraph.js_modules import EXPORTS_OBJECTS, JsModuleWalker
-from clawql_git.codegraph.model import SymbolKind
+from clawql_git.codegraph.model import FileFacts, SymbolKind
 from clawql_git.codegraph.ts_util import string_value, strip_generics, text
 
 FUNCTION_VALUES = frozenset(
     {"arrow_function", "function_expression", "function", "generator_function"}
+)
+_NESTED_SCOPES = frozenset(
+    {
+        "function_declaration",
+        "generator_function_declaration",
+        "class_declaration",
+        "class",
+        "method_definition",
+    }
 )
 _OBJECT_WRAPPERS = frozenset({"parenthesized_expression", "as_expression", "satisfies_expression"})
 _MEMBER = re.compile(r"^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+$")  # a.b.c, no calls or [k]
@@ -65,6 +75,10 @@ class JsMemberWalker(JsModuleWalker):
         "function": "on_function_expression",
     }
 
+    def __init__(self, facts: FileFacts, source: bytes) -> None:
+        super().__init__(facts, source)
+        self.constructors: set[str] = set()  # ``Foo`` of ``Foo.prototype.m = function``
+
     def on_function_expression(self, node: Node) -> None:
         """A named function expression (``route.all(function handle() {...})``) is a
         function of its own name, in the enclosing scope; an anonymous one is only walked."""
@@ -89,23 +103,52 @@ class JsMemberWalker(JsModuleWalker):
         )
         self.walk_function(name, fn)
 
-    def assigned_function(self, target: str, node: Node, fn: Node) -> bool:
-        """Module-level ``exports.f = function`` (function ``f``, exported),
-        ``Foo.prototype.m = function`` (method ``Foo.m``) and ``app.m = function`` (method
-        ``app.m`` of the object ``app``); False for anything else (``this.m``, ``a[k]``)."""
+    def member_target(self, target: str) -> tuple[str, str] | None:
+        """(owner, name) a module-level assignment to ``target`` defines a function of:
+        ('', f) for ``exports.f``, (Foo, m) for ``Foo.prototype.m``, (app, m) for ``app.m``;
+        None for anything else (``this.m``, ``a[k]``, inside a function)."""
         if self.function_depth or self.class_depth or not _MEMBER.match(target):
-            return False
+            return None
         owner, _, method = target.partition(".prototype.")
         if not method or "." in method:
             owner, _, method = target.rpartition(".")
         if owner in EXPORTS_OBJECTS:
+            return "", method
+        if not owner or owner.split(".")[0] in _NOT_OWNERS or ".prototype" in owner:
+            return None
+        return owner, method
+
+    def assigned_function(self, target: str, node: Node, fn: Node) -> bool:
+        """Module-level ``exports.f = function`` (function ``f``, exported),
+        ``Foo.prototype.m = function`` (method ``Foo.m``) and ``app.m = function`` (method
+        ``app.m`` of the object ``app``); False for anything else (``this.m``, ``a[k]``)."""
+        found = self.member_target(target)
+        if found is None:
+            return False
+        owner, method = found
+        if not owner:
             self.function_def(node, method, fn)
             return True
-        if not owner or owner.split(".")[0] in _NOT_OWNERS or ".prototype" in owner:
-            return False
+        if target.startswith(owner + ".prototype."):
+            self.constructors.add(owner)
         with self.enter(owner):
             self.member_function(node, method, fn)
         return True
+
+    def aliased_function(self, target: str, node: Node, fn: Node) -> None:
+        """``res.set = res.header = function header() {...}``: ``res.set`` is the same
+        function, a definition of its own at the outer assignment (the calls in the body
+        are the inner definition's)."""
+        found = self.member_target(target)
+        if found is None:
+            return
+        owner, method = found
+        signature = self.sig(node, fn.child_by_field_name("body"))
+        kind: SymbolKind = "method" if owner else "function"
+        returned = returned_receiver(fn)
+        with self.enter(owner) if owner else nullcontext():
+            self.add_symbol(node, method, kind, signature=signature, docstring=self.doc(node))
+            self.assign(f"{method}()", "=" + returned if returned else "", node, False)
 
     def member_function(self, node: Node, name: str, fn: Node, exported: bool = True) -> None:
         """A method ``name`` of the enclosing scope (an object or a constructor function)
@@ -211,3 +254,67 @@ def _property_name(key: Node | None) -> str:
         return ""
     quoted = string_value(key)
     return quoted if quoted is not None else text(key)
+
+
+def returned_receiver(fn: Node) -> str:
+    """'this' when every ``return`` of a (non-arrow) function's own body returns ``this``,
+    'this.m()' when every one returns ``this.m(...)``, 'inner' when every one returns the
+    function ``inner`` declared or written there (``return function inner() {...}``); ''
+    otherwise (no return, another value, several forms). A call of it gives its receiver
+    (MDN, ``this``: in a method call, the object the method was called on), what
+    ``receiver.m()`` gives, or that function."""
+    body = fn.child_by_field_name("body")
+    if fn.type == "arrow_function" or body is None:
+        return ""
+    declared = {
+        text(c.child_by_field_name("name"))
+        for c in body.named_children
+        if c.type == "function_declaration"
+    } - _assigned_names(body)
+    forms = {_returned_form(r, declared) for r in _own_returns(body)}
+    return forms.pop() if len(forms) == 1 else ""
+
+
+def _assigned_names(node: Node) -> set[str]:
+    """Identifiers assigned anywhere under ``node`` (``inner = other``)."""
+    names = set()
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        left = current.child_by_field_name("left") if "assignment" in current.type else None
+        if left is not None and left.type == "identifier":
+            names.add(text(left))
+        stack.extend(current.named_children)
+    return names
+
+
+def _own_returns(node: Node) -> list[Node]:
+    """The ``return`` statements of a function body, not of the functions nested in it."""
+    found = []
+    for child in node.named_children:
+        if child.type == "return_statement":
+            found.append(child)
+        elif child.type not in FUNCTION_VALUES | _NESTED_SCOPES:
+            found.extend(_own_returns(child))
+    return found
+
+
+def _returned_form(statement: Node, declared: set[str]) -> str:
+    value = statement.named_children[0] if statement.named_children else None
+    while value is not None and value.type == "parenthesized_expression" and value.named_children:
+        value = value.named_children[0]
+    if value is not None and value.type == "this":
+        return "this"
+    named = value.child_by_field_name("name") if value is not None else None
+    if value is not None and value.type in {"function_expression", "function"} and named:
+        return text(named)
+    if value is not None and value.type == "identifier" and text(value) in declared:
+        return text(value)  # a function declared in the body, not reassigned there
+    fn = (
+        value.child_by_field_name("function") if value and value.type == "call_expression" else None
+    )
+    if fn is not None and fn.type == "member_expression":
+        receiver, prop = fn.child_by_field_name("object"), fn.child_by_field_name("property")
+        if receiver is not None and receiver.type == "this" and prop is not None:
+            return f"this.{text(prop)}()" if prop.type == "property_identifier" else ""
+    return ""  # ``return;``, ``return x``: not the receiver

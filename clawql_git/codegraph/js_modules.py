@@ -6,8 +6,11 @@ express tracker every binding of ``express`` and its ``Router``. A default expor
 (``export default App``, ``module.exports = History``) is 'default' in ``exports`` and an
 assignment ``default`` -> ``=App`` at module level (a leading '=' marks an alias of a name,
 not a call, as the Python extractor writes ``x = y``), so ``import X from './app'`` can
-resolve to ``App``. A default-exported express router also gets a mount ``default`` ->
-the router with no prefix, so an importer's ``app.use('/users', users)`` reaches its routes.
+resolve to ``App``; ``module.exports = App`` is also ``module.exports`` -> ``=App``, what a
+whole-module ``require()`` gives even beside other exports, and ``module.exports =
+require('./x')`` an import of ``./x`` bound to ``module.exports``. A default-exported
+express router also gets a mount ``default`` -> the router with no prefix, so an importer's
+``app.use('/users', users)`` reaches its routes.
 """
 
 from __future__ import annotations
@@ -64,6 +67,8 @@ class JsModuleWalker(Walker):
         self.export_names: set[str] = set()
         self.export_node: Node | None = None  # the export statement being walked
         self.export_target: Node | None = None  # and its declaration
+        self.whole: str | None = None  # X of ``module.exports = X`` (module level)
+        self.exports_rebound = False  # ``exports = module.exports = X``
 
     # -- helpers -------------------------------------------------------------------------
 
@@ -190,20 +195,58 @@ class JsModuleWalker(Walker):
                 self.import_(module, key, text(part.child_by_field_name("value")), node)
 
     def commonjs_export(self, target: str, right: Node) -> None:
+        left = right.child_by_field_name("left") if right.type == "assignment_expression" else None
+        if target == "exports" and left is not None and text(left) == "module.exports":
+            self.exports_rebound = True  # ``exports = module.exports = f``: exports.x is f.x
         if target in EXPORTS_OBJECTS:
             if right.type in _DEFAULT_VALUES:  # a function or class: its own name, if any
                 named = right if right.type == "identifier" else right.child_by_field_name("name")
                 self.default_export(text(named), right)
+                if named is not None and target == "module.exports" and not self.function_depth:
+                    self.whole_export(text(named), right)
             elif right.type == "object":
                 for prop in right.named_children:
                     key = prop.child_by_field_name("key") if prop.type == "pair" else prop
                     if prop.type in {"pair", "shorthand_property_identifier"} and key is not None:
                         self.facts.exports.append(text(key))
                         self.export_names.add(text(key))
+                        value = prop.child_by_field_name("value") if prop.type == "pair" else prop
+                        if target == "module.exports" and value is not None:
+                            self.member_export(f"module.exports.{text(key)}", text(key), value)
         elif target.startswith(("exports.", "module.exports.")):
             member = target.rsplit(".", 1)[-1]
             self.facts.exports.append(member)
             self.export_names.add(member)
+            self.member_export(target, member, right)
+
+    def member_export(self, target: str, member: str, right: Node) -> None:
+        """``exports.m = v`` at module level: ``exports.m`` -> ``=v`` (``=m`` for a function
+        defined there), what ``require(this).m`` is. After ``module.exports = f`` it is
+        ``f.m`` through ``module.exports.m``, or ``exports.m`` when ``exports`` was rebound
+        to ``f`` too; else it was set on an object nothing exports, and is not recorded."""
+        direct = target in {f"exports.{member}", f"module.exports.{member}"}
+        if self.function_depth or self.class_depth or not direct or self.export_lost(target):
+            return
+        if right.type in _DEFAULT_VALUES - {"identifier"} or right.type == "generator_function":
+            value = member
+        elif right.type in {"identifier", "member_expression", "shorthand_property_identifier"}:
+            value = text(right)
+        else:
+            return
+        alias = Assignment(f"exports.{member}", "=" + value, "", line(right), False)
+        self.facts.assignments.append(alias)
+
+    def export_lost(self, target: str) -> bool:
+        """``exports.m =`` after ``module.exports = f`` without ``exports`` rebound to ``f``:
+        set on the original exports object, which ``require()`` no longer gives."""
+        return self.whole is not None and not (target.startswith("module.") or self.exports_rebound)
+
+    def whole_export(self, name: str, node: Node) -> None:
+        """``module.exports = name``: what ``require()`` of this file gives, whatever else
+        it exports (``exports.x =`` after ``exports = module.exports = f`` is ``f.x``)."""
+        alias = Assignment("module.exports", "=" + name, "", line(node), False)
+        self.facts.assignments.append(alias)
+        self.whole = name
 
     def on_skip(self, node: Node) -> None:
         return

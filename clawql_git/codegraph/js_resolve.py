@@ -1,8 +1,10 @@
 """Module specifiers of JS/TS imports -> repository files, the way TypeScript and Node look.
 
 Relative specifiers (``./util``) try the exact file, then the source extensions, then
-``util/index.*``; a ``.js``/``.jsx``/``.mjs``/``.cjs`` specifier also finds the TypeScript
-source it is compiled from (``./util.js`` -> ``util.ts``). Bare specifiers go through the
+the directory's ``package.json`` ``main``, then ``util/index.*`` (``'../'`` of ``test/x.js``
+is the root's ``index.js``), as Node's ``require`` looks; a ``.js``/``.jsx``/``.mjs``/``.cjs``
+specifier also finds the TypeScript source it is compiled from (``./util.js`` -> ``util.ts``).
+Bare specifiers go through the
 nearest ``tsconfig.json``/``jsconfig.json`` ``compilerOptions.paths`` and ``baseUrl``
 (one level of relative ``extends`` followed); anything else (``express``, ``node:fs``,
 ``@scope/pkg``) is external: [].
@@ -45,6 +47,11 @@ def parse_jsonc(raw: bytes) -> dict[str, object]:
 
 def candidates(base: str, files: frozenset[str]) -> list[str]:
     """The file ``base`` (no or any extension) denotes, or [] when none exists."""
+    return as_file(base, files) or as_index(base, files)
+
+
+def as_file(base: str, files: frozenset[str]) -> list[str]:
+    """``base`` itself, the TypeScript source of a ``.js`` name, or ``base`` + an extension."""
     if base in files:
         return [base]
     stem, ext = posixpath.splitext(base)
@@ -54,8 +61,13 @@ def candidates(base: str, files: frozenset[str]) -> list[str]:
     for ext in EXTENSIONS:
         if base + ext in files:
             return [base + ext]
+    return []
+
+
+def as_index(base: str, files: frozenset[str]) -> list[str]:
+    """The ``index.*`` of the directory ``base`` ('' is the repository root)."""
     for ext in EXTENSIONS:
-        index = f"{base}/index{ext}"
+        index = f"{base}/index{ext}" if base else f"index{ext}"
         if index in files:
             return [index]
     return []
@@ -74,8 +86,14 @@ class JsResolver:
             return []
         directory = posixpath.dirname(importer)
         if module.startswith("."):
-            target = posixpath.normpath(posixpath.join(directory, module))
-            return [] if target.startswith("..") else candidates(target, repo.files)
+            target = _relative(posixpath.join(directory, module))  # '../' of test/: the root
+            if target.startswith(".."):
+                return []
+            return (
+                as_file(target, repo.files)
+                or _package_main(target, repo)
+                or as_index(target, repo.files)
+            )
         config = self._config_for(directory, repo)
         return self._through_config(module, config, repo.files) if config else []
 
@@ -109,6 +127,21 @@ class JsResolver:
             config = self._config_for(posixpath.dirname(directory), repo)
         self._configs[directory] = config
         return config
+
+
+def _package_main(directory: str, repo: RepoView) -> list[str]:
+    """The file a directory's ``package.json`` names as ``main``: Node loads it before the
+    directory's ``index.js``; [] when there is none."""
+    manifest = posixpath.join(directory, "package.json") if directory else "package.json"
+    if manifest not in repo.files and not _exists(repo, manifest):
+        return []
+    try:
+        main = parse_jsonc(repo.read(manifest)).get("main")
+    except (OSError, KeyError, ValueError):
+        return []
+    if not isinstance(main, str) or not main:
+        return []
+    return candidates(_relative(posixpath.join(directory, main)), repo.files)
 
 
 def _exists(repo: RepoView, path: str) -> bool:

@@ -24,6 +24,7 @@ Conventions (the resolver relies on them):
 from __future__ import annotations
 
 import dataclasses
+import re
 from typing import ClassVar
 
 from tree_sitter import Node
@@ -33,6 +34,7 @@ from clawql_git.codegraph.js_members import (
     FUNCTION_VALUES,
     JsMemberWalker,
     object_literal,
+    returned_receiver,
     type_literals,
     type_name,
 )
@@ -51,6 +53,7 @@ from clawql_git.codegraph.ts_util import (
 )
 
 TYPESCRIPT = frozenset({"typescript", "tsx"})
+_MEMBER_PATH = re.compile(r"^(?:this|[A-Za-z_$][\w$]*)(?:\.[A-Za-z_$][\w$]*)+$")  # a.b, no calls
 
 _WRAPPERS = frozenset({"await_expression", "parenthesized_expression", "non_null_expression"})
 _COMMENTS = frozenset({"comment"})
@@ -74,6 +77,10 @@ def value_name(node: Node | None) -> tuple[str, bool]:
         node = node.named_children[0] if node.named_children else None
     if node is None:
         return "", False
+    if node.type == "this":  # ``var self = this``: an alias of the receiver
+        return "=this", False
+    if node.type == "member_expression" and _MEMBER_PATH.match(text(node)):
+        return "=" + text(node), False  # ``var Router = express.Router``: an alias
     if node.type == "as_expression":
         inner = node.named_children
         return (type_name(inner[-1]), True) if len(inner) > 1 else ("", False)
@@ -130,7 +137,15 @@ class JsWalker(JsMemberWalker):
     def walk_function(self, name: str, node: Node) -> None:
         """The function's scope walked; its declared return type (a class, interface or
         type alias) is recorded as ``name()`` in the enclosing scope, for call results."""
-        self.assign(f"{name}()", type_name(node.child_by_field_name("return_type")), node, True)
+        annotation = node.child_by_field_name("return_type")
+        declared = type_name(annotation)
+        self.assign(f"{name}()", declared, node, True)
+        written = text(annotation).lstrip(":").strip() if annotation is not None else ""
+        returned = returned_receiver(node) if written in {"", "this"} else ""
+        self.assign(f"{name}()", "=" + returned if returned else "", node, False)
+        if self.function_depth and node.type != "arrow_function":  # its own ``this``
+            scope = f"{self.qualname}.{name}" if self.qualname else name
+            self.facts.assignments.append(Assignment("this", "?", scope, line(node), True))
         super().walk_function(name, node)
 
     def on_class(self, node: Node) -> None:
@@ -335,6 +350,8 @@ class JsWalker(JsMemberWalker):
             return
         module_level = self.function_depth == 0 and self.class_depth == 0
         literal = object_literal(value) if module_level else None
+        if module_level and value is not None and _exports_whole(value):
+            self.whole_export(name, decl)  # var app = exports = module.exports = {}
         if module_level:
             kind: SymbolKind = "constant" if keyword == "const" else "variable"
             self.add_symbol(
@@ -393,6 +410,9 @@ class JsWalker(JsMemberWalker):
         ):
             target = callee_name(left)
             self.commonjs_export(target, right)
+            aliased = _assigned_value(right)
+            if right.type == "assignment_expression" and aliased.type in FUNCTION_VALUES:
+                self.aliased_function(target, node, aliased)  # a.m = b.n = function
             module = require_module(right)
             if module is not None:
                 self.import_(module, "", target, node)
@@ -408,7 +428,8 @@ class JsWalker(JsMemberWalker):
                 self.object_members(literal, "", True)
                 return
             evidence, annotated = value_name(right)
-            self.assign(target, evidence, node, annotated)
+            if not (target.startswith("exports.") and self.export_lost(target)):
+                self.assign(target, evidence, node, annotated)
             self.express.note_binding(target, right)
         self.visit(left)
         self.visit(right)
@@ -460,7 +481,8 @@ class JsWalker(JsMemberWalker):
 class JsExtractor:
     """The JS/TS/TSX extractor the code graph loads as ``lang_js.EXTRACTOR``."""
 
-    version = "2"  # 1: definitions written as values (js_members); 2: TypeScript types
+    version = "3"  # 1: definitions written as values (js_members); 2: TypeScript types;
+    # 3: CommonJS whole exports, aliased members, `this` of constructors and returns
 
     def __init__(self) -> None:
         self.suffixes = {
@@ -486,6 +508,7 @@ class JsExtractor:
                 else s
                 for s in facts.symbols
             ]
+        _constructors(walker, facts)
         facts.module_doc = _module_doc(root)
         react_routes(root, facts)
         return facts
@@ -493,6 +516,37 @@ class JsExtractor:
     def resolve_module(self, importer: str, module: str, repo: RepoView) -> list[str]:
         """Repository files a specifier denotes ([] for packages and node built-ins)."""
         return self._resolver.resolve(importer, module, repo)
+
+
+def _assigned_value(right: Node) -> Node:
+    """The value at the end of a chain of assignments (``function`` of ``b = c = function``)."""
+    while right.type == "assignment_expression":
+        value = right.child_by_field_name("right")
+        if value is None:
+            break
+        right = value
+    return right
+
+
+def _exports_whole(value: Node) -> bool:
+    """``exports = module.exports = {}``: a chain of assignments through ``module.exports``
+    that ends in an object literal (the variable it initialises is what is exported)."""
+    through = False
+    end: Node | None = value
+    while end is not None and end.type == "assignment_expression":
+        through |= text(end.child_by_field_name("left")) == "module.exports"
+        end = end.child_by_field_name("right")
+    return through and object_literal(end) is not None
+
+
+def _constructors(walker: JsWalker, facts: FileFacts) -> None:
+    """``this`` in a module-level function ``Foo`` given ``Foo.prototype.m = function``
+    methods is ``Foo`` (``new Foo()`` runs it on an object whose prototype has them)."""
+    functions = {s.qualname: s for s in facts.symbols if s.kind == "function"}
+    for owner in sorted(walker.constructors):
+        if owner in functions and "." not in owner:
+            this = Assignment("this", "=" + owner, owner, functions[owner].line, False)
+            facts.assignments.append(this)
 
 
 def _required_member(value: Node | None) -> tuple[str, str] | None:

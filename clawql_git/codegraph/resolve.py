@@ -338,6 +338,27 @@ class Resolver:
             return ""
         return next(iter(values))[1:]
 
+    def _commonjs_value(
+        self, files: tuple[str, ...], ctx: ResolutionNotes, depth: int
+    ) -> Entity | None:
+        """What a whole-module ``require()`` of a JS file gives when the file says:
+        ``module.exports = require('./y')`` (what requiring ``./y`` gives), ``module.exports
+        = Y`` (Y, even beside other exports), or only ``export default Y``; None otherwise."""
+        if len(files) != 1 or depth > MAX_DEPTH:
+            return None
+        idx = self.index[files[0]]
+        passed = idx.imports.get(("", "module.exports"), [])
+        whole = idx.assigns.get(("", "module.exports"), [])
+        if passed and (whole or len(passed) > 1):
+            return UNK  # assigned twice: which one stands is not proven here
+        if passed:
+            return self.follow(files[0], passed[0], ctx, depth + 1) if not passed[0].name else UNK
+        if whole:
+            return self.infer(files[0], "", whole, ctx, depth + 1)
+        if self.commonjs_default(files):
+            return self._module_attr(files, "default", ctx, depth + 1)
+        return None
+
     def _has_name(self, files: tuple[str, ...], name: str) -> bool:
         return any(name in self.index[f].defs or ("", name) in self.index[f].imports for f in files)
 
@@ -354,10 +375,33 @@ class Resolver:
             typed = self.typed.get(self.index[path].facts.language)
             if typed is not None:
                 entity = typed.callee(path, scope, call, ctx)
+            elif call.callee.startswith("require().") and self._js(path):
+                entity = self._required_member_call(path, call, ctx)
             else:
                 entity = self.callee(path, scope, call.callee, ctx)
             out.append(self._edge(path, call.caller, call.callee, call, entity, ctx))
         return out
+
+    def _js(self, path: str) -> bool:
+        return self.index[path].facts.language in JS_OBJECTS
+
+    def _required_member_call(self, path: str, call: Call, ctx: ResolutionNotes) -> Entity:
+        """JS ``require('./x').m()``: ``m`` of what the one ``require()`` written on that line
+        (in that function) gives; unknown when the line has several."""
+        member = call.callee.removeprefix("require().")
+        required = [
+            imp
+            for imp in self.index[path].facts.imports
+            if imp.line == call.line and imp.scope == call.caller and not (imp.name or imp.alias)
+        ]
+        if len(required) != 1 or not DOTTED.match(member):
+            return UNK
+        entity = self.follow(path, required[0], ctx, 1)
+        for part in member.split("."):
+            if entity[0] in ("unk", "ext"):
+                return entity
+            entity = self.attribute(entity, part, ctx, 1)
+        return entity
 
     def supertypes(self, path: str) -> list[Inheritance]:
         """Every supertype edge of ``path``: the subtype and the base, each resolved the way a
@@ -464,22 +508,40 @@ class Resolver:
         """JS/TS ``a.b().c().d``: each call's result typed by what was called (a class: its
         instance; a function: its declared return type; a value of a type with a call
         signature: that signature's return type), then the next members looked up on it."""
+        return self._chain_call(path, scope, callee, ctx, depth)[0]
+
+    def _chain_call(
+        self, path: str, scope: str, callee: str, ctx: ResolutionNotes, depth: int
+    ) -> tuple[Entity, Entity]:
+        """``_chain``, with the receiver of its last member (UNK when it has none)."""
         first, *calls = callee.split("().")
-        entity = self._resolve_in(path, scope, first, ctx, depth)
+        head, _, last = first.rpartition(".")
+        receiver = self._resolve_in(path, scope, head, ctx, depth) if head else UNK
+        entity = self.attribute(receiver, last, ctx, depth + 1) if head else UNK
+        if not head:
+            entity = self._resolve_in(path, scope, first, ctx, depth)
         for dotted in calls:
-            entity = self.called(entity, ctx, depth + 1)
+            entity = self.called(entity, ctx, depth + 1, receiver)
+            receiver = UNK
             for part in dotted.split("."):
                 if entity[0] in ("unk", "ext"):
-                    return entity
-                entity = self.attribute(entity, part, ctx, depth + 1)
-        return entity
+                    return entity, UNK
+                receiver, entity = entity, self.attribute(entity, part, ctx, depth + 1)
+        return entity, receiver
 
-    def called(self, entity: Entity, ctx: ResolutionNotes, depth: int) -> Entity:
-        """What calling ``entity`` gives (JS/TS), when its declaration proves it."""
+    def called(
+        self, entity: Entity, ctx: ResolutionNotes, depth: int, receiver: Entity = UNK
+    ) -> Entity:
+        """What calling ``entity`` gives (JS/TS), when its declaration proves it; a method
+        that returns ``this`` gives the ``receiver`` it was called on."""
         entity = self.value(entity, ctx, depth)
         if entity[0] not in ("def", "inst"):
             return entity if entity[0] == "ext" else UNK
         sym = self.index[entity[1]].defs[entity[2]]
+        if entity[0] == "def" and sym.kind == "method":
+            given = self._receiver_returned(entity[1], sym, ctx, depth + 1, receiver)
+            if given is not None:
+                return given
         ctx.inferred = True
         if entity[0] == "def" and sym.kind in CLASSLIKE:
             return ("inst", entity[1], entity[2])
@@ -487,6 +549,28 @@ class Resolver:
             return self._returns(entity[1], sym, ctx, depth + 1)
         signature = self.index[entity[1]].assigns.get((entity[2], "()"))
         return self.infer(entity[1], entity[2], signature, ctx, depth + 1) if signature else UNK
+
+    def _receiver_returned(
+        self, path: str, sym: Symbol, ctx: ResolutionNotes, depth: int, receiver: Entity
+    ) -> Entity | None:
+        """What a call of the JS method ``sym`` on ``receiver`` gives when every return of
+        it is ``this`` (the receiver) or ``this.m(...)`` (what ``receiver.m()`` gives); None
+        when the method says neither, UNK when the receiver is not known."""
+        if self.index[path].facts.language not in JS_OBJECTS or depth > MAX_DEPTH:
+            return None
+        returned = [
+            a.value
+            for a in self.index[path].assigns.get((parent(sym.qualname), sym.name + "()"), [])
+            if a.value.startswith("=this")
+        ]
+        if len(returned) != 1:
+            return None
+        if receiver[0] not in ("def", "inst"):
+            return UNK
+        if returned[0] == "=this":
+            return receiver
+        method = self.attribute(receiver, returned[0][len("=this.") : -len("()")], ctx, depth)
+        return self.called(method, ctx, depth + 1, receiver)
 
     def value(self, entity: Entity, ctx: ResolutionNotes, depth: int) -> Entity:
         """What a JS/TS variable holds (inferred from its assignments); another entity as
@@ -512,9 +596,12 @@ class Resolver:
 
     def scopes(self, path: str, scope: str) -> Iterable[str]:
         """The scope chain: the scope itself, enclosing function scopes (class bodies are
-        skipped, as Python does), then the module."""
+        skipped, as Python does), then the module. A JS method of an object or a function
+        (``app.m = function``, ``{m() {}}``) sits lexically where it is written: at module
+        level, not inside ``app``."""
         defs = self.index[path].defs
         lexical = self.index[path].facts.language in LEXICAL
+        objects = self.index[path].facts.language in JS_OBJECTS
         cur, first = scope, True
         while cur:
             sym = defs.get(cur)
@@ -522,7 +609,12 @@ class Resolver:
                 pass  # Lua: ``M`` of ``function M.f`` is a table, no scope of names
             elif first or sym is None or sym.kind not in CLASSLIKE:
                 yield cur
-            cur, first = parent(cur), False
+            up = defs.get(parent(cur))
+            if objects and sym is not None and sym.kind == "method" and up is not None:
+                cur = "" if up.kind not in CLASSLIKE else parent(cur)
+            else:
+                cur = parent(cur)
+            first = False
         yield ""
 
     def name(self, path: str, scope: str, name: str, ctx: ResolutionNotes, depth: int) -> Entity:
@@ -730,6 +822,9 @@ class Resolver:
         sym = idx.defs.get(qual)
         if idx.facts.language in LEXICAL and self._set_twice(idx, scope, name, sym):
             return UNK  # Lua: a local set to a function (a module) and to other values
+        if sym is not None and sym.kind == "method" and idx.facts.language in JS_OBJECTS:
+            sym = None  # a JS method is a property, never a name in scope (``vary`` in
+            # ``res.vary = function () { vary(this) }`` is the module's ``vary``)
         if sym is not None and (sym.kind not in VARIABLES or qual in idx.owners):
             return ("def", path, qual)
         if sym is not None and not scope and idx.facts.language in TYPESCRIPT:
@@ -775,8 +870,9 @@ class Resolver:
                 if named in self.index[f].defs:
                     return ("def", f, named)
             # `X = require('./x')` of a module doing `module.exports = Y` binds Y
-            if not python and self.commonjs_default(files):
-                return self._module_attr(files, "default", ctx, depth + 1)
+            whole = self._commonjs_value(files, ctx, depth) if not python else None
+            if whole is not None:
+                return whole
             if files:
                 return ("mod", *files)
             if python and not imp.alias and self.module_files(path, imp.module):
@@ -847,8 +943,8 @@ class Resolver:
             if not value:
                 return UNK
         elif CHAIN.match(value) and self.index[path].facts.language in JS_OBJECTS:
-            made = self._chain(path, scope, value, ctx, depth + 1)  # x = a.b().c()
-            return self.called(made, ctx, depth + 1)
+            made, receiver = self._chain_call(path, scope, value, ctx, depth + 1)  # a.b().c()
+            return self.called(made, ctx, depth + 1, receiver)
         elif not DOTTED.match(value):
             return UNK
         target = self._resolve_in(path, scope, value, ctx, depth)
@@ -859,6 +955,9 @@ class Resolver:
             sym = self.index[target[1]].defs[target[2]]
             if sym.kind in CLASSLIKE:
                 return ("inst", target[1], target[2])
+            if not asg.annotation and sym.kind == "method" and "." in value:
+                receiver = self._resolve_in(path, scope, parent(value), ctx, depth)
+                return self.called(target, ctx, depth + 1, receiver)  # x = this.status(200)
             if not asg.annotation:
                 return self._returns(target[1], sym, ctx, depth + 1)
         return ("ext", value) if target[0] == "ext" else UNK
@@ -878,6 +977,10 @@ class Resolver:
         elif language in JS_OBJECTS or language in LEXICAL:  # the extractor wrote ``name()``
             declared = self.index[path].assigns.get((parent(sym.qualname), sym.name + "()"))
             named = declared[0].value if declared and len(declared) == 1 else ""
+            if language in JS_OBJECTS and named.startswith("=") and not named.startswith("=this"):
+                inner = f"{sym.qualname}.{named[1:]}"  # ``return function inner() {...}``
+                found = self.index[path].defs.get(inner)
+                return ("def", path, inner) if found and found.kind == "function" else UNK
         else:
             return UNK
         if not named and language in LEXICAL:
@@ -1016,6 +1119,8 @@ class Resolver:
             if sym.kind not in CLASSLIKE:
                 if entity[2] in self.index[entity[1]].owners:  # JS: app.m = function
                     return self._nested(entity[1], f"{entity[2]}.{name}", ctx)
+                if self.index[entity[1]].facts.language in JS_OBJECTS and kind == "def":
+                    return self._exported_function_member(entity, name, ctx, depth)
                 return UNK
             return self.member(entity[1], entity[2], name, ctx, depth + 1, kind == "inst")
         return entity if kind == "ext" else UNK
@@ -1040,7 +1145,8 @@ class Resolver:
         self, files: tuple[str, ...], name: str, ctx: ResolutionNotes, depth: int
     ) -> Entity:
         for path in files:
-            found = self._in_scope(path, "", name, ctx, depth + 1)
+            exported = self._commonjs_member(path, name, ctx, depth)
+            found = exported or self._in_scope(path, "", name, ctx, depth + 1)
             if found is not None:
                 return found
         for path in files:
@@ -1058,6 +1164,26 @@ class Resolver:
                     if found[0] != "unk":
                         return found
         return UNK
+
+    def _commonjs_member(
+        self, path: str, name: str, ctx: ResolutionNotes, depth: int
+    ) -> Entity | None:
+        """What a JS module sets as ``exports.name`` (``exports.Router = Router``,
+        ``exports.static = require('serve-static')``), None when it sets nothing so."""
+        if self.index[path].facts.language not in JS_OBJECTS:
+            return None
+        return self._in_scope(path, "", f"exports.{name}", ctx, depth + 1)
+
+    def _exported_function_member(
+        self, entity: Entity, name: str, ctx: ResolutionNotes, depth: int
+    ) -> Entity:
+        """``express.Router`` where ``express`` is the function ``f`` of ``exports =
+        module.exports = f; exports.Router = Router``: the member set on it there."""
+        whole = self.index[entity[1]].assigns.get(("", "module.exports"), [])
+        if {a.value for a in whole} != {"=" + entity[2]}:
+            return UNK
+        found = self._commonjs_member(entity[1], name, ctx, depth)
+        return found if found is not None else UNK
 
     def member(
         self, path: str, klass: str, name: str, ctx: ResolutionNotes, depth: int, instance: bool
