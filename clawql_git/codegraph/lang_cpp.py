@@ -43,6 +43,7 @@ from typing import ClassVar
 from tree_sitter import Node
 
 from clawql_git.codegraph import lang_c
+from clawql_git.codegraph.cpp_namespaces import MACRO_USE
 from clawql_git.codegraph.lang_c import (
     CExtractor,
     CWalker,
@@ -52,7 +53,7 @@ from clawql_git.codegraph.lang_c import (
     function_declarator,
     type_name,
 )
-from clawql_git.codegraph.model import Call, FileFacts, RepoView, SymbolKind
+from clawql_git.codegraph.model import Call, FileFacts, Import, RepoView, SymbolKind
 from clawql_git.codegraph.ts_util import Parsers, strip_generics, text, walk_file
 
 _CLASSES: dict[str, SymbolKind] = {
@@ -197,6 +198,34 @@ def blank_declaration_macros(source: bytes) -> bytes:
     return _blank_group(cleaned, _IF_MACRO, 1)
 
 
+_NAMESPACE_OPENER = re.compile(r"^(?:(?:inline )?namespace [A-Za-z_][\w:]* ?\{ ?)+$")
+_NAMESPACE_CLOSER = re.compile(r"^(?:\} ?)+$")
+_BARE_MACRO = re.compile(rb"[ \t]*(" + _MACRO + rb")[ \t]*(?://[^\n]*)?")
+
+
+def namespace_expansion(value: str) -> str:
+    """The value of ``#define FMT_BEGIN_NAMESPACE namespace fmt { inline namespace v11 {``
+    (continuation lines joined, spaces collapsed) when it opens or closes namespaces and does
+    nothing else, else ''."""
+    written = " ".join(value.replace("\\\n", " ").split())
+    if _NAMESPACE_OPENER.match(written) or _NAMESPACE_CLOSER.match(written):
+        return written
+    return ""
+
+
+def lone_macro_uses(source: bytes, cleaned: bytes) -> list[tuple[str, int]]:
+    """(name, offset) of each macro standing alone on a line, with no arguments, that the
+    cleaning blanked (``FMT_BEGIN_NAMESPACE``): where its expansion, when a header defines it
+    as namespaces opened or closed, takes effect."""
+    out = []
+    for match in _LONE_MACRO.finditer(source):
+        bare = _BARE_MACRO.fullmatch(match.group())
+        start, end = match.span()
+        if bare is not None and not cleaned[start:end].strip():
+            out.append((bare.group(1).decode(), start + bare.start(1)))
+    return out
+
+
 def _languages() -> dict[str, object]:
     import tree_sitter_cpp
 
@@ -218,6 +247,7 @@ class CppWalker(CWalker):
         "using_declaration": "on_using",
         "new_expression": "on_new",
         "access_specifier": "on_access",
+        "preproc_def": "on_macro",
     }
 
     def __init__(self, facts: FileFacts, source: bytes) -> None:
@@ -304,6 +334,18 @@ class CppWalker(CWalker):
         for base in written:
             self.add_supertype(symbol.qualname, strip_generics(text(base)), base, "extends")
 
+    def on_macro(self, node: Node) -> None:
+        """As C's, and a macro whose value opens or closes namespaces (``#define
+        FMT_BEGIN_NAMESPACE namespace fmt { inline namespace v11 {``) is type evidence: the
+        macro holds that value (the resolver reads the lone lines using it)."""
+        super().on_macro(node)
+        value = node.child_by_field_name("value")
+        expansion = namespace_expansion(text(value)) if value is not None else ""
+        if expansion:
+            scope, self.scope = self.scope, []
+            self.assign(text(node.child_by_field_name("name")), expansion, node, False)
+            self.scope = scope
+
     def on_access(self, node: Node) -> None:
         if self.access:
             self.access[-1] = text(node).strip().rstrip(":").strip() == "public"
@@ -387,10 +429,11 @@ class CppWalker(CWalker):
 class CppExtractor:
     """The C++ extractor the code graph loads as ``lang_cpp.EXTRACTOR``."""
 
-    version = "3"  # 2: unnamed records as <anonymous>, reference declarators
+    version = "4"  # 2: unnamed records as <anonymous>, reference declarators
     # 3: ``typedef void (*F)()`` / ``(F)`` named F, ``int (ns::f)(int)``, a macro before
     # ``operator T()``, ``operator F<R(A)>`` whole, functions and ``using X = #if`` aliases
-    # recovered from ERROR nodes
+    # recovered from ERROR nodes; 4: macros named without scope, namespace-opening macros
+    # (their values, their lone lines as imports of ``macro NAME``)
 
     def __init__(self) -> None:
         self.suffixes = {
@@ -408,9 +451,14 @@ class CppExtractor:
 
     def extract(self, path: str, source: bytes, language: str) -> FileFacts:
         """Facts of one C++ file; syntax errors are counted and the rest still extracted."""
-        cleaned, statements = blank_macro_statements(blank_declaration_macros(source))
+        declared = blank_declaration_macros(source)
+        cleaned, statements = blank_macro_statements(declared)
         root, facts, _ = walk_file(self._parsers, path, cleaned, "cpp", CppWalker)
         facts.module_doc = file_doc(root)
+        for name, offset in lone_macro_uses(source, declared):
+            line = source.count(b"\n", 0, offset) + 1
+            scope = _namespace_at(root, offset)
+            facts.imports.append(Import(MACRO_USE + name, "", "", line, scope))
         for match in statements:
             line = source.count(b"\n", 0, match.start()) + 1
             caller = _namespace_at(root, match.start())

@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from clawql_git.codegraph.cpp_namespaces import MacroNamespaces
 from clawql_git.codegraph.model import (
     Assignment,
     Call,
@@ -263,7 +264,12 @@ class Resolver:
         # namespaces (``using``) reach one another in cycles, and each lookup of a name the
         # repository does not define walked every path of them down to MAX_DEPTH again.
         self._attrs: dict[tuple[tuple[str, ...], str, int], tuple[Entity, bool]] = {}
+        self._hidden = self._macro_namespaces()
         self.typed: dict[str, CallResolver] = self._typed_calls()
+
+    def _macro_namespaces(self) -> MacroNamespaces:
+        """C++: the namespaces a macro line opens, per file (``cpp_namespaces``)."""
+        return MacroNamespaces(lambda f: self.index[f].facts, self.visible)
 
     def replace(self, facts: FileFacts) -> None:
         """Take the new facts of a file already known (the set of files is unchanged, so
@@ -272,6 +278,7 @@ class Resolver:
         self._visible, self._includers, self._constants = {}, None, None
         self._swift_roots = None
         self._inferred, self._attrs = {}, {}
+        self._hidden = self._macro_namespaces()
         self.typed = self._typed_calls()
 
     def _typed_calls(self) -> dict[str, CallResolver]:
@@ -436,6 +443,8 @@ class Resolver:
         """What a callee denotes: a dotted name, or ``Class().method`` (typed by its
         constructor); anything else (subscripts, calls on call results) is unknown. Rust
         paths (``service::Service::new``) are looked up as dotted names."""
+        if self.index[path].facts.language == "cpp" and "." in callee:
+            return self._cpp_members(path, scope, callee, ctx)
         callee = callee.replace("::", ".")
         if DOTTED.match(callee):
             return self.expression(path, scope, callee, ctx)
@@ -449,6 +458,21 @@ class Resolver:
             ctx.inferred = True
             return self.attribute(("inst", made[1], made[2]), m.group(2), ctx, 0)
         return made if made[0] == "ext" else UNK
+
+    def _cpp_members(self, path: str, scope: str, callee: str, ctx: ResolutionNotes) -> Entity:
+        """C++ ``obj.f`` / ``ns::obj.f`` / ``p->f`` (written ``p.f``): the head looked up
+        (a local, parameter or member before a namespace-level name; qualified by ``::``
+        only), then its members; ``.`` is no qualified name (``fmt.format`` of a field
+        ``fmt`` is not ``fmt::format``)."""
+        head, *members = callee.split(".")
+        entity = self.name(path, scope, head, ctx, 0) if DOTTED.match(head) else UNK
+        if entity[0] == "unk":
+            entity = self.expression(path, scope, head.replace("::", "."), ctx)
+        for part in members:
+            if entity[0] in ("unk", "ext") or not DOTTED.match(part):
+                return entity if entity[0] == "ext" else UNK
+            entity = self.attribute(entity, part, ctx, 0)
+        return entity
 
     def _chain(
         self, path: str, scope: str, callee: str, ctx: ResolutionNotes, depth: int
@@ -893,9 +917,10 @@ class Resolver:
         visible = self.visible(path)
         for qual in candidates:
             for f in visible:
-                sym = self.index[f].defs.get(qual)
-                if sym is not None and sym.kind not in ("variable", "constant"):
-                    return ("def", f, qual)
+                stored = qual if qual in self.index[f].defs else self._hidden.aliases(f).get(qual)
+                sym = self.index[f].defs.get(stored) if stored else None
+                if stored and sym is not None and sym.kind not in ("variable", "constant"):
+                    return ("def", f, stored)
         return None
 
     def _c_using(self, path: str, prefixes: list[str], dotted: str) -> list[str]:
