@@ -899,3 +899,67 @@ def test_an_alias_whose_value_an_if_branch_chooses() -> None:
         ),
         ("after", "function", 9, 9, "int after(int x)", ""),
     ]
+
+
+MACRO_NAMESPACES = {
+    "include/lib/base.h": (
+        "#ifndef LIB_BEGIN_NAMESPACE\n"
+        "#  define LIB_BEGIN_NAMESPACE \\\n"
+        "     namespace lib {        \\\n"
+        "     inline namespace v1 {\n"
+        "#  define LIB_END_NAMESPACE }}\n"
+        "#endif\n"
+        "namespace lib { namespace detail {\n"
+        "#define LIB_CHECK(x) (x)\n"
+        "} }\n"
+    ),
+    "include/lib/format.h": (
+        '#include "base.h"\n'
+        "LIB_BEGIN_NAMESPACE\n"
+        "int format(int x);\n"
+        "class buffer {\n"
+        " public:\n"
+        "  void push(int c);\n"
+        "};\n"
+        "LIB_END_NAMESPACE\n"
+        "int after(int x);\n"
+    ),
+    "test/use.cc": (
+        '#include "lib/format.h"\n'
+        "struct holder {\n"
+        "  lib::buffer lib;\n"
+        "  void run() { lib.push(3); }\n"
+        "};\n"
+        "int main() {\n"
+        "  lib::buffer b;\n"
+        "  b.push(LIB_CHECK(1));\n"
+        "  lib::v1::format(2);\n"
+        "  lib::after(4);\n"
+        "  return lib::format(after(5));\n"
+        "}\n"
+    ),
+}
+
+
+def test_namespaces_a_macro_opens_and_macros_of_no_scope(tmp_path: Path) -> None:
+    """A macro is a preprocessor name: it belongs to no namespace, so ``LIB_CHECK`` defined
+    inside ``namespace lib::detail`` is called as ``LIB_CHECK``. ``LIB_BEGIN_NAMESPACE``
+    alone on a line expands (its definition in the included ``base.h``) to ``namespace lib {
+    inline namespace v1 {``, so ``format`` is ``lib::v1::format`` and, the namespace being
+    inline, ``lib::format`` (cppreference, Namespaces: inline namespaces; qualified name
+    lookup); ``after`` follows ``LIB_END_NAMESPACE`` (``}}``) and is global, so
+    ``lib::after`` names nothing. ``lib.push`` is member access on the field ``lib`` (class
+    member access), not the namespace."""
+    graph = build(tmp_path, MACRO_NAMESPACES)
+    lib = "include/lib/format.h"
+    assert calls(graph) == {
+        ("test/use.cc:4", "holder.run", "lib.push", f"{lib}:buffer.push", 0.8, "inferred"),
+        ("test/use.cc:8", "main", "b.push", f"{lib}:buffer.push", 0.8, "inferred"),
+        ("test/use.cc:8", "main", "LIB_CHECK", "include/lib/base.h:LIB_CHECK", 1.0, "exact"),
+        ("test/use.cc:9", "main", "lib::v1::format", f"{lib}:format", 1.0, "exact"),
+        ("test/use.cc:10", "main", "lib::after", "", 0.0, "unresolved"),
+        ("test/use.cc:11", "main", "lib::format", f"{lib}:format", 1.0, "exact"),
+        ("test/use.cc:11", "main", "after", f"{lib}:after", 1.0, "exact"),
+    }
+    symbols = {(s["qualname"], s["line"]) for s in graph.store.query("SELECT * FROM symbols")}
+    assert ("LIB_CHECK", 8) in symbols and ("format", 3) in symbols
