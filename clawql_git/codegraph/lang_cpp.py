@@ -44,6 +44,7 @@ from tree_sitter import Node
 
 from clawql_git.codegraph import lang_c
 from clawql_git.codegraph.cpp_namespaces import MACRO_USE
+from clawql_git.codegraph.cpp_resolve import CppCalls
 from clawql_git.codegraph.lang_c import (
     CExtractor,
     CWalker,
@@ -368,14 +369,34 @@ class CppWalker(CWalker):
         self.visit(node.child_by_field_name("default_value"))
 
     def on_alias(self, node: Node) -> None:
+        """``using A = B<int>;``: the type ``A``, and ``A`` names ``B`` (``=B``) when it is
+        ``B`` itself (not a pointer or reference to it)."""
+        name = text(node.child_by_field_name("name"))
         self.add_symbol(
             node,
-            text(node.child_by_field_name("name")),
+            name,
             "type",
             signature=self.signature(node, None, node),
             docstring=self.doc(node),
             exported=self.exported(node),
         )
+        described = node.child_by_field_name("type")
+        if described is not None and described.child_by_field_name("declarator") is None:
+            self.names_type(name, described.child_by_field_name("type"), node)
+
+    def names_type(self, alias: str, written: Node | None, node: Node) -> None:
+        """Record that the alias ``alias`` is the type ``written`` (``=ns::Foo``)."""
+        named = type_name(written) if written is None or written.type != "struct_specifier" else ""
+        if named:
+            self.assign(alias, "=" + named, node, False)
+
+    def on_typedef(self, node: Node) -> None:
+        """As C's, and ``typedef basic_string_view<char> string_view;`` names that type."""
+        super().on_typedef(node)
+        declared = node.child_by_field_name("type")
+        for decl in node.children_by_field_name("declarator"):
+            if decl.type == "type_identifier":
+                self.names_type(text(decl), declared, node)
 
     def on_error(self, node: Node) -> None:
         """As C's, and ``using X =`` left loose by an ``#if`` between the ``=`` and its value
@@ -448,6 +469,7 @@ class CppExtractor:
         }
         self._parsers = Parsers(_languages())  # type: ignore[arg-type]
         self._includes = CExtractor()
+        self.call_resolver = CppCalls  # the resolver types receivers by declarations
 
     def extract(self, path: str, source: bytes, language: str) -> FileFacts:
         """Facts of one C++ file; syntax errors are counted and the rest still extracted."""

@@ -443,8 +443,6 @@ class Resolver:
         """What a callee denotes: a dotted name, or ``Class().method`` (typed by its
         constructor); anything else (subscripts, calls on call results) is unknown. Rust
         paths (``service::Service::new``) are looked up as dotted names."""
-        if self.index[path].facts.language == "cpp" and "." in callee:
-            return self._cpp_members(path, scope, callee, ctx)
         callee = callee.replace("::", ".")
         if DOTTED.match(callee):
             return self.expression(path, scope, callee, ctx)
@@ -458,21 +456,6 @@ class Resolver:
             ctx.inferred = True
             return self.attribute(("inst", made[1], made[2]), m.group(2), ctx, 0)
         return made if made[0] == "ext" else UNK
-
-    def _cpp_members(self, path: str, scope: str, callee: str, ctx: ResolutionNotes) -> Entity:
-        """C++ ``obj.f`` / ``ns::obj.f`` / ``p->f`` (written ``p.f``): the head looked up
-        (a local, parameter or member before a namespace-level name; qualified by ``::``
-        only), then its members; ``.`` is no qualified name (``fmt.format`` of a field
-        ``fmt`` is not ``fmt::format``)."""
-        head, *members = callee.split(".")
-        entity = self.name(path, scope, head, ctx, 0) if DOTTED.match(head) else UNK
-        if entity[0] == "unk":
-            entity = self.expression(path, scope, head.replace("::", "."), ctx)
-        for part in members:
-            if entity[0] in ("unk", "ext") or not DOTTED.match(part):
-                return entity if entity[0] == "ext" else UNK
-            entity = self.attribute(entity, part, ctx, 0)
-        return entity
 
     def _chain(
         self, path: str, scope: str, callee: str, ctx: ResolutionNotes, depth: int
@@ -920,8 +903,18 @@ class Resolver:
                 stored = qual if qual in self.index[f].defs else self._hidden.aliases(f).get(qual)
                 sym = self.index[f].defs.get(stored) if stored else None
                 if stored and sym is not None and sym.kind not in ("variable", "constant"):
-                    return ("def", f, stored)
+                    return ("def", f, self._injected_class(f, stored, dotted))
         return None
+
+    def _injected_class(self, path: str, qual: str, dotted: str) -> str:
+        """``Foo`` looked up inside ``Foo``'s own scope is the class (its injected class
+        name), not its constructor ``Foo.Foo``."""
+        owner = parent(qual)
+        if "." not in dotted and owner.rsplit(".", 1)[-1] == dotted:
+            sym = self.index[path].defs.get(owner)
+            if sym is not None and sym.kind in CLASSLIKE:
+                return owner
+        return qual
 
     def _c_using(self, path: str, prefixes: list[str], dotted: str) -> list[str]:
         """More qualnames ``dotted`` may denote through the ``using`` lines in scope: ``using

@@ -1,0 +1,127 @@
+"""C++ call resolution by declared types, on the facts of a :class:`Resolver`.
+
+Name lookup as C++ does it (cppreference: unqualified and qualified name lookup, member
+access): in a function, a local or parameter of the very definition the call is in (gtest's
+``TEST(a, b) {...}`` bodies, or a function's overloads, share one qualname: a declaration in
+another of them is not seen), then the members of the enclosing class and its bases (``this``
+is typed by the class for out-of-line definitions ``void buffer<T>::f() { g(); }`` too), then
+the enclosing namespaces and the included headers (``Resolver._cfamily``). ``obj.f`` and
+``p->f`` (both written ``obj.f``) look ``obj`` up so and then its type's members; a type alias
+(``using memory_buffer = basic_memory_buffer<char>;``) is followed to the type it names.
+``.`` is member access, never a qualified name: ``fmt.format`` of a field ``fmt`` is not
+``fmt::format``. Overloads share their qualname, so they are one target.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from clawql_git.codegraph.model import Assignment, Call
+from clawql_git.codegraph.resolve import DOTTED, UNK, Entity, ResolutionNotes, parent
+
+if TYPE_CHECKING:
+    from clawql_git.codegraph.resolve import Resolver
+
+MAX_ALIASES = 8  # ``using a = b; using b = c;``: how many aliases are followed
+
+
+class CppCalls:
+    """Resolves the calls of C++ files with the facts of a :class:`Resolver`."""
+
+    def __init__(self, resolver: Resolver) -> None:
+        self.r = resolver
+
+    def callee(self, path: str, scope: str, call: Call, ctx: ResolutionNotes) -> Entity:
+        """What the call ``call`` made in ``scope`` of ``path`` points at."""
+        head, *members = call.callee.split(".")
+        if not head:
+            return UNK
+        local = self.local(path, scope, head, call.line, ctx)
+        if not members:
+            if local is not None:  # a local (a lambda, a function pointer) hides the rest
+                return UNK
+            member = self.own_member(path, scope, head, ctx)
+            return member if member is not None else self.r.callee(path, scope, head, ctx)
+        entity = local if local is not None else self.receiver(path, scope, head, ctx)
+        for part in members:
+            if entity[0] in ("unk", "ext") or not DOTTED.match(part):
+                return entity if entity[0] == "ext" else UNK
+            entity = self.r.attribute(self.unalias(entity, ctx), part, ctx, 0)
+        return entity
+
+    def local(
+        self, path: str, scope: str, name: str, line: int, ctx: ResolutionNotes
+    ) -> Entity | None:
+        """The type of the local or parameter ``name`` declared in the definition of
+        ``scope`` that holds ``line``; None when that definition declares no ``name``."""
+        if not scope or "::" in name or name == "this":  # ``this``: the enclosing class
+            return None
+        assigns = self.r.index[path].assigns.get((scope, name))
+        span = self.definition(path, scope, line)
+        if assigns and span is not None:
+            assigns = [a for a in assigns if span[0] <= a.line <= span[1]]
+        assigns = [a for a in assigns or () if not a.value.startswith("=")]  # not an alias
+        if not assigns:
+            return None
+        return self.unalias(self.r.infer(path, scope, assigns, ctx, 1), ctx)
+
+    def definition(self, path: str, scope: str, line: int) -> tuple[int, int] | None:
+        """The lines of the definition named ``scope`` that holds ``line`` (None when there
+        is none: a call of a class body or of the file)."""
+        spans = [
+            (s.line, s.end_line)
+            for s in self.r.index[path].facts.symbols
+            if s.qualname == scope and s.kind in ("function", "method") and s.line <= line
+        ]
+        holding = [sp for sp in spans if line <= sp[1]]
+        return min(holding, key=lambda sp: sp[1] - sp[0]) if holding else None
+
+    def enclosing(self, path: str, scope: str, ctx: ResolutionNotes) -> Entity:
+        """The class a method body's ``this`` is, when the method is one."""
+        return self.r.name(path, scope, "this", ctx, 0) if scope else UNK
+
+    def own_member(self, path: str, scope: str, name: str, ctx: ResolutionNotes) -> Entity | None:
+        """``g()`` in a method: a member of its class or of a base (class scope comes before
+        the enclosing namespaces); None when the class has no member ``g``."""
+        if "::" in name:
+            return None
+        notes = ResolutionNotes()  # ``this`` is the class the definition is written in: exact
+        klass = self.enclosing(path, scope, notes)
+        if klass[0] != "inst":
+            return None
+        found = self.r.member(klass[1], klass[2], name, notes, 1, instance=True)
+        # a base outside the repository may declare ``g`` (a base that is a template
+        # parameter is not looked in: cppreference, dependent names)
+        return found if found[0] in ("def", "ext") else None
+
+    def receiver(self, path: str, scope: str, head: str, ctx: ResolutionNotes) -> Entity:
+        """What ``obj`` of ``obj.f`` is: a member of the enclosing class (``fmt`` of
+        ``fmt.format`` a field), else a name of the file's scopes and headers."""
+        entity = self.r.name(path, scope, head, ctx, 0) if DOTTED.match(head) else UNK
+        if entity[0] == "unk":
+            entity = self.r.expression(path, scope, head.replace("::", "."), ctx)
+        return self.unalias(entity, ctx)
+
+    def unalias(self, entity: Entity, ctx: ResolutionNotes) -> Entity:
+        """An alias ``using A = B<int>;`` (or an instance of it) -> what ``B`` is."""
+        for _ in range(MAX_ALIASES):
+            if entity[0] not in ("def", "inst"):
+                return entity
+            idx = self.r.index[entity[1]]
+            sym = idx.defs.get(entity[2])
+            if sym is None or sym.kind != "type":
+                return entity
+            named = alias_of(idx.assigns.get((parent(entity[2]), sym.name), []))
+            if not named:
+                return entity
+            target = self.r.expression(entity[1], parent(entity[2]), named, ctx)
+            if target[0] != "def":
+                return target if target[0] == "ext" else UNK
+            entity = (entity[0], target[1], target[2])
+        return UNK
+
+
+def alias_of(assigns: list[Assignment]) -> str:
+    """The dotted type an alias names (``=basic_memory_buffer``), when one assignment does."""
+    values = {a.value[1:].replace("::", ".") for a in assigns if a.value.startswith("=")}
+    return values.pop() if len(values) == 1 else ""
