@@ -14,10 +14,12 @@ the enclosing namespaces and the included headers (``Resolver._cfamily``). ``obj
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import TYPE_CHECKING
 
-from clawql_git.codegraph.model import Assignment, Call
+from clawql_git.codegraph.model import Assignment, Call, Symbol
 from clawql_git.codegraph.resolve import DOTTED, UNK, Entity, ResolutionNotes, parent
+from clawql_git.codegraph.ts_util import strip_generics
 
 if TYPE_CHECKING:
     from clawql_git.codegraph.resolve import Resolver
@@ -30,6 +32,13 @@ class CppCalls:
 
     def __init__(self, resolver: Resolver) -> None:
         self.r = resolver
+        self._declared: dict[str, Counter[str]] = {}  # per file: declarations per qualname
+
+    def declared(self, path: str, sym: Symbol) -> int:
+        """How many times the file of ``path`` declares ``sym``'s qualname."""
+        if path not in self._declared:
+            self._declared[path] = Counter(s.qualname for s in self.r.index[path].facts.symbols)
+        return self._declared[path][sym.qualname]
 
     def callee(self, path: str, scope: str, call: Call, ctx: ResolutionNotes) -> Entity:
         """What the call ``call`` made in ``scope`` of ``path`` points at."""
@@ -43,7 +52,7 @@ class CppCalls:
             member = self.own_member(path, scope, head, ctx)
             return member if member is not None else self.r.callee(path, scope, head, ctx)
         entity = local if local is not None else self.receiver(path, scope, head, ctx)
-        for part in members:
+        for part in (strip_generics(m) for m in members):  # ``specs.fill_unit<Char>``
             if entity[0] in ("unk", "ext") or not DOTTED.match(part):
                 return entity if entity[0] == "ext" else UNK
             entity = self.r.attribute(self.unalias(entity, ctx), part, ctx, 0)
@@ -109,11 +118,18 @@ class CppCalls:
                 return entity
             idx = self.r.index[entity[1]]
             sym = idx.defs.get(entity[2])
-            if sym is None or sym.kind != "type":
+            if sym is None:
                 return entity
-            named = alias_of(idx.assigns.get((parent(entity[2]), sym.name), []))
-            if not named:
-                return entity
+            aliases = [
+                a
+                for a in idx.assigns.get((parent(entity[2]), sym.name), [])
+                if a.value.startswith("=")
+            ]
+            if sym.kind != "type" and not aliases:
+                return entity  # a class, with no alias of its name in an ``#if`` branch
+            named = alias_of(aliases, self.declared(entity[1], sym))
+            if not named:  # not one type in every declaration (``#if`` branches)
+                return UNK
             target = self.r.expression(entity[1], parent(entity[2]), named, ctx)
             if target[0] != "def":
                 return target if target[0] == "ext" else UNK
@@ -121,7 +137,9 @@ class CppCalls:
         return UNK
 
 
-def alias_of(assigns: list[Assignment]) -> str:
-    """The dotted type an alias names (``=basic_memory_buffer``), when one assignment does."""
-    values = {a.value[1:].replace("::", ".") for a in assigns if a.value.startswith("=")}
-    return values.pop() if len(values) == 1 else ""
+def alias_of(assigns: list[Assignment], declared: int) -> str:
+    """The dotted type the aliases ``assigns`` name (``=basic_memory_buffer``), when each of the
+    ``declared`` declarations of the name (specialisations, ``#if`` branches) is one of them,
+    all naming that one type."""
+    named = [a.value[1:].replace("::", ".") for a in assigns]
+    return named[0] if len(named) == declared and len(set(named)) == 1 else ""

@@ -22,8 +22,9 @@ Conventions:
   ``ns::C`` (relation 'extends'; template arguments dropped) and ``bases`` in dotted form.
 - calls: as in C, plus ``ns::f``, ``Foo::make``, ``this->f`` (``this.f``) and ``new Foo``
   (a call of ``Foo``).
-- ``class API_EXPORT Foo {``: an all-caps macro between ``class`` and the name is read as
-  an export macro and blanked before parsing (lines and columns unchanged).
+- ``class API_EXPORT Foo {`` (or ``class API_VISIBILITY("default") Foo {``): an all-caps
+  macro between ``class`` and the name is read as an export macro and blanked before
+  parsing (lines and columns unchanged).
 - ``GMOCK_DEFINE_DEFAULT_ACTION_FOR_RETURN_TYPE_(char, 0);`` at column 0 (a macro expanding to
   declarations, at namespace level) is blanked before parsing too, and kept as a call of the
   macro from the enclosing namespace.
@@ -78,15 +79,16 @@ def _injects_members(node: Node) -> bool:
 
 
 EXPORT_MACRO = re.compile(
-    rb"\b(?:class|struct|union)[ \t]+([A-Z][A-Z0-9_]*[A-Z0-9_])[ \t]+"
+    rb"\b(?:class|struct|union)[ \t]+([A-Z][A-Z0-9_]*[A-Z0-9_](?:\([^()\n]*\))?)[ \t]+"
     rb"(?=[A-Za-z_]\w*(?:[ \t]+final)?[ \t]*(?:[:{]|\n))"
 )
 
 
 def blank_export_macros(source: bytes) -> bytes:
     """``class LEVELDB_EXPORT Status {`` -> ``class                Status {``: an all-caps
-    export macro between the keyword and the name would make the grammar read a variable
-    declaration. Blanked with spaces, so every line and column stays where it was."""
+    export macro (``FMT_SO_VISIBILITY("default")`` with its arguments too) between the
+    keyword and the name would make the grammar read a variable declaration. Blanked with
+    spaces, so every line and column stays where it was."""
     return _blank_group(source, EXPORT_MACRO, 1)
 
 
