@@ -24,6 +24,8 @@ from clawql_git.codegraph.ts_util import strip_generics
 if TYPE_CHECKING:
     from clawql_git.codegraph.resolve import Resolver
 
+DEPENDENT_BASES = "dependent bases"  # the decorator (``lang_cpp``) of a class whose bases
+# name a template parameter: a bare name in its methods is not looked up in them
 MAX_ALIASES = 8  # ``using a = b; using b = c;``: how many aliases are followed
 
 
@@ -99,9 +101,15 @@ class CppCalls:
         if klass[0] != "inst":
             return None
         found = self.r.member(klass[1], klass[2], name, notes, 1, instance=True)
-        # a base outside the repository may declare ``g`` (a base that is a template
-        # parameter is not looked in: cppreference, dependent names)
-        return found if found[0] in ("def", "ext") else None
+        if found[0] not in ("def", "ext"):
+            return None
+        # a base outside the repository may declare ``g`` (external). In a class template
+        # a bare name is not looked up in a base that depends on the template's parameters
+        # (cppreference, dependent names); the bases as stored do not say which one does,
+        # so a member of a base is then unproven, and so is the namespace's ``g``
+        owner = self.r.index[klass[1]].defs[klass[2]]
+        direct = found == ("def", klass[1], f"{klass[2]}.{name}")
+        return found if direct or DEPENDENT_BASES not in owner.decorators else UNK
 
     def receiver(self, path: str, scope: str, head: str, ctx: ResolutionNotes) -> Entity:
         """What ``obj`` of ``obj.f`` is: a member of the enclosing class (``fmt`` of

@@ -20,6 +20,11 @@ Conventions:
   A specialisation (``template <> struct is_unit<char>``) is named as its template.
 - bases: ``class A : public B, ns::C<int>`` -> Supertype edges ``A`` -> ``B`` and
   ``ns::C`` (relation 'extends'; template arguments dropped) and ``bases`` in dotted form.
+  A class whose bases name a template parameter (its own or an enclosing class's:
+  ``template <class T> class A : public B<T>``) has the decorator ``dependent bases``: a
+  bare name in its methods is not looked up in them (cppreference, dependent names).
+- ``using A = B<int>;`` and ``typedef B<int> A;`` record that ``A`` holds ``=B`` (an
+  assignment in the alias's scope), when it is ``B`` itself (not ``B*``).
 - calls: as in C, plus ``ns::f``, ``Foo::make``, ``this->f`` (``this.f``) and ``new Foo``
   (a call of ``Foo``).
 - ``class API_EXPORT Foo {`` (or ``class API_VISIBILITY("default") Foo {``): an all-caps
@@ -45,7 +50,7 @@ from tree_sitter import Node
 
 from clawql_git.codegraph import lang_c
 from clawql_git.codegraph.cpp_namespaces import MACRO_USE
-from clawql_git.codegraph.cpp_resolve import CppCalls
+from clawql_git.codegraph.cpp_resolve import DEPENDENT_BASES, CppCalls
 from clawql_git.codegraph.lang_c import (
     CExtractor,
     CWalker,
@@ -229,6 +234,26 @@ def lone_macro_uses(source: bytes, cleaned: bytes) -> list[tuple[str, int]]:
     return out
 
 
+_WORD = re.compile(r"[A-Za-z_]\w*")
+_TYPE_PARAMETERS = frozenset({"type_parameter_declaration", "variadic_type_parameter_declaration"})
+
+
+def template_params(heads: Node | None) -> set[str]:
+    """The names ``template <typename T, int N, class... Ts>`` declares: {T, N, Ts}."""
+    out: set[str] = set()
+    for param in heads.named_children if heads is not None else []:
+        if param.type == "template_template_parameter_declaration":
+            param = param.named_children[-1] if param.named_children else param
+        if param.type in _TYPE_PARAMETERS:
+            out |= {text(c) for c in param.named_children if c.type == "type_identifier"}
+        elif param.type == "optional_type_parameter_declaration":
+            out.add(text(param.child_by_field_name("name")))
+        else:
+            found = declarator_name(param.child_by_field_name("declarator"))
+            out |= {text(found)} if found is not None else set()
+    return out - {""}
+
+
 def _languages() -> dict[str, object]:
     import tree_sitter_cpp
 
@@ -257,6 +282,7 @@ class CppWalker(CWalker):
         super().__init__(facts, source)
         self.classes: list[str] = []  # qualnames of the enclosing class bodies
         self.access: list[bool] = []  # is the current member section public?
+        self.templates: list[set[str]] = []  # the template parameters of each class body
 
     def in_class(self) -> bool:
         return bool(self.classes) and self.depth == 0
@@ -302,6 +328,11 @@ class CppWalker(CWalker):
         if node.type == "enum_specifier":
             return
         saved, self.depth = self.depth, 0
+        anchor = whole.parent if whole.parent is not None else whole
+        heads = anchor.child_by_field_name("parameters")
+        self.templates.append(
+            template_params(heads) if anchor.type == "template_declaration" else set()
+        )
         self.scope.append(name)
         self.classes.append(self.qualname)
         self.access.append(node.type != "class_specifier")
@@ -309,6 +340,7 @@ class CppWalker(CWalker):
         self.access.pop()
         self.classes.pop()
         self.scope.pop()
+        self.templates.pop()
         self.depth = saved
 
     def add_record_symbol(self, node: Node, name: str, whole: Node) -> None:
@@ -333,6 +365,7 @@ class CppWalker(CWalker):
             docstring=self.doc(anchor),
             exported=self.exported(whole) if self.in_class() else True,
             bases=tuple(dotted(text(b)) for b in written),
+            decorators=(DEPENDENT_BASES,) if self.dependent(anchor, written) else (),
         )
         for base in written:
             self.add_supertype(symbol.qualname, strip_generics(text(base)), base, "extends")
@@ -348,6 +381,14 @@ class CppWalker(CWalker):
             scope, self.scope = self.scope, []
             self.assign(text(node.child_by_field_name("name")), expansion, node, False)
             self.scope = scope
+
+    def dependent(self, anchor: Node, bases: list[Node]) -> bool:
+        """Does a base (``buffer<T>``, ``T``) name a parameter of this class template or of
+        an enclosing one?"""
+        params = set().union(*self.templates)
+        if anchor.type == "template_declaration":
+            params |= template_params(anchor.child_by_field_name("parameters"))
+        return any(params & set(_WORD.findall(text(b))) for b in bases)
 
     def on_access(self, node: Node) -> None:
         if self.access:
