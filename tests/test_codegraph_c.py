@@ -963,3 +963,97 @@ def test_namespaces_a_macro_opens_and_macros_of_no_scope(tmp_path: Path) -> None
     }
     symbols = {(s["qualname"], s["line"]) for s in graph.store.query("SELECT * FROM symbols")}
     assert ("LIB_CHECK", 8) in symbols and ("format", 3) in symbols
+
+
+MEMBER_CALLS = {
+    "include/geo/shapes.hpp": (
+        "namespace geo {\n"
+        "class Named {\n"
+        " public:\n"
+        "  const char* name() const;\n"
+        "  void rename(const char* n);\n"
+        "};\n"
+        "int area(int side);\n"
+        "class Shape : public Named {\n"
+        " public:\n"
+        "  int area() const;\n"
+        "  void describe() const;\n"
+        "  static Shape make(int sides);\n"
+        "  void grow(int by);\n"
+        "  void grow(int by, int times);\n"
+        "};\n"
+        "using ShapeRef = Shape;\n"
+        "template <typename T> class Box : public T, public Named {\n"
+        " public:\n"
+        '  void open() { rename("box"); }\n'
+        "};\n"
+        "}  // namespace geo\n"
+    ),
+    "src/shapes.cpp": (
+        '#include "geo/shapes.hpp"\n'
+        "namespace geo {\n"
+        "int Shape::area() const { return geo::area(2); }\n"
+        "void Shape::describe() const {\n"
+        "  area();\n"
+        "  name();\n"
+        "  this->grow(1);\n"
+        "}\n"
+        "Shape Shape::make(int sides) {\n"
+        "  Shape made;\n"
+        "  made.grow(sides, 2);\n"
+        "  return made;\n"
+        "}\n"
+        "}  // namespace geo\n"
+    ),
+    "test/use.cc": (
+        '#include "geo/shapes.hpp"\n'
+        "void check(int) {\n"
+        "  geo::Shape value;\n"
+        "  value.describe();\n"
+        "}\n"
+        "void check(double) {\n"
+        "  geo::Named value;\n"
+        "  value.name();\n"
+        "}\n"
+        "void use(const geo::ShapeRef& ref) {\n"
+        "  auto built = geo::Shape();\n"
+        "  geo::Shape braced{};\n"
+        "  ref.area();\n"
+        '  built.rename("b");\n'
+        "  braced.describe();\n"
+        "  geo::Shape::make(3);\n"
+        "}\n"
+    ),
+}
+
+
+def test_cpp_member_calls_by_declared_types(tmp_path: Path) -> None:
+    """cppreference, unqualified name lookup: in a member function (defined in the class or
+    out of line, ``int Shape::area() const``) a name is looked up in the block, then in the
+    class and its bases, then in the enclosing namespaces, so ``area()`` in ``describe`` is
+    ``Shape::area`` although ``geo::area`` exists; ``name()`` is the base ``Named``'s. In a
+    class template a name is not looked up in a base that depends on the template's
+    parameters (dependent names): ``rename`` in ``Box::open`` stays unresolved. Member
+    access (``value.describe()``, ``ref.area()``, ``this->grow(1)``) looks the member up in
+    the class of the object's declared type: a local of the very function definition (the
+    two ``check`` overloads each declare their own ``value``), a parameter of a type alias
+    (``using ShapeRef = Shape;``), ``auto x = T()``, ``T x{}``. Qualified lookup: a static
+    member ``geo::Shape::make``, a namespace member ``geo::area``. Overloads of ``grow`` are
+    one qualname, one target."""
+    graph = build(tmp_path, MEMBER_CALLS)
+    src, hpp = "src/shapes.cpp", "include/geo/shapes.hpp"
+    assert calls(graph) == {
+        (f"{hpp}:19", "geo.Box.open", "rename", "", 0.0, "unresolved"),
+        (f"{src}:3", "geo.Shape.area", "geo::area", f"{hpp}:geo.area", 1.0, "exact"),
+        (f"{src}:5", "geo.Shape.describe", "area", f"{src}:geo.Shape.area", 1.0, "exact"),
+        (f"{src}:6", "geo.Shape.describe", "name", f"{hpp}:geo.Named.name", 1.0, "exact"),
+        (f"{src}:7", "geo.Shape.describe", "this.grow", f"{hpp}:geo.Shape.grow", 0.8, "inferred"),
+        (f"{src}:11", "geo.Shape.make", "made.grow", f"{hpp}:geo.Shape.grow", 0.8, "inferred"),
+        ("test/use.cc:4", "check", "value.describe", f"{src}:geo.Shape.describe", 0.8, "inferred"),
+        ("test/use.cc:8", "check", "value.name", f"{hpp}:geo.Named.name", 0.8, "inferred"),
+        ("test/use.cc:11", "use", "geo::Shape", f"{hpp}:geo.Shape", 1.0, "exact"),
+        ("test/use.cc:13", "use", "ref.area", f"{src}:geo.Shape.area", 0.8, "inferred"),
+        ("test/use.cc:14", "use", "built.rename", f"{hpp}:geo.Named.rename", 0.8, "inferred"),
+        ("test/use.cc:15", "use", "braced.describe", f"{src}:geo.Shape.describe", 0.8, "inferred"),
+        ("test/use.cc:16", "use", "geo::Shape::make", f"{src}:geo.Shape.make", 0.8, "inferred"),
+    }

@@ -43,7 +43,17 @@ class CppCalls:
         return self._declared[path][sym.qualname]
 
     def callee(self, path: str, scope: str, call: Call, ctx: ResolutionNotes) -> Entity:
-        """What the call ``call`` made in ``scope`` of ``path`` points at."""
+        """What the call ``call`` made in ``scope`` of ``path`` points at (a member declared
+        in a header and defined in this very file: this file's definition)."""
+        found = self.lookup(path, scope, call, ctx)
+        if found[0] == "def" and found[1] != path:
+            own = self.r.index[path].defs.get(found[2])
+            if own is not None and own.kind in ("function", "method"):
+                return ("def", path, found[2])
+        return found
+
+    def lookup(self, path: str, scope: str, call: Call, ctx: ResolutionNotes) -> Entity:
+        """What the callee of ``call`` denotes, by C++ name lookup (see the module doc)."""
         head, *members = call.callee.split(".")
         if not head:
             return UNK
