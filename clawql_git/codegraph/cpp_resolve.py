@@ -18,7 +18,15 @@ from collections import Counter
 from typing import TYPE_CHECKING
 
 from clawql_git.codegraph.model import Assignment, Call, Symbol
-from clawql_git.codegraph.resolve import DOTTED, UNK, Entity, ResolutionNotes, parent
+from clawql_git.codegraph.resolve import (
+    CALLABLE,
+    CLASSLIKE,
+    DOTTED,
+    UNK,
+    Entity,
+    ResolutionNotes,
+    parent,
+)
 from clawql_git.codegraph.ts_util import strip_generics
 
 if TYPE_CHECKING:
@@ -35,6 +43,8 @@ class CppCalls:
     def __init__(self, resolver: Resolver) -> None:
         self.r = resolver
         self._declared: dict[str, Counter[str]] = {}  # per file: declarations per qualname
+        self._bases: dict[str, set[str]] = {}  # per file: classes declared with several bases
+        self._spans: dict[str, dict[str, list[tuple[int, int]]]] = {}  # per file: definitions
 
     def declared(self, path: str, sym: Symbol) -> int:
         """How many times the file of ``path`` declares ``sym``'s qualname."""
@@ -67,7 +77,7 @@ class CppCalls:
         for part in (strip_generics(m) for m in members):  # ``specs.fill_unit<Char>``
             if entity[0] in ("unk", "ext") or not DOTTED.match(part):
                 return entity if entity[0] == "ext" else UNK
-            entity = self.r.attribute(self.unalias(entity, ctx), part, ctx, 0)
+            entity = self.member(self.unalias(entity, ctx), part, ctx)
         return entity
 
     def local(
@@ -89,12 +99,13 @@ class CppCalls:
     def definition(self, path: str, scope: str, line: int) -> tuple[int, int] | None:
         """The lines of the definition named ``scope`` that holds ``line`` (None when there
         is none: a call of a class body or of the file)."""
-        spans = [
-            (s.line, s.end_line)
-            for s in self.r.index[path].facts.symbols
-            if s.qualname == scope and s.kind in ("function", "method") and s.line <= line
-        ]
-        holding = [sp for sp in spans if line <= sp[1]]
+        if path not in self._spans:
+            spans: dict[str, list[tuple[int, int]]] = {}
+            for sym in self.r.index[path].facts.symbols:
+                if sym.kind in ("function", "method"):
+                    spans.setdefault(sym.qualname, []).append((sym.line, sym.end_line))
+            self._spans[path] = spans
+        holding = [sp for sp in self._spans[path].get(scope, ()) if sp[0] <= line <= sp[1]]
         return min(holding, key=lambda sp: sp[1] - sp[0]) if holding else None
 
     def enclosing(self, path: str, scope: str, ctx: ResolutionNotes) -> Entity:
@@ -110,7 +121,7 @@ class CppCalls:
         klass = self.enclosing(path, scope, notes)
         if klass[0] != "inst":
             return None
-        found = self.r.member(klass[1], klass[2], name, notes, 1, instance=True)
+        found = self.member(klass, name, notes)
         if found[0] not in ("def", "ext"):
             return None
         # a base outside the repository may declare ``g`` (external). In a class template
@@ -120,6 +131,26 @@ class CppCalls:
         owner = self.r.index[klass[1]].defs[klass[2]]
         direct = found == ("def", klass[1], f"{klass[2]}.{name}")
         return found if direct or DEPENDENT_BASES not in owner.decorators else UNK
+
+    def member(self, entity: Entity, name: str, ctx: ResolutionNotes) -> Entity:
+        """The member ``name`` of what ``entity`` is. A class declared more than once in its
+        file with different bases (specialisations ``template <> struct formatter<X> :
+        formatter<Y>``, ``#if`` branches) shares one qualname: its own members are that
+        qualname's, but which bases hold the rest is unproven."""
+        if entity[0] in ("def", "inst") and self.specialised(entity[1], entity[2]):
+            own = self.r.index[entity[1]].defs.get(f"{entity[2]}.{name}")
+            return ("def", entity[1], own.qualname) if own and own.kind in CALLABLE else UNK
+        return self.r.attribute(entity, name, ctx, 0)
+
+    def specialised(self, path: str, qual: str) -> bool:
+        """Is ``qual`` declared in ``path`` as classes with different bases?"""
+        if path not in self._bases:
+            found: dict[str, set[tuple[str, ...]]] = {}
+            for sym in self.r.index[path].facts.symbols:
+                if sym.kind in CLASSLIKE:
+                    found.setdefault(sym.qualname, set()).add(sym.bases)
+            self._bases[path] = {q for q, bases in found.items() if len(bases) > 1}
+        return qual in self._bases[path]
 
     def receiver(self, path: str, scope: str, head: str, ctx: ResolutionNotes) -> Entity:
         """What ``obj`` of ``obj.f`` is: a member of the enclosing class (``fmt`` of
