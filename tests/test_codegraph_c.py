@@ -1057,3 +1057,51 @@ def test_cpp_member_calls_by_declared_types(tmp_path: Path) -> None:
         ("test/use.cc:15", "use", "braced.describe", f"{src}:geo.Shape.describe", 0.8, "inferred"),
         ("test/use.cc:16", "use", "geo::Shape::make", f"{src}:geo.Shape.make", 0.8, "inferred"),
     }
+
+
+OVERLOADS = {
+    "include/ink/plain.hpp": (
+        "namespace ink {\n"
+        "inline int scale(int x) { return x; }\n"
+        "inline int draw(const char* s) { return 0; }\n"
+        "int fill(int x, int y = 0);\n"
+        "}\n"
+    ),
+    "include/ink/wide.hpp": (
+        "namespace ink {\n"
+        "inline int scale(int x, int factor) { return x * factor; }\n"
+        "inline int draw(const wchar_t* s) { return 1; }\n"
+        "}\n"
+    ),
+    "src/use.cpp": (
+        '#include "ink/plain.hpp"\n'
+        '#include "ink/wide.hpp"\n'
+        "template <typename... T> int all(T... args) { return ink::scale(args...); }\n"
+        "int main() {\n"
+        "  ink::scale(1);\n"
+        "  ink::scale(1, 2);\n"
+        '  ink::draw("a");\n'
+        "  ink::fill(1);\n"
+        "  return ink::fill(1, 2);\n"
+        "}\n"
+    ),
+}
+
+
+def test_overloads_in_two_headers_are_told_apart_by_argument_count(tmp_path: Path) -> None:
+    """cppreference, overload resolution: the candidate functions are every declaration the
+    name lookup finds, and a function is viable only when it can take that many arguments
+    (parameters with a default may be left out). ``ink::scale`` is defined in two headers:
+    one argument picks ``plain.hpp``'s, two ``wide.hpp``'s; ``ink::draw`` takes one argument
+    in both, which the argument count cannot tell apart (the types would): unresolved, as is
+    a pack expansion (``scale(args...)``). ``ink::fill`` takes one or two."""
+    graph = build(tmp_path, OVERLOADS)
+    plain, wide = "include/ink/plain.hpp", "include/ink/wide.hpp"
+    assert calls(graph) == {
+        ("src/use.cpp:3", "all", "ink::scale", "", 0.0, "unresolved"),
+        ("src/use.cpp:5", "main", "ink::scale", f"{plain}:ink.scale", 1.0, "exact"),
+        ("src/use.cpp:6", "main", "ink::scale", f"{wide}:ink.scale", 1.0, "exact"),
+        ("src/use.cpp:7", "main", "ink::draw", "", 0.0, "unresolved"),
+        ("src/use.cpp:8", "main", "ink::fill", f"{plain}:ink.fill", 1.0, "exact"),
+        ("src/use.cpp:9", "main", "ink::fill", f"{plain}:ink.fill", 1.0, "exact"),
+    }

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 
 DEPENDENT_BASES = "dependent bases"  # the decorator (``lang_cpp``) of a class whose bases
 # name a template parameter: a bare name in its methods is not looked up in them
+DECLARATION = "declaration"  # the decorator (``lang_cpp``) of a function declared, not defined
 MAX_ALIASES = 8  # ``using a = b; using b = c;``: how many aliases are followed
 
 
@@ -45,6 +46,7 @@ class CppCalls:
         self._declared: dict[str, Counter[str]] = {}  # per file: declarations per qualname
         self._bases: dict[str, set[str]] = {}  # per file: classes declared with several bases
         self._spans: dict[str, dict[str, list[tuple[int, int]]]] = {}  # per file: definitions
+        self._functions: dict[str, dict[str, list[Symbol]]] = {}
 
     def declared(self, path: str, sym: Symbol) -> int:
         """How many times the file of ``path`` declares ``sym``'s qualname."""
@@ -55,12 +57,48 @@ class CppCalls:
     def callee(self, path: str, scope: str, call: Call, ctx: ResolutionNotes) -> Entity:
         """What the call ``call`` made in ``scope`` of ``path`` points at (a member declared
         in a header and defined in this very file: this file's definition)."""
-        found = self.lookup(path, scope, call, ctx)
+        found = self.overloads(path, self.lookup(path, scope, call, ctx), call)
         if found[0] == "def" and found[1] != path:
             own = self.r.index[path].defs.get(found[2])
             if own is not None and own.kind in ("function", "method"):
                 return ("def", path, found[2])
         return found
+
+    def overloads(self, path: str, found: Entity, call: Call) -> Entity:
+        """A function found by name is proven when every function of that qualname the file
+        sees (in it and the headers it includes) that the call's argument count fits is
+        defined in one file (declarations elsewhere are that function's); overloads
+        defined in two files (``fmt::format`` of ``format.h`` and of ``xchar.h``) that the
+        count does not tell apart are unproven."""
+        if found[0] != "def" or found[1] not in self.r.index:
+            return found
+        sym = self.r.index[found[1]].defs[found[2]]
+        if sym.kind not in ("function", "method") or sym.params < 0:
+            return found  # a class, or a macro (expanded whatever overloads there are)
+        arguments = call.args[-1] if call.args else -1
+        defining: set[str] = set()
+        declaring: set[str] = set()
+        for f in {found[1], *self.r.visible(path)}:
+            for other in self.functions(f).get(found[2], ()):
+                if fits(other, arguments):
+                    (declaring if DECLARATION in other.decorators else defining).add(f)
+        if len(defining) > 1 or (not defining and len(declaring) > 1):
+            return UNK
+        if not defining and not declaring:
+            return UNK  # no declaration takes that many arguments: something else is called
+        if found[1] in defining or found[1] in declaring:
+            return found  # (a declaration: followed to its definition by the resolver)
+        return ("def", next(iter(defining or declaring)), found[2])
+
+    def functions(self, path: str) -> dict[str, list[Symbol]]:
+        """Every function and method symbol of ``path`` by qualname (overloads together)."""
+        if path not in self._functions:
+            out: dict[str, list[Symbol]] = {}
+            for sym in self.r.index[path].facts.symbols:
+                if sym.kind in ("function", "method"):
+                    out.setdefault(sym.qualname, []).append(sym)
+            self._functions[path] = out
+        return self._functions[path]
 
     def lookup(self, path: str, scope: str, call: Call, ctx: ResolutionNotes) -> Entity:
         """What the callee of ``call`` denotes, by C++ name lookup (see the module doc)."""
@@ -184,6 +222,14 @@ class CppCalls:
                 return target if target[0] == "ext" else UNK
             entity = (entity[0], target[1], target[2])
         return UNK
+
+
+def fits(sym: Symbol, arguments: int) -> bool:
+    """May ``sym`` be called with ``arguments`` arguments (-1: not known; a macro or a
+    function of unknown arity fits any)?"""
+    if arguments < 0 or sym.params < 0:
+        return True
+    return arguments == sym.params or (sym.variadic and arguments >= sym.params)
 
 
 def alias_of(assigns: list[Assignment], declared: int) -> str:

@@ -26,7 +26,16 @@ Conventions:
 - ``using A = B<int>;`` and ``typedef B<int> A;`` record that ``A`` holds ``=B`` (an
   assignment in the alias's scope), when it is ``B`` itself (not ``B*``).
 - calls: as in C, plus ``ns::f``, ``Foo::make``, ``this->f`` (``this.f``) and ``new Foo``
-  (a call of ``Foo``).
+  (a call of ``Foo``), each with its number of arguments (``args``; none recorded when a pack
+  is expanded, ``f(args...)``). Resolved by ``cpp_resolve``.
+- a function or method has its arity: ``params`` the parameters without a default,
+  ``variadic`` when defaults, a pack or ``...`` follow; one with no body here (a prototype, a
+  method declared in its class) has the decorator ``declaration``.
+- a lone macro line (``FMT_BEGIN_NAMESPACE``, blanked) is an import of module ``macro
+  FMT_BEGIN_NAMESPACE``, and ``#define FMT_BEGIN_NAMESPACE namespace fmt { inline namespace
+  v12 {`` (a value that only opens or closes namespaces) an assignment of that value to the
+  macro's name: ``cpp_namespaces`` reads the namespaces they open. A macro is named without
+  the scope it is written in (the preprocessor has none).
 - ``class API_EXPORT Foo {`` (or ``class API_VISIBILITY("default") Foo {``): an all-caps
   macro between ``class`` and the name is read as an export macro and blanked before
   parsing (lines and columns unchanged).
@@ -44,23 +53,24 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from tree_sitter import Node
 
 from clawql_git.codegraph import lang_c
 from clawql_git.codegraph.cpp_namespaces import MACRO_USE
-from clawql_git.codegraph.cpp_resolve import DEPENDENT_BASES, CppCalls
+from clawql_git.codegraph.cpp_resolve import DECLARATION, DEPENDENT_BASES, CppCalls
 from clawql_git.codegraph.lang_c import (
     CExtractor,
     CWalker,
+    callee_name,
     declarator_name,
     dotted,
     file_doc,
     function_declarator,
     type_name,
 )
-from clawql_git.codegraph.model import Call, FileFacts, Import, RepoView, SymbolKind
+from clawql_git.codegraph.model import Call, FileFacts, Import, RepoView, Symbol, SymbolKind
 from clawql_git.codegraph.ts_util import Parsers, strip_generics, text, walk_file
 
 _CLASSES: dict[str, SymbolKind] = {
@@ -238,6 +248,20 @@ _WORD = re.compile(r"[A-Za-z_]\w*")
 _TYPE_PARAMETERS = frozenset({"type_parameter_declaration", "variadic_type_parameter_declaration"})
 
 
+def arity(params: Node) -> tuple[int, bool]:
+    """(parameters without a default, whether more may be passed) of ``(int a, int b = 1,
+    T&&... rest)``: (1, True); ``(void)`` and ``()`` take none."""
+    required, more = 0, any(c.type == "..." for c in params.children)
+    for param in params.named_children:
+        if param.type == "parameter_declaration":
+            declared = param.child_by_field_name("declarator")
+            void = declared is None and text(param.child_by_field_name("type")) == "void"
+            required += 0 if void else 1
+        elif param.type in {"optional_parameter_declaration", "variadic_parameter_declaration"}:
+            more = True
+    return required, more
+
+
 def template_params(heads: Node | None) -> set[str]:
     """The names ``template <typename T, int N, class... Ts>`` declares: {T, N, Ts}."""
     out: set[str] = set()
@@ -390,6 +414,32 @@ class CppWalker(CWalker):
             params |= template_params(anchor.child_by_field_name("parameters"))
         return any(params & set(_WORD.findall(text(b))) for b in bases)
 
+    def add_symbol(self, node: Node, name: str, kind: SymbolKind, **extra: Any) -> Symbol:
+        """As the walker's; a function or method also gets its arity (``params``: the
+        parameters without a default, ``variadic``: defaults, a pack or ``...`` follow) and,
+        when it has no body here, the decorator ``declaration``."""
+        fn = function_declarator(node.child_by_field_name("declarator"))
+        params = fn.child_by_field_name("parameters") if fn is not None else None
+        if kind in ("function", "method") and params is not None:
+            extra["params"], extra["variadic"] = arity(params)
+            if node.type != "function_definition":
+                extra["decorators"] = (DECLARATION,)
+        return super().add_symbol(node, name, kind, **extra)
+
+    def on_call(self, node: Node) -> None:
+        """As C's, with the number of arguments (none when a pack is expanded: ``f(args...)``)."""
+        before = len(self.facts.calls)
+        fn = node.child_by_field_name("function")
+        self.add_call(callee_name(fn), node)
+        arguments = node.child_by_field_name("arguments")
+        if len(self.facts.calls) > before and arguments is not None:
+            written = [c for c in arguments.named_children if c.type != "comment"]
+            if not any(c.type == "parameter_pack_expansion" for c in written):
+                self.facts.calls[before] = replace(self.facts.calls[before], args=(len(written),))
+        if fn is not None and fn.type not in {"identifier", "qualified_identifier"}:
+            self.visit(fn)
+        self.visit(arguments)
+
     def on_access(self, node: Node) -> None:
         if self.access:
             self.access[-1] = text(node).strip().rstrip(":").strip() == "public"
@@ -497,7 +547,9 @@ class CppExtractor:
     # 3: ``typedef void (*F)()`` / ``(F)`` named F, ``int (ns::f)(int)``, a macro before
     # ``operator T()``, ``operator F<R(A)>`` whole, functions and ``using X = #if`` aliases
     # recovered from ERROR nodes; 4: macros named without scope, namespace-opening macros
-    # (their values, their lone lines as imports of ``macro NAME``)
+    # (their values, their lone lines as imports of ``macro NAME``), aliases' types (``=B``),
+    # arities and argument counts, ``declaration`` and ``dependent bases`` decorators,
+    # ``class FMT_SO_VISIBILITY("default") X``
 
     def __init__(self) -> None:
         self.suffixes = {
