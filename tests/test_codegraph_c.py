@@ -1105,3 +1105,44 @@ def test_overloads_in_two_headers_are_told_apart_by_argument_count(tmp_path: Pat
         ("src/use.cpp:8", "main", "ink::fill", f"{plain}:ink.fill", 1.0, "exact"),
         ("src/use.cpp:9", "main", "ink::fill", f"{plain}:ink.fill", 1.0, "exact"),
     }
+
+
+def test_include_tests_template_macros_and_a_loose_namespace() -> None:
+    """Three more things the grammar could not read, each of which sent the parse of fmt's
+    ``format.h`` into error recovery: ``<string_view>`` in ``#if FMT_HAS_INCLUDE(...)``, a
+    macro standing for a template parameter (``FMT_ENABLE_IF(...)``) and an export macro
+    with arguments (``FMT_SO_VISIBILITY("default")``); and a ``namespace detail {`` whose
+    closing brace an unbalanced ``#if`` elsewhere left loose in an ERROR node still scopes
+    the definitions after it (``detail.first``, as C++ names it)."""
+    source = {
+        "x.hpp": (
+            "#if FMT_HAS_INCLUDE(<string_view>) && FMT_CPLUSPLUS > 201703L\n"
+            "#  include <string_view>\n"
+            "#endif\n"
+            "namespace lib {\n"
+            "template <typename T, FMT_ENABLE_IF(sizeof(T) > 1)>\n"
+            "auto wide(T x) -> T { return x; }\n"
+            'class FMT_SO_VISIBILITY("default") failure {};\n'
+            "}  // namespace lib\n"
+            "namespace detail {\n"
+            "inline int first() { return 1; }\n"
+            "#if FMT_MSC_VERSION\n"
+            "inline int second() { if (first()) {\n"
+            "#else\n"
+            "inline int second() { {\n"
+            "#endif\n"
+            "    return 2;\n"
+            "  }\n"
+            "}\n"
+            "}  // namespace detail\n"
+        )
+    }
+    found = facts(source, "x.hpp")
+    assert [(s.qualname, s.kind, s.line, s.params) for s in found.symbols[:4]] == [
+        ("lib.wide", "function", 6, 1),
+        ("lib.failure", "class", 7, -1),
+        ("detail.first", "function", 10, 0),
+        ("detail.second", "function", 12, -1),  # recovered from the ERROR: arity unknown
+    ]
+    assert found.errors == 1
+    assert [(c.callee, c.caller, c.args) for c in found.calls] == [("first", "detail.second", (0,))]

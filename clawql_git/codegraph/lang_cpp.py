@@ -63,11 +63,13 @@ from clawql_git.codegraph.cpp_resolve import DECLARATION, DEPENDENT_BASES, CppCa
 from clawql_git.codegraph.lang_c import (
     CExtractor,
     CWalker,
+    brace_delta,
     callee_name,
     declarator_name,
     dotted,
     file_doc,
     function_declarator,
+    loose_head,
     type_name,
 )
 from clawql_git.codegraph.model import Call, FileFacts, Import, RepoView, Symbol, SymbolKind
@@ -202,6 +204,69 @@ def _namespace_at(root: Node, offset: int) -> str:
     return ".".join(parts)
 
 
+_NESTED = rb"\((?:[^()]|\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\))*\)"  # (a(b(c(d))))
+_TEMPLATE_MACRO = re.compile(  # template <typename T, FMT_ENABLE_IF(std::is_integral<T>::value)>
+    rb"(?<=[<,])([ \t\n]*)(" + _MACRO + _NESTED + rb")(?=[ \t\n]*[,>])"
+)
+
+
+def blank_template_macros(source: bytes) -> bytes:
+    """``template <typename T, FMT_ENABLE_IF(is_integral<T>::value)>``: a macro call standing
+    for a template parameter (``enable_if_t<..., int> = 0``), which the grammar cannot read
+    (the error recovery then loses the namespaces around it), is rewritten as the unnamed
+    parameter ``int`` followed by spaces; its newlines are kept, so every line and column
+    stays where it was. Only in a ``template <`` head, only after ``<`` or ``,``."""
+    out = bytearray(source)
+    for head in re.finditer(rb"\btemplate[ \t\n]*<", source):
+        stop = _closing_angle(source, head.end())
+        for match in _TEMPLATE_MACRO.finditer(source, head.end(), stop):
+            start, end = match.span(2)
+            if any(out[start:end]) and out[start : start + 3] != b"int":
+                blanked = bytes(c if c == 0x0A else 0x20 for c in source[start:end])
+                out[start:end] = b"int" + blanked[3:]
+    return bytes(out)
+
+
+_HAS_INCLUDE = re.compile(rb"(?m)^[ \t]*#[ \t]*(?:el)?if\b.*?\(([ \t]*<)[^<>()\n]*(>[ \t]*)\)")
+
+
+def blank_include_tests(source: bytes) -> bytes:
+    """``#if FMT_HAS_INCLUDE(<string_view>)``: the grammar reads ``<`` in an ``#if`` as a
+    comparison and fails on the rest, and the error recovery swallows the file from the
+    include guard on; the angle brackets are blanked (``( string_view )``, lines and columns
+    unchanged). ``__has_include(<x>)`` likewise."""
+    out = bytearray(source)
+    for _ in range(3):  # several tests on one line
+        changed = False
+        for match in _HAS_INCLUDE.finditer(bytes(out)):
+            for group in (1, 2):
+                start, end = match.span(group)
+                out[start:end] = bytes(out[start:end]).replace(b"<", b" ").replace(b">", b" ")
+                changed = True
+        if not changed:
+            break
+    return bytes(out)
+
+
+def _closing_angle(source: bytes, start: int) -> int:
+    """Where the ``<`` before ``start`` closes (``<`` and ``>`` inside parentheses, as in
+    ``sizeof(A) > sizeof(B)``, do not count); the next ``{`` or ``;`` when it does not."""
+    depth, parens = 1, 0
+    for at in range(start, len(source)):
+        char = source[at : at + 1]
+        if char in b"{;":
+            return at
+        if char == b"(":
+            parens += 1
+        elif char == b")":
+            parens -= 1
+        elif not parens and char in b"<>":
+            depth += 1 if char == b"<" else -1
+            if not depth:
+                return at + 1
+    return len(source)
+
+
 def blank_declaration_macros(source: bytes) -> bytes:
     """Blank the specifier macros the grammar does not know, with spaces (lines and columns
     unchanged): an export macro after ``class`` (``blank_export_macros``), a lone macro line
@@ -210,7 +275,8 @@ def blank_declaration_macros(source: bytes) -> bytes:
     FMT_INLINE auto g()``, ``FMT_CONSTEXPR Foo(int)``) and ``if FMT_CONSTEXPR20 (...)``.
     Each of them otherwise drops the parse into error recovery and loses the definitions
     around it. Only all-caps names with an underscore, in those places, are touched."""
-    cleaned = blank_lone_macros(blank_export_macros(source))
+    cleaned = blank_lone_macros(blank_export_macros(blank_include_tests(source)))
+    cleaned = blank_template_macros(cleaned)
     for _ in range(2):  # two macros in a row: FMT_EXPORT FMT_CONSTEXPR auto f()
         cleaned = _blank_group(cleaned, _PREFIX_MACRO, 2)
     return _blank_group(cleaned, _IF_MACRO, 1)
@@ -276,6 +342,22 @@ def template_params(heads: Node | None) -> set[str]:
             found = declarator_name(param.child_by_field_name("declarator"))
             out |= {text(found)} if found is not None else set()
     return out - {""}
+
+
+_NAMESPACE_NAMES = frozenset({"identifier", "namespace_identifier", "nested_namespace_specifier"})
+
+
+def _loose_namespace(children: list[Node], at: int) -> bool:
+    """``namespace ns {`` (or ``namespace {``) as loose children of an ERROR node."""
+    if children[at].type != "namespace" or at + 1 >= len(children):
+        return False
+    if children[at + 1].type == "{":
+        return True
+    return (
+        children[at + 1].type in _NAMESPACE_NAMES
+        and at + 2 < len(children)
+        and children[at + 2].type == "{"
+    )
 
 
 def _languages() -> dict[str, object]:
@@ -502,7 +584,44 @@ class CppWalker(CWalker):
                 and children[at + 2].type == "="
             ):
                 self.loose_alias(children, at)
-        super().on_error(node)
+        self.loose_children(children, 0, len(children))
+
+    def loose_children(self, children: list[Node], start: int, end: int) -> None:
+        """C's recovery of loose function heads (``CWalker.on_error``) over ``children[start:
+        end]``, and a ``namespace ns {`` left loose (its closing brace lost to an ``#if``
+        elsewhere) scoping what follows it up to the brace that balances it."""
+        at = start
+        while at < end:
+            if self.depth == 0 and _loose_namespace(children, at):
+                at = self.loose_namespace(children, at, end)
+            elif self.depth == 0 and loose_head(children, at):
+                at = self.loose_function(children, at)
+            else:
+                self.visit(children[at])
+            at += 1
+
+    def loose_namespace(self, children: list[Node], at: int, end: int) -> int:
+        """The namespace whose keyword is ``children[at]``; returns the index of its last
+        child (its ``}``, or the last one when it is not closed). A child that holds the
+        balancing brace among others (an ``#if`` whose branch closes it) is left to the
+        enclosing scope, as it was without this recovery."""
+        named = children[at + 1].type != "{"
+        opening = at + 2 if named else at + 1
+        parts = [p for p in text(children[at + 1]).split("::") if p] if named else []
+        depth, close = 0, end  # not closed: up to the end
+        for index in range(opening, end):
+            depth += brace_delta(children[index]) if children[index].type != "{" else 1
+            if depth <= 0:
+                close = index
+                break
+        self.push(parts)
+        if parts:
+            self.namespaces.add(self.qualname)
+        self.loose_children(children, opening + 1, close)
+        self.pop(parts)
+        if close < end and children[close].type != "}":
+            return close - 1  # a node holding the closing brace is visited outside
+        return min(close, end - 1)
 
     def loose_alias(self, children: list[Node], at: int) -> None:
         """The alias whose ``using`` is ``children[at]``, from its ``template <...>`` head
