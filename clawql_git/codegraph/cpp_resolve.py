@@ -111,7 +111,12 @@ class CppCalls:
                 return UNK
             member = self.own_member(path, scope, head, ctx)
             return member if member is not None else self.r.callee(path, scope, head, ctx)
-        entity = local if local is not None else self.receiver(path, scope, head, ctx)
+        if local is not None:
+            entity = local
+        elif self.declared_elsewhere(path, scope, head):  # by another ``TEST`` body
+            entity = self.receiver(path, parent(scope), head, ctx)
+        else:
+            entity = self.receiver(path, scope, head, ctx)
         for part in (strip_generics(m) for m in members):  # ``specs.fill_unit<Char>``
             if entity[0] in ("unk", "ext") or not DOTTED.match(part):
                 return entity if entity[0] == "ext" else UNK
@@ -133,6 +138,13 @@ class CppCalls:
         if not assigns:
             return None
         return self.unalias(self.r.infer(path, scope, assigns, ctx, 1), ctx)
+
+    def declared_elsewhere(self, path: str, scope: str, name: str) -> bool:
+        """Is ``name`` a local of another definition named ``scope`` (not of the one
+        ``local`` looked in)? Then the scope's own lookup would see that one's."""
+        if not scope or name == "this":
+            return False
+        return bool(self.r.index[path].assigns.get((scope, name)))
 
     def definition(self, path: str, scope: str, line: int) -> tuple[int, int] | None:
         """The lines of the definition named ``scope`` that holds ``line`` (None when there
