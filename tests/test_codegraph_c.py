@@ -1007,13 +1007,16 @@ MEMBER_CALLS = {
     ),
     "test/use.cc": (
         '#include "geo/shapes.hpp"\n'
+        "geo::Shape shared;\n"
         "void check(int) {\n"
         "  geo::Shape value;\n"
+        "  geo::Named shared;\n"
         "  value.describe();\n"
         "}\n"
         "void check(double) {\n"
         "  geo::Named value;\n"
         "  value.name();\n"
+        "  shared.area();\n"
         "}\n"
         "void use(const geo::ShapeRef& ref) {\n"
         "  auto built = geo::Shape();\n"
@@ -1049,13 +1052,15 @@ def test_cpp_member_calls_by_declared_types(tmp_path: Path) -> None:
         (f"{src}:6", "geo.Shape.describe", "name", f"{hpp}:geo.Named.name", 1.0, "exact"),
         (f"{src}:7", "geo.Shape.describe", "this.grow", f"{hpp}:geo.Shape.grow", 0.8, "inferred"),
         (f"{src}:11", "geo.Shape.make", "made.grow", f"{hpp}:geo.Shape.grow", 0.8, "inferred"),
-        ("test/use.cc:4", "check", "value.describe", f"{src}:geo.Shape.describe", 0.8, "inferred"),
-        ("test/use.cc:8", "check", "value.name", f"{hpp}:geo.Named.name", 0.8, "inferred"),
-        ("test/use.cc:11", "use", "geo::Shape", f"{hpp}:geo.Shape", 1.0, "exact"),
-        ("test/use.cc:13", "use", "ref.area", f"{src}:geo.Shape.area", 0.8, "inferred"),
-        ("test/use.cc:14", "use", "built.rename", f"{hpp}:geo.Named.rename", 0.8, "inferred"),
-        ("test/use.cc:15", "use", "braced.describe", f"{src}:geo.Shape.describe", 0.8, "inferred"),
-        ("test/use.cc:16", "use", "geo::Shape::make", f"{src}:geo.Shape.make", 0.8, "inferred"),
+        ("test/use.cc:6", "check", "value.describe", f"{src}:geo.Shape.describe", 0.8, "inferred"),
+        ("test/use.cc:10", "check", "value.name", f"{hpp}:geo.Named.name", 0.8, "inferred"),
+        # the file's ``shared``: the other ``check`` declares a ``shared`` of its own
+        ("test/use.cc:11", "check", "shared.area", f"{src}:geo.Shape.area", 0.8, "inferred"),
+        ("test/use.cc:14", "use", "geo::Shape", f"{hpp}:geo.Shape", 1.0, "exact"),
+        ("test/use.cc:16", "use", "ref.area", f"{src}:geo.Shape.area", 0.8, "inferred"),
+        ("test/use.cc:17", "use", "built.rename", f"{hpp}:geo.Named.rename", 0.8, "inferred"),
+        ("test/use.cc:18", "use", "braced.describe", f"{src}:geo.Shape.describe", 0.8, "inferred"),
+        ("test/use.cc:19", "use", "geo::Shape::make", f"{src}:geo.Shape.make", 0.8, "inferred"),
     }
 
 
