@@ -9,7 +9,15 @@ the enclosing namespaces and the included headers (``Resolver._cfamily``). ``obj
 ``p->f`` (both written ``obj.f``) look ``obj`` up so and then its type's members; a type alias
 (``using memory_buffer = basic_memory_buffer<char>;``) is followed to the type it names.
 ``.`` is member access, never a qualified name: ``fmt.format`` of a field ``fmt`` is not
-``fmt::format``. Overloads share their qualname, so they are one target.
+``fmt::format``.
+
+What stays unresolved: in a class template, a bare name found only in a base (the base may
+depend on the template's parameters, where C++ does not look); a member reached through the
+bases of a class declared with different bases in one file (specialisations, ``#if``
+branches); an alias whose declarations do not all name one type. Overloads of one file share
+their qualname, so they are one target; overloads defined in several files the call sees
+are told apart by the number of arguments (``lang_cpp`` records arities and argument
+counts), else the call is unresolved.
 """
 
 from __future__ import annotations
