@@ -899,3 +899,255 @@ def test_an_alias_whose_value_an_if_branch_chooses() -> None:
         ),
         ("after", "function", 9, 9, "int after(int x)", ""),
     ]
+
+
+MACRO_NAMESPACES = {
+    "include/lib/base.h": (
+        "#ifndef LIB_BEGIN_NAMESPACE\n"
+        "#  define LIB_BEGIN_NAMESPACE \\\n"
+        "     namespace lib {        \\\n"
+        "     inline namespace v1 {\n"
+        "#  define LIB_END_NAMESPACE }}\n"
+        "#endif\n"
+        "namespace lib { namespace detail {\n"
+        "#define LIB_CHECK(x) (x)\n"
+        "} }\n"
+    ),
+    "include/lib/format.h": (
+        '#include "base.h"\n'
+        "LIB_BEGIN_NAMESPACE\n"
+        "int format(int x);\n"
+        "class buffer {\n"
+        " public:\n"
+        "  void push(int c);\n"
+        "};\n"
+        "LIB_END_NAMESPACE\n"
+        "int after(int x);\n"
+    ),
+    "test/use.cc": (
+        '#include "lib/format.h"\n'
+        "struct holder {\n"
+        "  lib::buffer lib;\n"
+        "  void run() { lib.push(3); }\n"
+        "};\n"
+        "int main() {\n"
+        "  lib::buffer b;\n"
+        "  b.push(LIB_CHECK(1));\n"
+        "  lib::v1::format(2);\n"
+        "  lib::after(4);\n"
+        "  return lib::format(after(5));\n"
+        "}\n"
+    ),
+}
+
+
+def test_namespaces_a_macro_opens_and_macros_of_no_scope(tmp_path: Path) -> None:
+    """A macro is a preprocessor name: it belongs to no namespace, so ``LIB_CHECK`` defined
+    inside ``namespace lib::detail`` is called as ``LIB_CHECK``. ``LIB_BEGIN_NAMESPACE``
+    alone on a line expands (its definition in the included ``base.h``) to ``namespace lib {
+    inline namespace v1 {``, so ``format`` is ``lib::v1::format`` and, the namespace being
+    inline, ``lib::format`` (cppreference, Namespaces: inline namespaces; qualified name
+    lookup); ``after`` follows ``LIB_END_NAMESPACE`` (``}}``) and is global, so
+    ``lib::after`` names nothing. ``lib.push`` is member access on the field ``lib`` (class
+    member access), not the namespace."""
+    graph = build(tmp_path, MACRO_NAMESPACES)
+    lib = "include/lib/format.h"
+    assert calls(graph) == {
+        ("test/use.cc:4", "holder.run", "lib.push", f"{lib}:buffer.push", 0.8, "inferred"),
+        ("test/use.cc:8", "main", "b.push", f"{lib}:buffer.push", 0.8, "inferred"),
+        ("test/use.cc:8", "main", "LIB_CHECK", "include/lib/base.h:LIB_CHECK", 1.0, "exact"),
+        ("test/use.cc:9", "main", "lib::v1::format", f"{lib}:format", 1.0, "exact"),
+        ("test/use.cc:10", "main", "lib::after", "", 0.0, "unresolved"),
+        ("test/use.cc:11", "main", "lib::format", f"{lib}:format", 1.0, "exact"),
+        ("test/use.cc:11", "main", "after", f"{lib}:after", 1.0, "exact"),
+    }
+    symbols = {(s["qualname"], s["line"]) for s in graph.store.query("SELECT * FROM symbols")}
+    assert ("LIB_CHECK", 8) in symbols and ("format", 3) in symbols
+
+
+MEMBER_CALLS = {
+    "include/geo/shapes.hpp": (
+        "namespace geo {\n"
+        "class Named {\n"
+        " public:\n"
+        "  const char* name() const;\n"
+        "  void rename(const char* n);\n"
+        "};\n"
+        "int area(int side);\n"
+        "class Shape : public Named {\n"
+        " public:\n"
+        "  int area() const;\n"
+        "  void describe() const;\n"
+        "  static Shape make(int sides);\n"
+        "  void grow(int by);\n"
+        "  void grow(int by, int times);\n"
+        "};\n"
+        "using ShapeRef = Shape;\n"
+        "template <typename T> class Box : public T, public Named {\n"
+        " public:\n"
+        '  void open() { rename("box"); }\n'
+        "};\n"
+        "}  // namespace geo\n"
+    ),
+    "src/shapes.cpp": (
+        '#include "geo/shapes.hpp"\n'
+        "namespace geo {\n"
+        "int Shape::area() const { return geo::area(2); }\n"
+        "void Shape::describe() const {\n"
+        "  area();\n"
+        "  name();\n"
+        "  this->grow(1);\n"
+        "}\n"
+        "Shape Shape::make(int sides) {\n"
+        "  Shape made;\n"
+        "  made.grow(sides, 2);\n"
+        "  return made;\n"
+        "}\n"
+        "}  // namespace geo\n"
+    ),
+    "test/use.cc": (
+        '#include "geo/shapes.hpp"\n'
+        "geo::Shape shared;\n"
+        "void check(int) {\n"
+        "  geo::Shape value;\n"
+        "  geo::Named shared;\n"
+        "  value.describe();\n"
+        "}\n"
+        "void check(double) {\n"
+        "  geo::Named value;\n"
+        "  value.name();\n"
+        "  shared.area();\n"
+        "}\n"
+        "void use(const geo::ShapeRef& ref) {\n"
+        "  auto built = geo::Shape();\n"
+        "  geo::Shape braced{};\n"
+        "  ref.area();\n"
+        '  built.rename("b");\n'
+        "  braced.describe();\n"
+        "  geo::Shape::make(3);\n"
+        "}\n"
+    ),
+}
+
+
+def test_cpp_member_calls_by_declared_types(tmp_path: Path) -> None:
+    """cppreference, unqualified name lookup: in a member function (defined in the class or
+    out of line, ``int Shape::area() const``) a name is looked up in the block, then in the
+    class and its bases, then in the enclosing namespaces, so ``area()`` in ``describe`` is
+    ``Shape::area`` although ``geo::area`` exists; ``name()`` is the base ``Named``'s. In a
+    class template a name is not looked up in a base that depends on the template's
+    parameters (dependent names): ``rename`` in ``Box::open`` stays unresolved. Member
+    access (``value.describe()``, ``ref.area()``, ``this->grow(1)``) looks the member up in
+    the class of the object's declared type: a local of the very function definition (the
+    two ``check`` overloads each declare their own ``value``), a parameter of a type alias
+    (``using ShapeRef = Shape;``), ``auto x = T()``, ``T x{}``. Qualified lookup: a static
+    member ``geo::Shape::make``, a namespace member ``geo::area``. Overloads of ``grow`` are
+    one qualname, one target."""
+    graph = build(tmp_path, MEMBER_CALLS)
+    src, hpp = "src/shapes.cpp", "include/geo/shapes.hpp"
+    assert calls(graph) == {
+        (f"{hpp}:19", "geo.Box.open", "rename", "", 0.0, "unresolved"),
+        (f"{src}:3", "geo.Shape.area", "geo::area", f"{hpp}:geo.area", 1.0, "exact"),
+        (f"{src}:5", "geo.Shape.describe", "area", f"{src}:geo.Shape.area", 1.0, "exact"),
+        (f"{src}:6", "geo.Shape.describe", "name", f"{hpp}:geo.Named.name", 1.0, "exact"),
+        (f"{src}:7", "geo.Shape.describe", "this.grow", f"{hpp}:geo.Shape.grow", 0.8, "inferred"),
+        (f"{src}:11", "geo.Shape.make", "made.grow", f"{hpp}:geo.Shape.grow", 0.8, "inferred"),
+        ("test/use.cc:6", "check", "value.describe", f"{src}:geo.Shape.describe", 0.8, "inferred"),
+        ("test/use.cc:10", "check", "value.name", f"{hpp}:geo.Named.name", 0.8, "inferred"),
+        # the file's ``shared``: the other ``check`` declares a ``shared`` of its own
+        ("test/use.cc:11", "check", "shared.area", f"{src}:geo.Shape.area", 0.8, "inferred"),
+        ("test/use.cc:14", "use", "geo::Shape", f"{hpp}:geo.Shape", 1.0, "exact"),
+        ("test/use.cc:16", "use", "ref.area", f"{src}:geo.Shape.area", 0.8, "inferred"),
+        ("test/use.cc:17", "use", "built.rename", f"{hpp}:geo.Named.rename", 0.8, "inferred"),
+        ("test/use.cc:18", "use", "braced.describe", f"{src}:geo.Shape.describe", 0.8, "inferred"),
+        ("test/use.cc:19", "use", "geo::Shape::make", f"{src}:geo.Shape.make", 0.8, "inferred"),
+    }
+
+
+OVERLOADS = {
+    "include/ink/plain.hpp": (
+        "namespace ink {\n"
+        "inline int scale(int x) { return x; }\n"
+        "inline int draw(const char* s) { return 0; }\n"
+        "int fill(int x, int y = 0);\n"
+        "}\n"
+    ),
+    "include/ink/wide.hpp": (
+        "namespace ink {\n"
+        "inline int scale(int x, int factor) { return x * factor; }\n"
+        "inline int draw(const wchar_t* s) { return 1; }\n"
+        "}\n"
+    ),
+    "src/use.cpp": (
+        '#include "ink/plain.hpp"\n'
+        '#include "ink/wide.hpp"\n'
+        "template <typename... T> int all(T... args) { return ink::scale(args...); }\n"
+        "int main() {\n"
+        "  ink::scale(1);\n"
+        "  ink::scale(1, 2);\n"
+        '  ink::draw("a");\n'
+        "  ink::fill(1);\n"
+        "  return ink::fill(1, 2);\n"
+        "}\n"
+    ),
+}
+
+
+def test_overloads_in_two_headers_are_told_apart_by_argument_count(tmp_path: Path) -> None:
+    """cppreference, overload resolution: the candidate functions are every declaration the
+    name lookup finds, and a function is viable only when it can take that many arguments
+    (parameters with a default may be left out). ``ink::scale`` is defined in two headers:
+    one argument picks ``plain.hpp``'s, two ``wide.hpp``'s; ``ink::draw`` takes one argument
+    in both, which the argument count cannot tell apart (the types would): unresolved, as is
+    a pack expansion (``scale(args...)``). ``ink::fill`` takes one or two."""
+    graph = build(tmp_path, OVERLOADS)
+    plain, wide = "include/ink/plain.hpp", "include/ink/wide.hpp"
+    assert calls(graph) == {
+        ("src/use.cpp:3", "all", "ink::scale", "", 0.0, "unresolved"),
+        ("src/use.cpp:5", "main", "ink::scale", f"{plain}:ink.scale", 1.0, "exact"),
+        ("src/use.cpp:6", "main", "ink::scale", f"{wide}:ink.scale", 1.0, "exact"),
+        ("src/use.cpp:7", "main", "ink::draw", "", 0.0, "unresolved"),
+        ("src/use.cpp:8", "main", "ink::fill", f"{plain}:ink.fill", 1.0, "exact"),
+        ("src/use.cpp:9", "main", "ink::fill", f"{plain}:ink.fill", 1.0, "exact"),
+    }
+
+
+def test_include_tests_template_macros_and_a_loose_namespace() -> None:
+    """Three more things the grammar could not read, each of which sent the parse of fmt's
+    ``format.h`` into error recovery: ``<string_view>`` in ``#if FMT_HAS_INCLUDE(...)``, a
+    macro standing for a template parameter (``FMT_ENABLE_IF(...)``) and an export macro
+    with arguments (``FMT_SO_VISIBILITY("default")``); and a ``namespace detail {`` whose
+    closing brace an unbalanced ``#if`` elsewhere left loose in an ERROR node still scopes
+    the definitions after it (``detail.first``, as C++ names it)."""
+    source = {
+        "x.hpp": (
+            "#if FMT_HAS_INCLUDE(<string_view>) && FMT_CPLUSPLUS > 201703L\n"
+            "#  include <string_view>\n"
+            "#endif\n"
+            "namespace lib {\n"
+            "template <typename T, FMT_ENABLE_IF(sizeof(T) > 1)>\n"
+            "auto wide(T x) -> T { return x; }\n"
+            'class FMT_SO_VISIBILITY("default") failure {};\n'
+            "}  // namespace lib\n"
+            "namespace detail {\n"
+            "inline int first() { return 1; }\n"
+            "#if FMT_MSC_VERSION\n"
+            "inline int second() { if (first()) {\n"
+            "#else\n"
+            "inline int second() { {\n"
+            "#endif\n"
+            "    return 2;\n"
+            "  }\n"
+            "}\n"
+            "}  // namespace detail\n"
+        )
+    }
+    found = facts(source, "x.hpp")
+    assert [(s.qualname, s.kind, s.line, s.params) for s in found.symbols[:4]] == [
+        ("lib.wide", "function", 6, 1),
+        ("lib.failure", "class", 7, -1),
+        ("detail.first", "function", 10, 0),
+        ("detail.second", "function", 12, -1),  # recovered from the ERROR: arity unknown
+    ]
+    assert found.errors == 1
+    assert [(c.callee, c.caller, c.args) for c in found.calls] == [("first", "detail.second", (0,))]

@@ -393,7 +393,9 @@ class CWalker(Walker):
             return  # an include guard or a feature flag: no value, nothing to look up
         kind: SymbolKind = "function" if params is not None else "constant"
         signature = f"#define {name}{text(params) if params is not None else ''}"
+        scope, self.scope = self.scope, []  # a macro belongs to no namespace, class or function
         symbol = self.add_symbol(node, name, kind, signature=signature, docstring=self.doc(node))
+        self.scope = scope
         if node.end_point[1] == 0 and symbol.end_line > symbol.line:  # the newline ends it
             self.facts.symbols[-1] = replace(symbol, end_line=symbol.end_line - 1)
 
@@ -618,9 +620,10 @@ def file_doc(root: Node) -> str:
 class CExtractor:
     """The C extractor the code graph loads as ``lang_c.EXTRACTOR``."""
 
-    version = "4"  # 2: reference declarators (``T& f()``); C++ headers: unnamed records
+    version = "5"  # 2: reference declarators (``T& f()``); C++ headers: unnamed records
     # 3: unnamed C records as <anonymous>; 4: ``typedef int (*cb)(void)`` named ``cb``,
-    # functions recovered from ERROR nodes (``#if`` branches with unbalanced braces)
+    # functions recovered from ERROR nodes (``#if`` branches with unbalanced braces);
+    # 5: a macro is named without the scope it is written in (``#define`` in a function)
 
     def __init__(self) -> None:
         self.suffixes = {".c": "c", ".h": "c"}
@@ -642,8 +645,8 @@ class CExtractor:
 
     def resolve_module(self, importer: str, module: str, repo: RepoView) -> list[str]:
         """The repository file ``#include "module"`` names; [] for ``<...>`` and the unknown."""
-        if not module or module.startswith(("<", "namespace ")) or "::" in module:
-            return []  # a system include, or a C++ ``using`` line
+        if not module or module.startswith(("<", "namespace ", "macro ")) or "::" in module:
+            return []  # a system include, a C++ ``using`` line or a lone macro line
         self._use(repo)
         here = posixpath.dirname(importer)
         for base in (here, *INCLUDE_ROOTS):

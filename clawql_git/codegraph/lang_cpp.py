@@ -20,10 +20,27 @@ Conventions:
   A specialisation (``template <> struct is_unit<char>``) is named as its template.
 - bases: ``class A : public B, ns::C<int>`` -> Supertype edges ``A`` -> ``B`` and
   ``ns::C`` (relation 'extends'; template arguments dropped) and ``bases`` in dotted form.
+  A class whose bases name a template parameter (its own or an enclosing class's:
+  ``template <class T> class A : public B<T>``) has the decorator ``dependent bases``: a
+  bare name in its methods is not looked up in them (cppreference, dependent names).
+- ``using A = B<int>;`` and ``typedef B<int> A;`` record that ``A`` holds ``=B`` (an
+  assignment in the alias's scope), when it is ``B`` itself (not ``B*``).
 - calls: as in C, plus ``ns::f``, ``Foo::make``, ``this->f`` (``this.f``) and ``new Foo``
-  (a call of ``Foo``).
-- ``class API_EXPORT Foo {``: an all-caps macro between ``class`` and the name is read as
-  an export macro and blanked before parsing (lines and columns unchanged).
+  (a call of ``Foo``), each with its number of arguments (``args``; none recorded when a pack
+  is expanded, ``f(args...)``). Resolved by ``cpp_resolve``.
+- a function or method has its arity: ``params`` the parameters without a default,
+  ``variadic`` when defaults, a pack or ``...`` follow; one with no body here (a prototype, a
+  method declared in its class) has the decorator ``declaration``.
+- a lone macro line (``FMT_BEGIN_NAMESPACE``, blanked) is an import of module ``macro
+  FMT_BEGIN_NAMESPACE``, and ``#define FMT_BEGIN_NAMESPACE namespace fmt { inline namespace
+  v12 {`` (a value that only opens or closes namespaces) an assignment of that value to the
+  macro's name: ``cpp_namespaces`` reads the namespaces they open. A macro is named without
+  the scope it is written in (the preprocessor has none).
+- source cleaning (``cpp_macros``): ``class API_EXPORT Foo {`` (or ``class
+  API_VISIBILITY("default") Foo {``): an all-caps macro between ``class`` and the name is
+  read as an export macro and blanked before parsing (lines and columns unchanged); so are
+  ``<x>`` in ``#if FMT_HAS_INCLUDE(<x>)``, and a macro standing for a template parameter
+  (``FMT_ENABLE_IF(...)``) is rewritten as ``int``.
 - ``GMOCK_DEFINE_DEFAULT_ACTION_FOR_RETURN_TYPE_(char, 0);`` at column 0 (a macro expanding to
   declarations, at namespace level) is blanked before parsing too, and kept as a call of the
   macro from the enclosing namespace.
@@ -38,21 +55,32 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from tree_sitter import Node
 
 from clawql_git.codegraph import lang_c
+from clawql_git.codegraph.cpp_macros import (
+    blank_declaration_macros,
+    blank_macro_statements,
+    lone_macro_uses,
+    namespace_expansion,
+)
+from clawql_git.codegraph.cpp_namespaces import MACRO_USE
+from clawql_git.codegraph.cpp_resolve import DECLARATION, DEPENDENT_BASES, CppCalls
 from clawql_git.codegraph.lang_c import (
     CExtractor,
     CWalker,
+    brace_delta,
+    callee_name,
     declarator_name,
     dotted,
     file_doc,
     function_declarator,
+    loose_head,
     type_name,
 )
-from clawql_git.codegraph.model import Call, FileFacts, RepoView, SymbolKind
+from clawql_git.codegraph.model import Call, FileFacts, Import, RepoView, Symbol, SymbolKind
 from clawql_git.codegraph.ts_util import Parsers, strip_generics, text, walk_file
 
 _CLASSES: dict[str, SymbolKind] = {
@@ -75,102 +103,6 @@ def _injects_members(node: Node) -> bool:
     )
 
 
-EXPORT_MACRO = re.compile(
-    rb"\b(?:class|struct|union)[ \t]+([A-Z][A-Z0-9_]*[A-Z0-9_])[ \t]+"
-    rb"(?=[A-Za-z_]\w*(?:[ \t]+final)?[ \t]*(?:[:{]|\n))"
-)
-
-
-def blank_export_macros(source: bytes) -> bytes:
-    """``class LEVELDB_EXPORT Status {`` -> ``class                Status {``: an all-caps
-    export macro between the keyword and the name would make the grammar read a variable
-    declaration. Blanked with spaces, so every line and column stays where it was."""
-    return _blank_group(source, EXPORT_MACRO, 1)
-
-
-_MACRO = rb"[A-Z][A-Z0-9]*_[A-Z0-9_]*"  # all caps with an underscore: FMT_CONSTEXPR20
-_LONE_MACRO = re.compile(
-    rb"(?m)^[ \t]*" + _MACRO + rb"(?:\((?:[^()\n]|\([^()\n]*\))*\))?[ \t]*(?://[^\n]*)?$"
-)
-_SPECIFIERS = (
-    rb"(?:template[ \t]*<[^;{}\n]*>|inline|static|constexpr|friend|extern|virtual|explicit)"
-)
-_DECLARATION_START = (
-    rb"(?:template|class|struct|union|enum|auto|void|bool|char|int|long|short|unsigned|signed"
-    rb"|float|double|const|constexpr|inline|static|virtual|explicit|friend|typename|using)\b"
-    rb"|~?[A-Za-z_][\w:]*[ \t]*\("  # a constructor (or a function with no return type)
-    rb"|[A-Za-z_][\w:<>, ]*[ \t*&]+[A-Za-z_]\w*[ \t]*\("  # Ret name(
-)
-_PREFIX_MACRO = re.compile(
-    rb"(?m)^([ \t]*(?:"
-    + _SPECIFIERS
-    + rb"[ \t]+)*)("
-    + _MACRO
-    + rb")(?=[ \t]+(?:"
-    + _DECLARATION_START
-    + rb"))"
-)
-_MACRO_STATEMENT = re.compile(  # at column 0: a use at namespace level, not in a body
-    rb"(?m)^(" + _MACRO + rb")\((?:[^()\n]|\([^()\n]*\))*\);[ \t]*(?://[^\n]*)?$"
-)
-_IF_MACRO = re.compile(rb"\bif[ \t]+(" + _MACRO + rb")(?=[ \t]*\()")  # if FMT_CONSTEXPR20 (
-
-
-def _blank_group(source: bytes, pattern: re.Pattern[bytes], group: int) -> bytes:
-    out = bytearray(source)
-    for match in pattern.finditer(source):
-        start, end = match.span(group)
-        out[start:end] = b" " * (end - start)
-    return bytes(out)
-
-
-def blank_lone_macros(source: bytes) -> bytes:
-    """``FMT_BEGIN_NAMESPACE`` alone on a line (a macro that opens a namespace or marks the
-    next declaration exported), or a call ``FMT_PRAGMA_CLANG(...)`` alone on a line with no
-    ``;``: the grammar would read it and the next declaration as one function and lose
-    everything up to the matching brace. Blanked when it stands where a declaration may
-    start (after ``;``, a brace, a comment, a preprocessor line or another such macro); an
-    all-caps name continuing an expression or ending an enum is left as it is."""
-    out = bytearray(source)
-    for match in _LONE_MACRO.finditer(source):
-        end = match.start()
-        while end and out[end - 1] in b" \t\r\n":  # back over blank (or blanked) space
-            end -= 1
-        previous = bytes(out[out.rfind(b"\n", 0, end) + 1 : end])
-        if _ends_statement(previous):
-            start, end = match.span()
-            out[start:end] = b" " * (end - start)
-    return bytes(out)
-
-
-def _ends_statement(line: bytes) -> bool:
-    """The line before ends a declaration: ``;``, a brace, a comment, a directive, nothing."""
-    stripped = line.strip()
-    if not stripped or stripped.startswith((b"#", b"//", b"*")) or stripped.endswith(b"*/"):
-        return True
-    code = stripped.split(b"//", 1)[0].rstrip()
-    return code.endswith((b";", b"{", b"}"))
-
-
-def blank_macro_statements(source: bytes) -> tuple[bytes, list[re.Match[bytes]]]:
-    """``GMOCK_DEFINE_DEFAULT_ACTION_FOR_RETURN_TYPE_(unsigned char, 0);`` at column 0, after a
-    declaration ends: a macro that expands to declarations, with arguments that are no expressions
-    (types, an empty one); the grammar cannot read it and error recovery swallowed the
-    classes after it. Blanked with spaces; the matches are returned so that each still
-    counts as a call of the macro."""
-    out = bytearray(source)
-    blanked = []
-    for match in _MACRO_STATEMENT.finditer(source):
-        end = match.start()
-        while end and out[end - 1] in b" \t\r\n":
-            end -= 1
-        if _ends_statement(bytes(out[out.rfind(b"\n", 0, end) + 1 : end])):
-            start, end = match.span()
-            out[start:end] = b" " * (end - start)
-            blanked.append(match)
-    return bytes(out), blanked
-
-
 def _namespace_at(root: Node, offset: int) -> str:
     """The dotted namespace enclosing byte ``offset`` (a blanked macro statement)."""
     node: Node | None = root.named_descendant_for_byte_range(offset, offset)
@@ -183,18 +115,54 @@ def _namespace_at(root: Node, offset: int) -> str:
     return ".".join(parts)
 
 
-def blank_declaration_macros(source: bytes) -> bytes:
-    """Blank the specifier macros the grammar does not know, with spaces (lines and columns
-    unchanged): an export macro after ``class`` (``blank_export_macros``), a lone macro line
-    (``blank_lone_macros``), a macro opening a declaration
-    (``FMT_CONSTEXPR20 void f()``, ``FMT_EXPORT template <...>``, ``template <class T>
-    FMT_INLINE auto g()``, ``FMT_CONSTEXPR Foo(int)``) and ``if FMT_CONSTEXPR20 (...)``.
-    Each of them otherwise drops the parse into error recovery and loses the definitions
-    around it. Only all-caps names with an underscore, in those places, are touched."""
-    cleaned = blank_lone_macros(blank_export_macros(source))
-    for _ in range(2):  # two macros in a row: FMT_EXPORT FMT_CONSTEXPR auto f()
-        cleaned = _blank_group(cleaned, _PREFIX_MACRO, 2)
-    return _blank_group(cleaned, _IF_MACRO, 1)
+_WORD = re.compile(r"[A-Za-z_]\w*")
+_TYPE_PARAMETERS = frozenset({"type_parameter_declaration", "variadic_type_parameter_declaration"})
+
+
+def arity(params: Node) -> tuple[int, bool]:
+    """(parameters without a default, whether more may be passed) of ``(int a, int b = 1,
+    T&&... rest)``: (1, True); ``(void)`` and ``()`` take none."""
+    required, more = 0, any(c.type == "..." for c in params.children)
+    for param in params.named_children:
+        if param.type == "parameter_declaration":
+            declared = param.child_by_field_name("declarator")
+            void = declared is None and text(param.child_by_field_name("type")) == "void"
+            required += 0 if void else 1
+        elif param.type in {"optional_parameter_declaration", "variadic_parameter_declaration"}:
+            more = True
+    return required, more
+
+
+def template_params(heads: Node | None) -> set[str]:
+    """The names ``template <typename T, int N, class... Ts>`` declares: {T, N, Ts}."""
+    out: set[str] = set()
+    for param in heads.named_children if heads is not None else []:
+        if param.type == "template_template_parameter_declaration":
+            param = param.named_children[-1] if param.named_children else param
+        if param.type in _TYPE_PARAMETERS:
+            out |= {text(c) for c in param.named_children if c.type == "type_identifier"}
+        elif param.type == "optional_type_parameter_declaration":
+            out.add(text(param.child_by_field_name("name")))
+        else:
+            found = declarator_name(param.child_by_field_name("declarator"))
+            out |= {text(found)} if found is not None else set()
+    return out - {""}
+
+
+_NAMESPACE_NAMES = frozenset({"identifier", "namespace_identifier", "nested_namespace_specifier"})
+
+
+def _loose_namespace(children: list[Node], at: int) -> bool:
+    """``namespace ns {`` (or ``namespace {``) as loose children of an ERROR node."""
+    if children[at].type != "namespace" or at + 1 >= len(children):
+        return False
+    if children[at + 1].type == "{":
+        return True
+    return (
+        children[at + 1].type in _NAMESPACE_NAMES
+        and at + 2 < len(children)
+        and children[at + 2].type == "{"
+    )
 
 
 def _languages() -> dict[str, object]:
@@ -218,12 +186,14 @@ class CppWalker(CWalker):
         "using_declaration": "on_using",
         "new_expression": "on_new",
         "access_specifier": "on_access",
+        "preproc_def": "on_macro",
     }
 
     def __init__(self, facts: FileFacts, source: bytes) -> None:
         super().__init__(facts, source)
         self.classes: list[str] = []  # qualnames of the enclosing class bodies
         self.access: list[bool] = []  # is the current member section public?
+        self.templates: list[set[str]] = []  # the template parameters of each class body
 
     def in_class(self) -> bool:
         return bool(self.classes) and self.depth == 0
@@ -269,6 +239,11 @@ class CppWalker(CWalker):
         if node.type == "enum_specifier":
             return
         saved, self.depth = self.depth, 0
+        anchor = whole.parent if whole.parent is not None else whole
+        heads = anchor.child_by_field_name("parameters")
+        self.templates.append(
+            template_params(heads) if anchor.type == "template_declaration" else set()
+        )
         self.scope.append(name)
         self.classes.append(self.qualname)
         self.access.append(node.type != "class_specifier")
@@ -276,6 +251,7 @@ class CppWalker(CWalker):
         self.access.pop()
         self.classes.pop()
         self.scope.pop()
+        self.templates.pop()
         self.depth = saved
 
     def add_record_symbol(self, node: Node, name: str, whole: Node) -> None:
@@ -300,9 +276,56 @@ class CppWalker(CWalker):
             docstring=self.doc(anchor),
             exported=self.exported(whole) if self.in_class() else True,
             bases=tuple(dotted(text(b)) for b in written),
+            decorators=(DEPENDENT_BASES,) if self.dependent(anchor, written) else (),
         )
         for base in written:
             self.add_supertype(symbol.qualname, strip_generics(text(base)), base, "extends")
+
+    def on_macro(self, node: Node) -> None:
+        """As C's, and a macro whose value opens or closes namespaces (``#define
+        FMT_BEGIN_NAMESPACE namespace fmt { inline namespace v11 {``) is type evidence: the
+        macro holds that value (the resolver reads the lone lines using it)."""
+        super().on_macro(node)
+        value = node.child_by_field_name("value")
+        expansion = namespace_expansion(text(value)) if value is not None else ""
+        if expansion:
+            scope, self.scope = self.scope, []
+            self.assign(text(node.child_by_field_name("name")), expansion, node, False)
+            self.scope = scope
+
+    def dependent(self, anchor: Node, bases: list[Node]) -> bool:
+        """Does a base (``buffer<T>``, ``T``) name a parameter of this class template or of
+        an enclosing one?"""
+        params = set().union(*self.templates)
+        if anchor.type == "template_declaration":
+            params |= template_params(anchor.child_by_field_name("parameters"))
+        return any(params & set(_WORD.findall(text(b))) for b in bases)
+
+    def add_symbol(self, node: Node, name: str, kind: SymbolKind, **extra: Any) -> Symbol:
+        """As the walker's; a function or method also gets its arity (``params``: the
+        parameters without a default, ``variadic``: defaults, a pack or ``...`` follow) and,
+        when it has no body here, the decorator ``declaration``."""
+        fn = function_declarator(node.child_by_field_name("declarator"))
+        params = fn.child_by_field_name("parameters") if fn is not None else None
+        if kind in ("function", "method") and params is not None:
+            extra["params"], extra["variadic"] = arity(params)
+            if node.type != "function_definition":
+                extra["decorators"] = (DECLARATION,)
+        return super().add_symbol(node, name, kind, **extra)
+
+    def on_call(self, node: Node) -> None:
+        """As C's, with the number of arguments (none when a pack is expanded: ``f(args...)``)."""
+        before = len(self.facts.calls)
+        fn = node.child_by_field_name("function")
+        self.add_call(callee_name(fn), node)
+        arguments = node.child_by_field_name("arguments")
+        if len(self.facts.calls) > before and arguments is not None:
+            written = [c for c in arguments.named_children if c.type != "comment"]
+            if not any(c.type == "parameter_pack_expansion" for c in written):
+                self.facts.calls[before] = replace(self.facts.calls[before], args=(len(written),))
+        if fn is not None and fn.type not in {"identifier", "qualified_identifier"}:
+            self.visit(fn)
+        self.visit(arguments)
 
     def on_access(self, node: Node) -> None:
         if self.access:
@@ -326,14 +349,34 @@ class CppWalker(CWalker):
         self.visit(node.child_by_field_name("default_value"))
 
     def on_alias(self, node: Node) -> None:
+        """``using A = B<int>;``: the type ``A``, and ``A`` names ``B`` (``=B``) when it is
+        ``B`` itself (not a pointer or reference to it)."""
+        name = text(node.child_by_field_name("name"))
         self.add_symbol(
             node,
-            text(node.child_by_field_name("name")),
+            name,
             "type",
             signature=self.signature(node, None, node),
             docstring=self.doc(node),
             exported=self.exported(node),
         )
+        described = node.child_by_field_name("type")
+        if described is not None and described.child_by_field_name("declarator") is None:
+            self.names_type(name, described.child_by_field_name("type"), node)
+
+    def names_type(self, alias: str, written: Node | None, node: Node) -> None:
+        """Record that the alias ``alias`` is the type ``written`` (``=ns::Foo``)."""
+        named = type_name(written) if written is None or written.type != "struct_specifier" else ""
+        if named:
+            self.assign(alias, "=" + named, node, False)
+
+    def on_typedef(self, node: Node) -> None:
+        """As C's, and ``typedef basic_string_view<char> string_view;`` names that type."""
+        super().on_typedef(node)
+        declared = node.child_by_field_name("type")
+        for decl in node.children_by_field_name("declarator"):
+            if decl.type == "type_identifier":
+                self.names_type(text(decl), declared, node)
 
     def on_error(self, node: Node) -> None:
         """As C's, and ``using X =`` left loose by an ``#if`` between the ``=`` and its value
@@ -346,7 +389,44 @@ class CppWalker(CWalker):
                 and children[at + 2].type == "="
             ):
                 self.loose_alias(children, at)
-        super().on_error(node)
+        self.loose_children(children, 0, len(children))
+
+    def loose_children(self, children: list[Node], start: int, end: int) -> None:
+        """C's recovery of loose function heads (``CWalker.on_error``) over ``children[start:
+        end]``, and a ``namespace ns {`` left loose (its closing brace lost to an ``#if``
+        elsewhere) scoping what follows it up to the brace that balances it."""
+        at = start
+        while at < end:
+            if self.depth == 0 and _loose_namespace(children, at):
+                at = self.loose_namespace(children, at, end)
+            elif self.depth == 0 and loose_head(children, at):
+                at = self.loose_function(children, at)
+            else:
+                self.visit(children[at])
+            at += 1
+
+    def loose_namespace(self, children: list[Node], at: int, end: int) -> int:
+        """The namespace whose keyword is ``children[at]``; returns the index of its last
+        child (its ``}``, or the last one when it is not closed). A child that holds the
+        balancing brace among others (an ``#if`` whose branch closes it) is left to the
+        enclosing scope, as it was without this recovery."""
+        named = children[at + 1].type != "{"
+        opening = at + 2 if named else at + 1
+        parts = [p for p in text(children[at + 1]).split("::") if p] if named else []
+        depth, close = 0, end  # not closed: up to the end
+        for index in range(opening, end):
+            depth += brace_delta(children[index]) if children[index].type != "{" else 1
+            if depth <= 0:
+                close = index
+                break
+        self.push(parts)
+        if parts:
+            self.namespaces.add(self.qualname)
+        self.loose_children(children, opening + 1, close)
+        self.pop(parts)
+        if close < end and children[close].type != "}":
+            return close - 1  # a node holding the closing brace is visited outside
+        return min(close, end - 1)
 
     def loose_alias(self, children: list[Node], at: int) -> None:
         """The alias whose ``using`` is ``children[at]``, from its ``template <...>`` head
@@ -387,10 +467,13 @@ class CppWalker(CWalker):
 class CppExtractor:
     """The C++ extractor the code graph loads as ``lang_cpp.EXTRACTOR``."""
 
-    version = "3"  # 2: unnamed records as <anonymous>, reference declarators
+    version = "4"  # 2: unnamed records as <anonymous>, reference declarators
     # 3: ``typedef void (*F)()`` / ``(F)`` named F, ``int (ns::f)(int)``, a macro before
     # ``operator T()``, ``operator F<R(A)>`` whole, functions and ``using X = #if`` aliases
-    # recovered from ERROR nodes
+    # recovered from ERROR nodes; 4: macros named without scope, namespace-opening macros
+    # (their values, their lone lines as imports of ``macro NAME``), aliases' types (``=B``),
+    # arities and argument counts, ``declaration`` and ``dependent bases`` decorators,
+    # ``class FMT_SO_VISIBILITY("default") X``
 
     def __init__(self) -> None:
         self.suffixes = {
@@ -405,12 +488,18 @@ class CppExtractor:
         }
         self._parsers = Parsers(_languages())  # type: ignore[arg-type]
         self._includes = CExtractor()
+        self.call_resolver = CppCalls  # the resolver types receivers by declarations
 
     def extract(self, path: str, source: bytes, language: str) -> FileFacts:
         """Facts of one C++ file; syntax errors are counted and the rest still extracted."""
-        cleaned, statements = blank_macro_statements(blank_declaration_macros(source))
+        declared = blank_declaration_macros(source)
+        cleaned, statements = blank_macro_statements(declared)
         root, facts, _ = walk_file(self._parsers, path, cleaned, "cpp", CppWalker)
         facts.module_doc = file_doc(root)
+        for name, offset in lone_macro_uses(source, declared):
+            line = source.count(b"\n", 0, offset) + 1
+            scope = _namespace_at(root, offset)
+            facts.imports.append(Import(MACRO_USE + name, "", "", line, scope))
         for match in statements:
             line = source.count(b"\n", 0, match.start()) + 1
             caller = _namespace_at(root, match.start())

@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from clawql_git.codegraph.cpp_namespaces import MacroNamespaces
 from clawql_git.codegraph.model import (
     Assignment,
     Call,
@@ -271,7 +272,12 @@ class Resolver:
         # namespaces (``using``) reach one another in cycles, and each lookup of a name the
         # repository does not define walked every path of them down to MAX_DEPTH again.
         self._attrs: dict[tuple[tuple[str, ...], str, int], tuple[Entity, bool]] = {}
+        self._hidden = self._macro_namespaces()
         self.typed: dict[str, CallResolver] = self._typed_calls()
+
+    def _macro_namespaces(self) -> MacroNamespaces:
+        """C++: the namespaces a macro line opens, per file (``cpp_namespaces``)."""
+        return MacroNamespaces(lambda f: self.index[f].facts, self.visible)
 
     def replace(self, facts: FileFacts) -> None:
         """Take the new facts of a file already known (the set of files is unchanged, so
@@ -280,6 +286,7 @@ class Resolver:
         self._visible, self._includers, self._constants = {}, None, None
         self._swift_roots = None
         self._inferred, self._attrs = {}, {}
+        self._hidden = self._macro_namespaces()
         self.typed = self._typed_calls()
 
     def _typed_calls(self) -> dict[str, CallResolver]:
@@ -1043,10 +1050,21 @@ class Resolver:
         visible = self.visible(path)
         for qual in candidates:
             for f in visible:
-                sym = self.index[f].defs.get(qual)
-                if sym is not None and sym.kind not in ("variable", "constant"):
-                    return ("def", f, qual)
+                stored = qual if qual in self.index[f].defs else self._hidden.aliases(f).get(qual)
+                sym = self.index[f].defs.get(stored) if stored else None
+                if stored and sym is not None and sym.kind not in ("variable", "constant"):
+                    return ("def", f, self._injected_class(f, stored, dotted))
         return None
+
+    def _injected_class(self, path: str, qual: str, dotted: str) -> str:
+        """``Foo`` looked up inside ``Foo``'s own scope is the class (its injected class
+        name), not its constructor ``Foo.Foo``."""
+        owner = parent(qual)
+        if "." not in dotted and owner.rsplit(".", 1)[-1] == dotted:
+            sym = self.index[path].defs.get(owner)
+            if sym is not None and sym.kind in CLASSLIKE:
+                return owner
+        return qual
 
     def _c_using(self, path: str, prefixes: list[str], dotted: str) -> list[str]:
         """More qualnames ``dotted`` may denote through the ``using`` lines in scope: ``using
