@@ -14,11 +14,12 @@ a head ``X()`` is a method of the enclosing types when one is named ``X``, else 
 
 from __future__ import annotations
 
+import posixpath
 import re
 from typing import TYPE_CHECKING
 
 from clawql_git.codegraph.java_resolve import JavaCalls, Method, Type, applicable, segments
-from clawql_git.codegraph.model import Assignment, Call
+from clawql_git.codegraph.model import Assignment, Call, Import
 from clawql_git.codegraph.resolve import UNK, Entity, ResolutionNotes, parent
 
 if TYPE_CHECKING:
@@ -38,6 +39,7 @@ class CSharpCalls(JavaCalls):
             if idx.facts.language == "csharp" and not idx.overloads:
                 for sym in idx.facts.symbols:
                     idx.overloads.setdefault(sym.qualname, []).append(sym)
+        share_global_usings(resolver)
         self._extensions: dict[str, list[Method]] | None = None
         self._working: set[tuple[str, str, str]] = set()  # values being typed (a cycle)
 
@@ -204,6 +206,33 @@ class CSharpCalls(JavaCalls):
 
     def namespaces(self, path: str) -> list[str]:
         return [s.name for s in self.r.index[path].facts.symbols if s.kind == "module"]
+
+
+def share_global_usings(resolver: Resolver) -> None:
+    """Give every C# file the ``global using`` directives of its project besides its own
+    ``using`` lines (C# 10: a global using applies to every file of the compilation). The
+    project is taken as the directory of the file declaring them and everything below it
+    (``GlobalUsings.cs`` sits beside the ``.csproj``); the star imports are made again from
+    each file's own facts, so a second resolver over the same index adds nothing twice."""
+    shared: dict[str, list[Import]] = {}  # project directory -> its global usings
+    for idx in resolver.index.values():
+        if idx.facts.language == "csharp":
+            for imp in idx.facts.imports:
+                if imp.name == "*" and imp.alias.startswith("global"):
+                    shared.setdefault(posixpath.dirname(idx.facts.path), []).append(imp)
+    for path, idx in resolver.index.items():
+        if idx.facts.language != "csharp":
+            continue
+        own = [i for i in idx.facts.imports if i.name == "*" and not i.scope]
+        given = [
+            imp
+            for folder, imports in shared.items()
+            if not folder or path.startswith(folder + "/")
+            for imp in imports
+            if imp not in own
+        ]
+        if own or given:
+            idx.stars[""] = own + given
 
 
 def _enclosing(namespace: str) -> list[str]:

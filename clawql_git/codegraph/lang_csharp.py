@@ -12,7 +12,9 @@ Conventions:
 - docs: ``///`` XML doc comments (tags dropped, ``<see cref="X"/>`` -> ``X``) or ``/** */``.
 - imports: ``using A.B;`` -> module 'A.B', name '*' (every type of the namespace);
   ``using X = A.B.C;`` -> module 'A.B', name 'C', alias 'X'; ``using static A.B.C;`` ->
-  module 'A.B.C', name '*'; ``global using`` the same.
+  module 'A.B.C', name '*'; ``global using`` the same, a star import with alias 'global'
+  (``global using static``: 'global static'), which ``csharp_resolve`` brings to every file
+  of the project (the directory of the file declaring it, and below).
 - calls: ``obj.Method(...)`` as written (``this._repo.Get``, ``Helper.Run``, ``a?.B`` read
   as ``a.B``, type arguments dropped, ``new Foo().Bar()`` -> ``Foo().Bar``), ``new Foo()``
   -> ``Foo``; calls in attribute arguments get context 'decorator'.
@@ -242,7 +244,8 @@ class CSharpWalker(Walker):
             module, _, name = written.rpartition(".")
             self.add_import(module, strip_generics(name), text(alias), node)
         elif written:
-            self.add_import(written, "*", "static" if "static" in words else "", node)
+            kinds = [word for word in ("global", "static") if word in words]
+            self.add_import(written, "*", " ".join(kinds), node)
 
     def on_namespace(self, node: Node) -> None:
         written = text(node.child_by_field_name("name"))
@@ -466,7 +469,7 @@ def relation(kind: SymbolKind, index: int, base: str) -> str:
 class CSharpExtractor:
     """The C# extractor the code graph loads as ``lang_csharp.EXTRACTOR``."""
 
-    version = "2"
+    version = "3"
 
     def __init__(self) -> None:
         self.suffixes = {".cs": "csharp"}
