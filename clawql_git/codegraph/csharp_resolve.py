@@ -151,7 +151,7 @@ class CSharpCalls(JavaCalls):
             target = self.type_named(file, parent(qual), match.group(1)) if match else UNK
             if target[0] == "def" and (target[1], target[2]) in types:
                 fits.append((file, qual, sym))
-        return fits[0] if len({(f, q) for f, q, _ in fits}) == 1 else None
+        return one_fit(path, fits)
 
     def written_type(self, path: str, scope: str, name: str) -> str:
         """The type a local, parameter or field of an enclosing type is declared with, as
@@ -180,7 +180,7 @@ class CSharpCalls(JavaCalls):
             and (match := EXTENSION.search(sym.signature)) is not None
             and match.group(1) == written
         ]
-        return fits[0] if len({(f, q) for f, q, _ in fits}) == 1 else None
+        return one_fit(path, fits)
 
     def extensions(self) -> dict[str, list[Method]]:
         """Every extension method of the repository's C# files, by name."""
@@ -206,6 +206,16 @@ class CSharpCalls(JavaCalls):
 
     def namespaces(self, path: str) -> list[str]:
         return [s.name for s in self.r.index[path].facts.symbols if s.kind == "module"]
+
+
+def one_fit(path: str, fits: list[Method]) -> Method | None:
+    """The one extension method of ``fits`` a call of ``path`` binds: the only one, else the
+    only one declared in ``path`` itself (a file is in its own compilation; were the others
+    in it too, the call would be ambiguous and not compile, C# 12.8.10.3)."""
+    if len({(f, q) for f, q, _ in fits}) == 1:
+        return fits[0]
+    mine = [fit for fit in fits if fit[0] == path]
+    return mine[0] if len({q for _, q, _ in mine}) == 1 else None
 
 
 def share_global_usings(resolver: Resolver) -> None:

@@ -22,7 +22,12 @@ Conventions:
   ``a().b().c()`` -> ``a().b().c``; ``!f()`` -> ``f``; ``run(x) { }`` is one call ``run``.
   Functions keep their declared return type (``returns``); kotlin_resolve types receivers.
 - assignments: property and parameter types (annotation), ``val x = Foo()`` (value the
-  callee).
+  callee); a collection made by the standard library with its element type written
+  (``emptyArray<Tree>()``, ``listOf<Tree>()``) keeps it (value ``emptyArray<Tree>``). The
+  parameter of a lambda given to a scope or iteration function (``x.let { it.m() }``,
+  ``xs.forEach { t -> t.m() }``; ``it`` when none is declared) -> target the parameter,
+  value ``x.let{}`` (the receiver as written, the function), ``span`` the lambda's
+  (line, column, end line, end column): kotlin_resolve types the parameter inside it.
 - ``resolve_module``: a package -> the files declaring it; ``a.b.C`` -> the files of
   package ``a.b`` declaring ``C``; ``kotlin.*``, ``java.*``, ``android.*`` and anything
   not found -> [].
@@ -36,12 +41,14 @@ from typing import ClassVar
 from tree_sitter import Node
 
 from clawql_git.codegraph.kotlin_resolve import KotlinCalls
-from clawql_git.codegraph.model import FileFacts, RepoView, SymbolKind
+from clawql_git.codegraph.model import Assignment, FileFacts, RepoView, SymbolKind
 from clawql_git.codegraph.ts_util import (
     Parsers,
     Walker,
     clean_block_doc,
     collapse,
+    end_line,
+    line,
     scan_declarations,
     text,
     walk_file,
@@ -55,6 +62,22 @@ _TYPE_LINE = re.compile(
 )
 _EXTERNAL = ("kotlin.", "kotlinx.", "java.", "javax.", "android.", "androidx.")
 _COMMENTS = frozenset({"block_comment", "line_comment"})
+# standard functions whose lambda's one parameter is the receiver itself, or an element of it
+IT_RECEIVER = frozenset({"let", "also", "takeIf", "takeUnless"})
+IT_ELEMENT = frozenset(
+    {
+        "forEach", "onEach", "filter", "filterNot", "map", "mapNotNull", "flatMap", "any",
+        "all", "none", "first", "firstOrNull", "last", "lastOrNull", "find", "count",
+        "sortedBy", "sortedByDescending", "sumOf",
+    }
+)  # fmt: skip
+# standard library functions making a collection of the element type given as type argument
+FACTORIES = frozenset(
+    {
+        "emptyArray", "arrayOf", "emptyList", "listOf", "mutableListOf", "arrayListOf",
+        "emptySet", "setOf", "mutableSetOf", "hashSetOf", "linkedSetOf",
+    }
+)  # fmt: skip
 
 
 def _languages() -> dict[str, object]:
@@ -111,6 +134,17 @@ def return_type(node: Node) -> str:
         elif seen_params and child.type in {"user_type", "nullable_type"}:
             return type_name(child)
     return ""
+
+
+def made_value(call: Node) -> str:
+    """What ``val x = call`` records: the callee (``Foo``), with the element type kept for a
+    standard collection factory given one (``emptyArray<Tree>``)."""
+    callee = callee_name(call).removesuffix("()")
+    types = next((c for c in call.named_children if c.type == "type_arguments"), None)
+    if callee in FACTORIES and types is not None and len(types.named_children) == 1:
+        element = type_name(types.named_children[0].named_children[-1])
+        return f"{callee}<{element}>" if element else callee
+    return callee
 
 
 def modifiers(node: Node) -> tuple[set[str], list[Node]]:
@@ -308,7 +342,7 @@ class KotlinWalker(Walker):
             )
         self.assign(name, declared, node, True)
         if value is not None and value.type == "call_expression":
-            self.assign(name, callee_name(value).removesuffix("()"), node, False)
+            self.assign(name, made_value(value), node, False)
         self.visit(value)
 
     def on_alias(self, node: Node) -> None:
@@ -327,6 +361,8 @@ class KotlinWalker(Walker):
             name = ""  # ``run(x) { }``: the inner call is the one call
         if name:
             self.add_call(name, node)
+        if fn is not None and args and args[-1].type == "annotated_lambda":
+            self.bind_lambda(fn, args[-1])
         if fn is not None and fn.type == "navigation_expression" and fn.named_children:
             receiver = fn.named_children[0]
             if receiver.type not in {"identifier", "this_expression"}:
@@ -336,6 +372,31 @@ class KotlinWalker(Walker):
         for rest in node.named_children[1:]:
             self.visit(rest)
 
+    def bind_lambda(self, fn: Node, lambda_arg: Node) -> None:
+        """The parameter of the lambda ``lambda_arg`` passed to ``x.let``, ``xs.forEach``...:
+        an assignment scoped to the lambda's span (value ``x.let{}``)."""
+        if fn.type != "navigation_expression" or len(fn.named_children) != 2:
+            return
+        receiver, called = fn.named_children
+        function = text(called)
+        literal = next((c for c in lambda_arg.named_children if c.type == "lambda_literal"), None)
+        written = callee_name(receiver)
+        if literal is None or not written or function not in IT_RECEIVER | IT_ELEMENT:
+            return
+        params = next((c for c in literal.named_children if c.type == "lambda_parameters"), None)
+        names = [
+            text(c.named_children[0])
+            for c in (params.named_children if params is not None else [])
+            if c.type == "variable_declaration" and c.named_children
+        ]
+        if params is not None and (len(params.named_children) != 1 or len(names) != 1):
+            return  # ``{ (a, b) -> }``, ``{ i, x -> }``: not one named parameter
+        span = (line(literal), literal.start_point[1], end_line(literal), literal.end_point[1])
+        target = names[0] if names else "it"
+        self.facts.assignments.append(
+            Assignment(target, f"{written}.{function}{{}}", self.qualname, line(literal), span=span)
+        )
+
     def on_annotation(self, node: Node) -> None:
         with self.in_context("decorator"):
             self.visit_children(node)
@@ -344,7 +405,7 @@ class KotlinWalker(Walker):
 class KotlinExtractor:
     """The Kotlin extractor the code graph loads as ``lang_kotlin.EXTRACTOR``."""
 
-    version = "2"
+    version = "3"
 
     def __init__(self) -> None:
         self.suffixes = {".kt": "kotlin", ".kts": "kotlin"}
