@@ -25,6 +25,7 @@ from clawql_git.codegraph.resolve import UNK, Entity, ResolutionNotes, parent
 if TYPE_CHECKING:
     from clawql_git.codegraph.resolve import Resolver
 
+TASK = re.compile(r"^(Task|ValueTask)<([A-Za-z_][\w.]*)>$")  # ``Task<T>``: await gives a T
 EXTENSION = re.compile(r"\(\s*this\s+([A-Za-z_][\w.]*)")  # ``M(this Foo<T> f, ...)``
 
 
@@ -119,9 +120,11 @@ class CSharpCalls(JavaCalls):
         results = {self.result_of(path, scope, a.value, ctx) for a in assigns}
         return results.pop() if len(results) == 1 else UNK
 
-    def result_of(self, path: str, scope: str, callee: str, ctx: ResolutionNotes) -> Entity:
-        """What calling ``callee`` (as written) in ``scope`` gives, by its declared type."""
-        key = (path, scope, callee)
+    def result_of(self, path: str, scope: str, value: str, ctx: ResolutionNotes) -> Entity:
+        """What calling ``callee`` (as written) in ``scope`` gives, by its declared type;
+        ``await callee``: what awaiting the ``Task<T>`` it returns gives, a ``T``."""
+        callee = value.removeprefix("await ")
+        key = (path, scope, value)
         parts = segments(callee)
         if parts is None or key in self._working:
             return UNK
@@ -134,7 +137,22 @@ class CSharpCalls(JavaCalls):
                 found = self.on_receiver(receiver, parts[-1], -1)
         finally:
             self._working.discard(key)
-        return self.returns(found) if found is not None else UNK
+        if found is None:
+            return UNK
+        return self.awaited(found) if callee != value else self.returns(found)
+
+    def returns(self, found: Method) -> Entity:
+        """The Java reading; a ``Task<T>`` is a ``Task`` (what it gives needs ``await``)."""
+        file, qual, sym = found
+        task = TASK.match(sym.returns)
+        return self.typed(file, parent(qual), task.group(1)) if task else super().returns(found)
+
+    def awaited(self, found: Method) -> Entity:
+        """What ``await m()`` gives: the ``T`` of the ``Task<T>`` (or ``ValueTask<T>``) ``m``
+        is declared to return; unknown for anything else awaited."""
+        file, qual, sym = found
+        task = TASK.match(sym.returns)
+        return self.typed(file, parent(qual), task.group(2)) if task else UNK
 
     # ------------------------------------------------------------ extension methods
 
