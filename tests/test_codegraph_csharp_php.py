@@ -833,7 +833,10 @@ CS_PROJECTS = {
         "namespace Other;\n"
         "public class Loose\n"
         "{\n"
-        "    void Go() { new Order().Ship(); }\n"
+        "    void Go()\n"
+        "    {\n"
+        "        new Order().Ship();\n"
+        "    }\n"
         "}\n"
     ),
 }
@@ -858,8 +861,8 @@ def test_csharp_global_usings_await_and_declaration_patterns(tmp_path: Path) -> 
         (handle, "o.Ship", 13, orders, "Order.Ship", 0.8, "inferred"),
     ]
     assert calls(graph, "Other/Loose.cs") == [
-        ("Loose.Go", "Order", 4, "", "", 0.0, "unresolved"),
-        ("Loose.Go", "Order().Ship", 4, "", "", 0.0, "unresolved"),
+        ("Loose.Go", "Order", 6, "", "", 0.0, "unresolved"),
+        ("Loose.Go", "Order().Ship", 6, "", "", 0.0, "unresolved"),
     ]
 
 

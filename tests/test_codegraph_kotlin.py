@@ -257,3 +257,61 @@ def test_kotlin_receivers_typed_by_declarations(tmp_path: Path) -> None:
     assert "action" in unresolved  # a parameter of function type, not a member
     # a companion named by its own name is not a symbol yet (its members are the class's)
     assert "Factory.create" in unresolved
+
+
+SCOPED = {
+    # Kotlin docs, "Scope functions": ``let``/``also`` pass the object as the lambda argument
+    # (``it``, or a name given), ``apply``/``run``/``with`` as the lambda receiver (``this``)
+    "src/main/kotlin/org/example/Scoped.kt": (
+        "package org.example\n"
+        "\n"
+        "class Tree {\n"
+        "    fun log(m: String) {}\n"
+        "    fun plant() {}\n"
+        "}\n"
+        "\n"
+        "class Forest {\n"
+        "    private var trees = emptyArray<Tree>()\n"
+        "    private val one: Tree = Tree()\n"
+        "\n"
+        "    fun all(m: String) {\n"
+        "        trees.forEach { it.log(m) }\n"
+        "        trees.forEach { t -> t.plant() }\n"
+        "        one.let { it.log(m) }\n"
+        "        one.also { tree -> tree.plant() }\n"
+        "        one.apply { plant() }\n"
+        "        one.run { this.log(m) }\n"
+        "        with(one) { log(m) }\n"
+        "        one.apply { grow() }\n"
+        "        one.apply { this@Forest.grow() }\n"
+        "        it.log(m)\n"
+        "    }\n"
+        "\n"
+        "    fun grow() {}\n"
+        "}\n"
+    ),
+}
+
+
+def test_kotlin_scope_function_lambdas_type_it_and_this(tmp_path: Path) -> None:
+    """``trees = emptyArray<Tree>()`` holds Trees, so ``it`` of ``trees.forEach`` is a
+    ``Tree``; ``it`` (or the name given) of ``let``/``also`` is the receiver, ``this`` of
+    ``apply``/``run``/``with`` too (a bare ``grow()`` the receiver's type lacks is the
+    enclosing class's); ``this@Forest`` is the class's instance; an ``it`` outside any lambda
+    is nothing."""
+    graph = build(tmp_path, SCOPED)
+    path = "src/main/kotlin/org/example/Scoped.kt"
+    got = [c for c in calls(graph, path) if c[3] and c[0] == "Forest.all"]
+    assert got == [
+        ("Forest.all", "it.log", 13, path, "Tree.log", 0.8, "inferred"),
+        ("Forest.all", "t.plant", 14, path, "Tree.plant", 0.8, "inferred"),
+        ("Forest.all", "it.log", 15, path, "Tree.log", 0.8, "inferred"),
+        ("Forest.all", "tree.plant", 16, path, "Tree.plant", 0.8, "inferred"),
+        ("Forest.all", "plant", 17, path, "Tree.plant", 0.8, "inferred"),
+        ("Forest.all", "this.log", 18, path, "Tree.log", 0.8, "inferred"),
+        ("Forest.all", "log", 19, path, "Tree.log", 0.8, "inferred"),
+        ("Forest.all", "grow", 20, path, "Forest.grow", 1.0, "exact"),
+        ("Forest.all", "this@Forest.grow", 21, path, "Forest.grow", 1.0, "exact"),
+    ]
+    unresolved = {(c[1], c[2]) for c in calls(graph, path) if not c[3]}
+    assert ("it.log", 22) in unresolved

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 
 FUNCTIONS = frozenset({"method", "function"})
 IT_RECEIVER = frozenset({"let", "also", "takeIf", "takeUnless"})  # as lang_kotlin's
+THIS_RECEIVER = frozenset({"apply", "run", "with"})
 LAMBDA = re.compile(r"^(.+)\.(\w+)\{\}$")  # ``xs.forEach{}``: the lambda of a call
 MADE = re.compile(r"^(\w+)<([A-Za-z_][\w.]*)>$")  # ``emptyArray<Tree>``: a factory's element
 
@@ -40,13 +41,72 @@ class KotlinCalls(JavaCalls):
         self._overloads: dict[str, dict[str, list[Symbol]]] = {}
         self.column = 0  # the column of the call being resolved (picks a lambda's parameter)
         self._binding: set[Assignment] = set()  # lambda parameters being typed (a cycle)
+        self._unbound = False  # ``this@Outer``: no lambda's receiver is ``this``
 
     def callee(self, path: str, scope: str, call: Call, ctx: ResolutionNotes) -> Entity:
-        """What ``call`` points at; a bare call of a local or parameter is unknown."""
-        self.column = call.column
-        if "." not in call.callee and "(" not in call.callee and self.is_local(path, scope, call):
+        """What ``call`` points at; a bare call of a local or parameter is unknown, so is one
+        inside a lambda with a receiver that the receiver's type may declare."""
+        self.line, self.column = call.line, call.column
+        head, _, rest = call.callee.partition(".")
+        if head.startswith("this@"):
+            return self.labelled(path, scope, call, head.removeprefix("this@"), rest, ctx)
+        if "." in call.callee or "(" in call.callee:
+            return super().callee(path, scope, call, ctx)
+        if self.is_local(path, scope, call):
             return UNK
+        inferred = ctx.inferred
+        bound = self.bound_this(path, scope, ctx)
+        if bound is not None:  # ``x.apply { m() }``: the receiver's ``m`` first
+            found = self.on_bound(bound, call.callee)
+            if found is not None:
+                return found
+        ctx.inferred = inferred  # not through the receiver: as if no lambda were around
         return super().callee(path, scope, call, ctx)
+
+    def labelled(
+        self, path: str, scope: str, call: Call, label: str, rest: str, ctx: ResolutionNotes
+    ) -> Entity:
+        """``this@Outer.m()``: ``this`` of the innermost enclosing class when it is named
+        ``Outer`` (an outer class's or a lambda's label is left unresolved)."""
+        klass = self.r._enclosing_class(path, scope)
+        if not rest or not klass or klass.rsplit(".", 1)[-1] != label:
+            return UNK
+        self._unbound = True
+        try:
+            return super().callee(path, scope, replace(call, callee=f"this.{rest}"), ctx)
+        finally:
+            self._unbound = False
+
+    def on_bound(self, bound: Entity, name: str) -> Entity | None:
+        """A bare ``name()`` in a lambda whose receiver is ``bound``: the receiver's method,
+        unknown when its type may declare one outside the repository (or is not known), None
+        when its type (of the repository) declares none (the enclosing scopes' then)."""
+        if bound[0] != "inst" or not self.is_type(bound[1], bound[2]):
+            return UNK
+        found = self.method(bound[1], bound[2], name, -1)
+        if found is not None:
+            return ("def", found[0], found[1])
+        return UNK if self.reaches_outside(bound[1], bound[2]) else None
+
+    def this_value(self, path: str, scope: str, ctx: ResolutionNotes) -> Entity:
+        """``this``: the receiver of the innermost lambda with one around the call, else the
+        enclosing class's instance."""
+        bound = self.bound_this(path, scope, ctx)
+        return bound if bound is not None else super().this_value(path, scope, ctx)
+
+    def bound_this(self, path: str, scope: str, ctx: ResolutionNotes) -> Entity | None:
+        """The receiver of the innermost ``x.apply { }``, ``x.run { }`` or ``with(x) { }``
+        lambda around the call being resolved; None when there is none."""
+        if self._unbound:
+            return None
+        cur = scope
+        while cur and not self.is_type(path, cur):
+            assigns = self.r.index[path].assigns.get((cur, "this"), [])
+            around = self.in_scope(path, cur, [a for a in assigns if a.span])
+            if around:
+                return self.lambda_parameter(path, cur, around[0], ctx)
+            cur = parent(cur)
+        return None
 
     def is_local(self, path: str, scope: str, call: Call) -> bool:
         """Whether ``call.callee`` names a local or parameter of the enclosing functions."""
@@ -151,6 +211,6 @@ class KotlinCalls(JavaCalls):
             self._binding.discard(binding)
             self.line, self.column = saved
         ctx.inferred = True
-        if match.group(2) in IT_RECEIVER:
+        if match.group(2) in IT_RECEIVER | THIS_RECEIVER:
             return receiver if receiver[0] in ("inst", "ext") else UNK
         return ("inst", receiver[1], receiver[2]) if receiver[0] == "elem" else UNK

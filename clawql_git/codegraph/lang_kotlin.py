@@ -25,9 +25,11 @@ Conventions:
   callee); a collection made by the standard library with its element type written
   (``emptyArray<Tree>()``, ``listOf<Tree>()``) keeps it (value ``emptyArray<Tree>``). The
   parameter of a lambda given to a scope or iteration function (``x.let { it.m() }``,
-  ``xs.forEach { t -> t.m() }``; ``it`` when none is declared) -> target the parameter,
-  value ``x.let{}`` (the receiver as written, the function), ``span`` the lambda's
-  (line, column, end line, end column): kotlin_resolve types the parameter inside it.
+  ``xs.forEach { t -> t.m() }``; ``it`` when none is declared), or the receiver of a lambda
+  with one (``x.apply { }``, ``x.run { }``, ``with(x) { }``: target ``this``) -> value
+  ``x.let{}`` (the receiver as written, the function), ``span`` the lambda's (line, column,
+  end line, end column): kotlin_resolve types the parameter inside it. ``this@Outer.m()``
+  keeps its label.
 - ``resolve_module``: a package -> the files declaring it; ``a.b.C`` -> the files of
   package ``a.b`` declaring ``C``; ``kotlin.*``, ``java.*``, ``android.*`` and anything
   not found -> [].
@@ -64,6 +66,7 @@ _EXTERNAL = ("kotlin.", "kotlinx.", "java.", "javax.", "android.", "androidx.")
 _COMMENTS = frozenset({"block_comment", "line_comment"})
 # standard functions whose lambda's one parameter is the receiver itself, or an element of it
 IT_RECEIVER = frozenset({"let", "also", "takeIf", "takeUnless"})
+THIS_RECEIVER = frozenset({"apply", "run", "with"})  # whose lambda's ``this`` is the receiver
 IT_ELEMENT = frozenset(
     {
         "forEach", "onEach", "filter", "filterNot", "map", "mapNotNull", "flatMap", "any",
@@ -105,7 +108,7 @@ def callee_name(node: Node | None) -> str:
     if kind == "identifier":
         return text(node)
     if kind == "this_expression":
-        return "this"
+        return text(node)  # ``this``, or ``this@Outer`` (kotlin_resolve reads the label)
     if kind == "navigation_expression" and len(node.named_children) == 2:
         head = callee_name(node.named_children[0])
         name = node.named_children[1]
@@ -134,6 +137,19 @@ def return_type(node: Node) -> str:
         elif seen_params and child.type in {"user_type", "nullable_type"}:
             return type_name(child)
     return ""
+
+
+def lambda_receiver(fn: Node) -> tuple[Node | None, str]:
+    """(the receiver, the function) of a call given a trailing lambda: ``x.let`` -> (x,
+    'let'), ``with(x)`` -> (x, 'with'); (None, '') for anything else."""
+    if fn.type == "navigation_expression" and len(fn.named_children) == 2:
+        return fn.named_children[0], text(fn.named_children[1])
+    if fn.type == "call_expression" and len(fn.named_children) == 2:
+        name, arguments = fn.named_children
+        given = [c for c in arguments.named_children if c.type == "value_argument"]
+        if text(name) == "with" and len(given) == 1 and given[0].named_children:
+            return given[0].named_children[-1], "with"
+    return None, ""
 
 
 def made_value(call: Node) -> str:
@@ -373,15 +389,21 @@ class KotlinWalker(Walker):
             self.visit(rest)
 
     def bind_lambda(self, fn: Node, lambda_arg: Node) -> None:
-        """The parameter of the lambda ``lambda_arg`` passed to ``x.let``, ``xs.forEach``...:
-        an assignment scoped to the lambda's span (value ``x.let{}``)."""
-        if fn.type != "navigation_expression" or len(fn.named_children) != 2:
-            return
-        receiver, called = fn.named_children
-        function = text(called)
+        """The parameter (or the receiver ``this``) of the lambda ``lambda_arg`` passed to
+        ``x.let``, ``xs.forEach``, ``x.apply``, ``with(x)``...: an assignment scoped to the
+        lambda's span (value ``x.let{}``)."""
+        receiver, function = lambda_receiver(fn)
         literal = next((c for c in lambda_arg.named_children if c.type == "lambda_literal"), None)
         written = callee_name(receiver)
-        if literal is None or not written or function not in IT_RECEIVER | IT_ELEMENT:
+        if literal is None or not written:
+            return
+        span = (line(literal), literal.start_point[1], end_line(literal), literal.end_point[1])
+        if function in THIS_RECEIVER:
+            self.facts.assignments.append(
+                Assignment("this", f"{written}.{function}{{}}", self.qualname, span[0], span=span)
+            )
+            return
+        if function not in IT_RECEIVER | IT_ELEMENT:
             return
         params = next((c for c in literal.named_children if c.type == "lambda_parameters"), None)
         names = [
@@ -391,7 +413,6 @@ class KotlinWalker(Walker):
         ]
         if params is not None and (len(params.named_children) != 1 or len(names) != 1):
             return  # ``{ (a, b) -> }``, ``{ i, x -> }``: not one named parameter
-        span = (line(literal), literal.start_point[1], end_line(literal), literal.end_point[1])
         target = names[0] if names else "it"
         self.facts.assignments.append(
             Assignment(target, f"{written}.{function}{{}}", self.qualname, line(literal), span=span)
