@@ -315,3 +315,55 @@ def test_kotlin_scope_function_lambdas_type_it_and_this(tmp_path: Path) -> None:
     ]
     unresolved = {(c[1], c[2]) for c in calls(graph, path) if not c[3]}
     assert ("it.log", 22) in unresolved
+
+
+EXTENDED = {
+    # Kotlin docs, "Extensions": ``fun MutableList<Int>.swap(...)`` is called as
+    # ``list.swap(...)``; a member always wins over an extension of the same name
+    "src/main/kotlin/org/shop/Cart.kt": (
+        "package org.shop\n"
+        "\n"
+        "open class Basket {\n"
+        "    fun empty() {}\n"
+        "}\n"
+        "\n"
+        "class Cart : Basket() {\n"
+        "    fun total(): Int = 0\n"
+        "}\n"
+        "\n"
+        "fun Cart.total(): Int = 1\n"
+        "\n"
+        'fun Basket.describe(): String = "basket"\n'
+    ),
+    "src/main/kotlin/org/shop/ui/Screen.kt": (
+        "package org.shop.ui\n"
+        "\n"
+        "import org.shop.Cart\n"
+        "import org.shop.describe\n"
+        "\n"
+        "class Screen(private val cart: Cart) {\n"
+        "    fun show() {\n"
+        "        cart.describe()\n"
+        "        cart.total()\n"
+        "        cart.missing()\n"
+        "        cart.shout()\n"
+        "    }\n"
+        "\n"
+        "    private fun Cart.shout() {}\n"
+        "}\n"
+    ),
+}
+
+
+def test_kotlin_extension_functions_of_the_repository(tmp_path: Path) -> None:
+    """``cart.describe()``: the imported ``fun Basket.describe()``, declared for a supertype
+    of ``Cart``; ``cart.total()``: the member (it shadows ``fun Cart.total()``); a member
+    extension of the enclosing class; nothing named ``missing`` stays unresolved."""
+    graph = build(tmp_path, EXTENDED)
+    cart, screen = "src/main/kotlin/org/shop/Cart.kt", "src/main/kotlin/org/shop/ui/Screen.kt"
+    assert [c for c in calls(graph, screen) if c[0] == "Screen.show"] == [
+        ("Screen.show", "cart.describe", 8, cart, "describe", 0.8, "inferred"),
+        ("Screen.show", "cart.total", 9, cart, "Cart.total", 0.8, "inferred"),
+        ("Screen.show", "cart.missing", 10, "", "", 0.0, "unresolved"),
+        ("Screen.show", "cart.shout", 11, screen, "Screen.shout", 0.8, "inferred"),
+    ]

@@ -10,7 +10,10 @@ The parameter of a lambda given to a scope function (``x.let { it.m() }``, ``x.a
 y.m() }``: the receiver itself) or an iteration function over a collection of the standard
 library whose element type is a class of the repository (``xs.forEach { it.m() }``,
 ``xs`` declared as ``List<Tree>`` or made by ``emptyArray<Tree>()``: a ``Tree``) is typed
-inside the lambda's span only.
+inside the lambda's span only. ``x.bar()`` where ``x``'s type, a class of the repository
+deriving from nothing outside it, has no member ``bar``: the one extension function ``fun
+Foo.bar()`` in reach (the file, its package, an import) whose receiver type is that class or
+one of its supertypes.
 """
 
 from __future__ import annotations
@@ -30,6 +33,8 @@ FUNCTIONS = frozenset({"method", "function"})
 IT_RECEIVER = frozenset({"let", "also", "takeIf", "takeUnless"})  # as lang_kotlin's
 THIS_RECEIVER = frozenset({"apply", "run", "with"})
 LAMBDA = re.compile(r"^(.+)\.(\w+)\{\}$")  # ``xs.forEach{}``: the lambda of a call
+# ``fun <T> Foo<T>?.bar(``: an extension function's receiver type (``Foo``) and name
+EXTENSION = re.compile(r"\bfun\s+(?:<[^>]*>\s*)?([A-Za-z_][\w.]*)(?:<[^>]*>)?\??\.(\w+)\s*\(")
 MADE = re.compile(r"^(\w+)<([A-Za-z_][\w.]*)>$")  # ``emptyArray<Tree>``: a factory's element
 
 
@@ -42,25 +47,35 @@ class KotlinCalls(JavaCalls):
         self.column = 0  # the column of the call being resolved (picks a lambda's parameter)
         self._binding: set[Assignment] = set()  # lambda parameters being typed (a cycle)
         self._unbound = False  # ``this@Outer``: no lambda's receiver is ``this``
+        self._extension_functions: dict[str, list[Method]] | None = None
 
     def callee(self, path: str, scope: str, call: Call, ctx: ResolutionNotes) -> Entity:
         """What ``call`` points at; a bare call of a local or parameter is unknown, so is one
         inside a lambda with a receiver that the receiver's type may declare."""
         self.line, self.column = call.line, call.column
+        if self.r.index[path].facts.language != "kotlin":  # Swift and Scala read on
+            return self.member_call(path, scope, call, ctx)
         head, _, rest = call.callee.partition(".")
         if head.startswith("this@"):
             return self.labelled(path, scope, call, head.removeprefix("this@"), rest, ctx)
         if "." in call.callee or "(" in call.callee:
-            return super().callee(path, scope, call, ctx)
+            found = super().callee(path, scope, call, ctx)
+            return found if found[0] != "unk" else self.extension_call(path, scope, call, ctx)
         if self.is_local(path, scope, call):
             return UNK
         inferred = ctx.inferred
         bound = self.bound_this(path, scope, ctx)
         if bound is not None:  # ``x.apply { m() }``: the receiver's ``m`` first
-            found = self.on_bound(bound, call.callee)
-            if found is not None:
-                return found
+            member = self.on_bound(bound, call.callee)
+            if member is not None:
+                return member
         ctx.inferred = inferred  # not through the receiver: as if no lambda were around
+        return super().callee(path, scope, call, ctx)
+
+    def member_call(self, path: str, scope: str, call: Call, ctx: ResolutionNotes) -> Entity:
+        """Java's reading, but a bare call of a local or parameter is unknown."""
+        if "." not in call.callee and "(" not in call.callee and self.is_local(path, scope, call):
+            return UNK
         return super().callee(path, scope, call, ctx)
 
     def labelled(
@@ -173,6 +188,8 @@ class KotlinCalls(JavaCalls):
     ) -> Entity:
         """Java's reading, with a lambda's parameter and a standard collection factory's
         element type (``emptyArray<Tree>()``)."""
+        if self.r.index[path].facts.language != "kotlin":
+            return super().declared(path, scope, assigns, ctx)
         if len(assigns) == 1 and assigns[0].span:
             return self.lambda_parameter(path, scope, assigns[0], ctx)
         made = {MADE.match(a.value) for a in assigns if not a.annotation}
@@ -214,3 +231,75 @@ class KotlinCalls(JavaCalls):
         if match.group(2) in IT_RECEIVER | THIS_RECEIVER:
             return receiver if receiver[0] in ("inst", "ext") else UNK
         return ("inst", receiver[1], receiver[2]) if receiver[0] == "elem" else UNK
+
+    # ------------------------------------------------------------ extension functions
+
+    def extension_call(self, path: str, scope: str, call: Call, ctx: ResolutionNotes) -> Entity:
+        """``x.bar()`` as the one extension function ``bar`` in reach of ``path`` declared for
+        ``x``'s type or a supertype of it (a member would win: the type must have none, and
+        nothing outside the repository it derives from may have one)."""
+        parts = segments(call.callee)
+        if parts is None or len(parts) < 2:
+            return UNK
+        receiver = self.type_of(path, scope, parts[:-1], [-1] * len(parts), ctx)
+        if receiver[0] != "inst" or not self.is_type(receiver[1], receiver[2]):
+            return UNK
+        if self.reaches_outside(receiver[1], receiver[2]):
+            return UNK
+        types = {(receiver[1], receiver[2]), *self.ancestors(receiver[1], receiver[2])}
+        fits = {
+            (file, qual)
+            for file, qual, sym in self.extension_functions().get(parts[-1], [])
+            if self.in_reach(path, file, qual)
+            and (target := self.extension_receiver(file, qual, sym))[0] == "def"
+            and (target[1], target[2]) in types
+        }
+        if len(fits) != 1:
+            return UNK
+        ctx.inferred = True
+        file, qual = fits.pop()
+        return ("def", file, qual)
+
+    def extension_receiver(self, file: str, qual: str, sym: Symbol) -> Entity:
+        """The class an extension function is declared for (``fun Foo.bar()``: ``Foo``)."""
+        match = EXTENSION.search(sym.signature)
+        return self.type_named(file, parent(qual), match.group(1)) if match else UNK
+
+    def in_reach(self, path: str, file: str, qual: str) -> bool:
+        """Whether an extension function ``qual`` of ``file`` may be called from ``path``: a
+        member extension of a class around the call, or a top-level one of the same file, of
+        the same package, or imported (by name or with its package's ``*``)."""
+        owner = parent(qual)
+        if owner:
+            return file == path and owner in {q for _, q in self.around(path)}
+        if file == path or self.package(file) == self.package(path):
+            return True
+        idx = self.r.index[path]
+        named = [i.module for i in idx.imports.get(("", qual), [])]
+        starred = [i.module for i in idx.stars.get("", [])]
+        return self.package(file) in {*named, *starred}
+
+    def around(self, path: str) -> list[tuple[str, str]]:
+        """The classes of ``path`` enclosing the call being resolved (by its line)."""
+        return [
+            (path, s.qualname)
+            for s in self.r.index[path].facts.symbols
+            if self.is_type(path, s.qualname) and s.line <= self.line <= s.end_line
+        ]
+
+    def package(self, path: str) -> str:
+        return next((s.name for s in self.r.index[path].facts.symbols if s.kind == "module"), "")
+
+    def extension_functions(self) -> dict[str, list[Method]]:
+        """Every extension function of the repository's Kotlin files, by name."""
+        if self._extension_functions is None:
+            found: dict[str, list[Method]] = {}
+            for file, idx in self.r.index.items():
+                if idx.facts.language != "kotlin":
+                    continue
+                for sym in idx.facts.symbols:
+                    match = EXTENSION.search(sym.signature) if sym.kind in FUNCTIONS else None
+                    if match is not None and match.group(2) == sym.name:
+                        found.setdefault(sym.name, []).append((file, sym.qualname, sym))
+            self._extension_functions = found
+        return self._extension_functions
