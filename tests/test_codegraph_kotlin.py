@@ -285,6 +285,8 @@ SCOPED = {
         "        one.apply { grow() }\n"
         "        one.apply { this@Forest.grow() }\n"
         "        it.log(m)\n"
+        "        trees.map { grow -> grow.plant() }\n"
+        "        grow()\n"
         "    }\n"
         "\n"
         "    fun grow() {}\n"
@@ -298,7 +300,7 @@ def test_kotlin_scope_function_lambdas_type_it_and_this(tmp_path: Path) -> None:
     ``Tree``; ``it`` (or the name given) of ``let``/``also`` is the receiver, ``this`` of
     ``apply``/``run``/``with`` too (a bare ``grow()`` the receiver's type lacks is the
     enclosing class's); ``this@Forest`` is the class's instance; an ``it`` outside any lambda
-    is nothing."""
+    is nothing, and a lambda's parameter is seen inside its lambda only."""
     graph = build(tmp_path, SCOPED)
     path = "src/main/kotlin/org/example/Scoped.kt"
     got = [c for c in calls(graph, path) if c[3] and c[0] == "Forest.all"]
@@ -312,6 +314,9 @@ def test_kotlin_scope_function_lambdas_type_it_and_this(tmp_path: Path) -> None:
         ("Forest.all", "log", 19, path, "Tree.log", 0.8, "inferred"),
         ("Forest.all", "grow", 20, path, "Forest.grow", 1.0, "exact"),
         ("Forest.all", "this@Forest.grow", 21, path, "Forest.grow", 1.0, "exact"),
+        ("Forest.all", "grow.plant", 23, path, "Tree.plant", 0.8, "inferred"),
+        # the lambda's parameter ``grow`` is not seen outside it: the method
+        ("Forest.all", "grow", 24, path, "Forest.grow", 1.0, "exact"),
     ]
     unresolved = {(c[1], c[2]) for c in calls(graph, path) if not c[3]}
     assert ("it.log", 22) in unresolved

@@ -124,10 +124,13 @@ class KotlinCalls(JavaCalls):
         return None
 
     def is_local(self, path: str, scope: str, call: Call) -> bool:
-        """Whether ``call.callee`` names a local or parameter of the enclosing functions."""
+        """Whether ``call.callee`` names a local or parameter of the enclosing functions (a
+        lambda's parameter inside that lambda only)."""
+        at = (call.line, call.column)
         cur = scope
         while cur and not self.is_type(path, cur):
-            if self.r.index[path].assigns.get((cur, call.callee)):
+            assigns = self.r.index[path].assigns.get((cur, call.callee), [])
+            if any(not a.span or a.span[:2] <= at <= a.span[2:] for a in assigns):
                 return True
             cur = parent(cur)
         return False
