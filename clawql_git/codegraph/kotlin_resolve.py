@@ -8,12 +8,16 @@ parameter (a function value) is not a member call and stays unresolved.
 
 The parameter of a lambda given to a scope function (``x.let { it.m() }``, ``x.also { y ->
 y.m() }``: the receiver itself) or an iteration function over a collection of the standard
-library whose element type is a class of the repository (``xs.forEach { it.m() }``,
-``xs`` declared as ``List<Tree>`` or made by ``emptyArray<Tree>()``: a ``Tree``) is typed
-inside the lambda's span only. ``x.bar()`` where ``x``'s type, a class of the repository
-deriving from nothing outside it, has no member ``bar``: the one extension function ``fun
-Foo.bar()`` in reach (the file, its package, an import) whose receiver type is that class or
-one of its supertypes.
+library whose element type is a class of the repository (``xs.forEach { it.m() }``, ``xs``
+made by ``emptyArray<Tree>()``: a ``Tree``; declared types drop their type arguments, so
+``xs: List<Tree>`` is not read) is typed inside the lambda's span only; so is ``this`` of
+``x.apply { }``, ``x.run { }`` and ``with(x) { }``, whose bare calls are the receiver's
+methods first (unknown when its type is unknown or derives from outside the repository).
+``this@Outer`` is the innermost class when it is named ``Outer``.
+
+``x.bar()`` where ``x``'s type, a class of the repository deriving from nothing outside it,
+has no member ``bar``: the one extension function ``fun Foo.bar()`` in reach (the file, its
+package, an import) whose receiver type is that class or one of its supertypes.
 """
 
 from __future__ import annotations
