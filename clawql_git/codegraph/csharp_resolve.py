@@ -9,7 +9,10 @@ method of the receiver's type is named so, or for a receiver declared with the v
 
 ``lang_csharp`` writes ``new Foo().Bar()`` as ``Foo().Bar``, as it writes a call ``Foo()``:
 a head ``X()`` is a method of the enclosing types when one is named ``X``, else the type
-``X`` constructed. ``var x = Make()`` types ``x`` by ``Make``'s declared return type.
+``X`` constructed. ``var x = Make()`` types ``x`` by ``Make``'s declared return type, ``var
+x = await MakeAsync()`` by the ``T`` of the ``Task<T>`` (``ValueTask<T>``) it returns. A
+``global using`` reaches every file of its project (see :func:`share_global_usings`); of two
+same-named extension methods that fit, the one declared in the calling file wins.
 """
 
 from __future__ import annotations
