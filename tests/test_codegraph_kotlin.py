@@ -248,6 +248,9 @@ def test_kotlin_receivers_typed_by_declarations(tmp_path: Path) -> None:
         ("Rectangle.render", "scale().draw", 16, path, "Shape.draw", 0.8, "inferred"),
         ("Rectangle.render", "draw", 17, path, "Shape.draw", 1.0, "exact"),
         ("Rectangle.render", "isEmpty", 17, path, "Rectangle.isEmpty", 1.0, "exact"),  # !f()
+        # ``companion object Factory``: its members are the class's
+        ("Rectangle.render", "Factory.create", 18, path, "Rectangle.create", 0.8, "inferred"),
+        ("Rectangle.render", "Factory.create().draw", 18, path, "Shape.draw", 0.8, "inferred"),
         ("Rectangle.render", "Rectangle", 19, path, "Rectangle", 1.0, "exact"),
         ("Rectangle.render", "Rectangle().render", 19, path, "Rectangle.render", 0.8, "inferred"),
         ("Rectangle.create", "Rectangle", 29, path, "Rectangle", 1.0, "exact"),
@@ -255,8 +258,6 @@ def test_kotlin_receivers_typed_by_declarations(tmp_path: Path) -> None:
     ]
     unresolved = {c[1] for c in calls(graph, path) if not c[3]}
     assert "action" in unresolved  # a parameter of function type, not a member
-    # a companion named by its own name is not a symbol yet (its members are the class's)
-    assert "Factory.create" in unresolved
 
 
 SCOPED = {

@@ -8,7 +8,9 @@ Conventions:
 - kinds: ``class``/``data class``/``object`` -> 'class', ``interface`` -> 'interface',
   ``enum class`` -> 'enum', ``typealias`` -> 'type'; ``fun`` -> 'method' in a type, else
   'function' (an extension ``fun String.shout()`` is the function ``shout``); members of a
-  ``companion object`` are members of its class (``Cart.create``); properties (also
+  ``companion object`` are members of its class (``Cart.create``; a named companion ``Maker``
+  is an assignment of the class, value the class's name, so ``Cart.Maker.create`` reads
+  the same); properties (also
   ``val``/``var`` constructor parameters) -> 'variable', ``const val`` -> 'constant'.
 - docs: the KDoc ``/** */`` right above the declaration (or its annotations); annotations
   are decorators, calls in their arguments have context 'decorator'.
@@ -300,6 +302,9 @@ class KotlinWalker(Walker):
                 self.visit_children(param)
 
     def on_companion(self, node: Node) -> None:
+        name = next((c for c in node.named_children if c.type == "identifier"), None)
+        if name is not None and self.type_scopes:  # ``Box.Maker``: the class's members
+            self.assign(text(name), self.type_scopes[-1].rsplit(".", 1)[-1], name, True)
         self.visit(next((c for c in node.named_children if c.type == "class_body"), None))
 
     def on_function(self, node: Node) -> None:
