@@ -792,3 +792,104 @@ def test_csharp_extension_method_on_a_type_outside_the_repository(tmp_path: Path
         ("Boot.Wire", "services.AddShop", 7, "Shop/Setup.cs", "Setup.AddShop", 0.8, "inferred"),
         ("Boot.Wire", "other.AddShop", 8, "", "", 0.0, "unresolved"),
     ]
+
+
+CS_PROJECTS = {
+    # C# 10 ``global using``: the directive applies to every file of the compilation (the
+    # project: its directory and below); another project's files do not see it
+    "Core/Orders.cs": (
+        "namespace Core.Orders;\n"
+        "public class Order\n"
+        "{\n"
+        "    public void Ship() { }\n"
+        "}\n"
+        "public interface ICacheable { string Key(); }\n"
+        "public class Repo\n"
+        "{\n"
+        "    public Task<Order> GetAsync(int id) => null;\n"
+        "    public ValueTask<Order> FindAsync(int id) => default;\n"
+        "    public Task SaveAsync() => null;\n"
+        "}\n"
+    ),
+    "Web/GlobalUsings.cs": "global using Core.Orders;\n",
+    "Web/Handlers/Ship.cs": (
+        "namespace Web.Handlers;\n"
+        "public class ShipHandler(Repo repo)\n"
+        "{\n"
+        "    public async Task Handle(object request)\n"
+        "    {\n"
+        "        var order = await repo.GetAsync(1);\n"
+        "        order.Ship();\n"
+        "        var found = await repo.FindAsync(2);\n"
+        "        found.Ship();\n"
+        "        var task = repo.GetAsync(3);\n"
+        "        task.Ship();\n"
+        "        if (request is ICacheable cacheable) { cacheable.Key(); }\n"
+        "        switch (request) { case Order o: o.Ship(); break; }\n"
+        "    }\n"
+        "}\n"
+    ),
+    "Other/Loose.cs": (
+        "namespace Other;\n"
+        "public class Loose\n"
+        "{\n"
+        "    void Go()\n"
+        "    {\n"
+        "        new Order().Ship();\n"
+        "    }\n"
+        "}\n"
+    ),
+}
+
+
+def test_csharp_global_usings_await_and_declaration_patterns(tmp_path: Path) -> None:
+    """``global using Core.Orders;`` in ``Web/`` brings ``Order`` into ``Web/Handlers/Ship.cs``
+    (not into ``Other/``); ``var order = await repo.GetAsync(1)`` makes ``order`` the ``T``
+    of the ``Task<T>`` (``ValueTask<T>``) ``GetAsync`` returns, while the task itself is no
+    ``Order``; ``request is ICacheable cacheable`` and ``case Order o`` declare their
+    variables with those types (C# reference: ``await`` operator, declaration pattern);
+    ``repo`` is a primary-constructor parameter."""
+    graph = build(tmp_path, CS_PROJECTS)
+    orders, handle = "Core/Orders.cs", "ShipHandler.Handle"
+    assert [c for c in calls(graph, "Web/Handlers/Ship.cs") if c[3]] == [
+        (handle, "repo.GetAsync", 6, orders, "Repo.GetAsync", 0.8, "inferred"),
+        (handle, "order.Ship", 7, orders, "Order.Ship", 0.8, "inferred"),
+        (handle, "repo.FindAsync", 8, orders, "Repo.FindAsync", 0.8, "inferred"),
+        (handle, "found.Ship", 9, orders, "Order.Ship", 0.8, "inferred"),
+        (handle, "repo.GetAsync", 10, orders, "Repo.GetAsync", 0.8, "inferred"),
+        (handle, "cacheable.Key", 12, orders, "ICacheable.Key", 0.8, "inferred"),
+        (handle, "o.Ship", 13, orders, "Order.Ship", 0.8, "inferred"),
+    ]
+    assert calls(graph, "Other/Loose.cs") == [
+        ("Loose.Go", "Order", 6, "", "", 0.0, "unresolved"),
+        ("Loose.Go", "Order().Ship", 6, "", "", 0.0, "unresolved"),
+    ]
+
+
+def test_csharp_extension_method_of_the_calling_file_among_same_named_ones(
+    tmp_path: Path,
+) -> None:
+    """Two projects declare the same ``static class Extensions`` in one namespace (as the
+    Aspire ``ServiceDefaults`` template does); a call in one of the files binds the extension
+    method declared beside it (C# 12.8.10.3: were both in its compilation, the call would be
+    ambiguous)."""
+    body = (
+        "namespace Microsoft.Extensions.Hosting;\n"
+        "public static class Extensions\n"
+        "{\n"
+        "    public static TBuilder AddDefaults<TBuilder>(this TBuilder builder)\n"
+        "        where TBuilder : IHostApplicationBuilder\n"
+        "    {\n"
+        "        builder.AddChecks();\n"
+        "        return builder;\n"
+        "    }\n"
+        "    public static TBuilder AddChecks<TBuilder>(this TBuilder builder)\n"
+        "        where TBuilder : IHostApplicationBuilder => builder;\n"
+        "}\n"
+    )
+    graph = build(tmp_path, {"A/Extensions.cs": body, "B/Extensions.cs": body})
+    for path in ("A/Extensions.cs", "B/Extensions.cs"):
+        assert calls(graph, path) == [
+            ("Extensions.AddDefaults", "builder.AddChecks", 7, path, "Extensions.AddChecks",
+             0.8, "inferred"),
+        ]  # fmt: skip

@@ -248,6 +248,9 @@ def test_kotlin_receivers_typed_by_declarations(tmp_path: Path) -> None:
         ("Rectangle.render", "scale().draw", 16, path, "Shape.draw", 0.8, "inferred"),
         ("Rectangle.render", "draw", 17, path, "Shape.draw", 1.0, "exact"),
         ("Rectangle.render", "isEmpty", 17, path, "Rectangle.isEmpty", 1.0, "exact"),  # !f()
+        # ``companion object Factory``: its members are the class's
+        ("Rectangle.render", "Factory.create", 18, path, "Rectangle.create", 0.8, "inferred"),
+        ("Rectangle.render", "Factory.create().draw", 18, path, "Shape.draw", 0.8, "inferred"),
         ("Rectangle.render", "Rectangle", 19, path, "Rectangle", 1.0, "exact"),
         ("Rectangle.render", "Rectangle().render", 19, path, "Rectangle.render", 0.8, "inferred"),
         ("Rectangle.create", "Rectangle", 29, path, "Rectangle", 1.0, "exact"),
@@ -255,5 +258,118 @@ def test_kotlin_receivers_typed_by_declarations(tmp_path: Path) -> None:
     ]
     unresolved = {c[1] for c in calls(graph, path) if not c[3]}
     assert "action" in unresolved  # a parameter of function type, not a member
-    # a companion named by its own name is not a symbol yet (its members are the class's)
-    assert "Factory.create" in unresolved
+
+
+SCOPED = {
+    # Kotlin docs, "Scope functions": ``let``/``also`` pass the object as the lambda argument
+    # (``it``, or a name given), ``apply``/``run``/``with`` as the lambda receiver (``this``)
+    "src/main/kotlin/org/example/Scoped.kt": (
+        "package org.example\n"
+        "\n"
+        "class Tree {\n"
+        "    fun log(m: String) {}\n"
+        "    fun plant() {}\n"
+        "}\n"
+        "\n"
+        "class Forest {\n"
+        "    private var trees = emptyArray<Tree>()\n"
+        "    private val one: Tree = Tree()\n"
+        "\n"
+        "    fun all(m: String) {\n"
+        "        trees.forEach { it.log(m) }\n"
+        "        trees.forEach { t -> t.plant() }\n"
+        "        one.let { it.log(m) }\n"
+        "        one.also { tree -> tree.plant() }\n"
+        "        one.apply { plant() }\n"
+        "        one.run { this.log(m) }\n"
+        "        with(one) { log(m) }\n"
+        "        one.apply { grow() }\n"
+        "        one.apply { this@Forest.grow() }\n"
+        "        it.log(m)\n"
+        "        trees.map { grow -> grow.plant() }\n"
+        "        grow()\n"
+        "    }\n"
+        "\n"
+        "    fun grow() {}\n"
+        "}\n"
+    ),
+}
+
+
+def test_kotlin_scope_function_lambdas_type_it_and_this(tmp_path: Path) -> None:
+    """``trees = emptyArray<Tree>()`` holds Trees, so ``it`` of ``trees.forEach`` is a
+    ``Tree``; ``it`` (or the name given) of ``let``/``also`` is the receiver, ``this`` of
+    ``apply``/``run``/``with`` too (a bare ``grow()`` the receiver's type lacks is the
+    enclosing class's); ``this@Forest`` is the class's instance; an ``it`` outside any lambda
+    is nothing, and a lambda's parameter is seen inside its lambda only."""
+    graph = build(tmp_path, SCOPED)
+    path = "src/main/kotlin/org/example/Scoped.kt"
+    got = [c for c in calls(graph, path) if c[3] and c[0] == "Forest.all"]
+    assert got == [
+        ("Forest.all", "it.log", 13, path, "Tree.log", 0.8, "inferred"),
+        ("Forest.all", "t.plant", 14, path, "Tree.plant", 0.8, "inferred"),
+        ("Forest.all", "it.log", 15, path, "Tree.log", 0.8, "inferred"),
+        ("Forest.all", "tree.plant", 16, path, "Tree.plant", 0.8, "inferred"),
+        ("Forest.all", "plant", 17, path, "Tree.plant", 0.8, "inferred"),
+        ("Forest.all", "this.log", 18, path, "Tree.log", 0.8, "inferred"),
+        ("Forest.all", "log", 19, path, "Tree.log", 0.8, "inferred"),
+        ("Forest.all", "grow", 20, path, "Forest.grow", 1.0, "exact"),
+        ("Forest.all", "this@Forest.grow", 21, path, "Forest.grow", 1.0, "exact"),
+        ("Forest.all", "grow.plant", 23, path, "Tree.plant", 0.8, "inferred"),
+        # the lambda's parameter ``grow`` is not seen outside it: the method
+        ("Forest.all", "grow", 24, path, "Forest.grow", 1.0, "exact"),
+    ]
+    unresolved = {(c[1], c[2]) for c in calls(graph, path) if not c[3]}
+    assert ("it.log", 22) in unresolved
+
+
+EXTENDED = {
+    # Kotlin docs, "Extensions": ``fun MutableList<Int>.swap(...)`` is called as
+    # ``list.swap(...)``; a member always wins over an extension of the same name
+    "src/main/kotlin/org/shop/Cart.kt": (
+        "package org.shop\n"
+        "\n"
+        "open class Basket {\n"
+        "    fun empty() {}\n"
+        "}\n"
+        "\n"
+        "class Cart : Basket() {\n"
+        "    fun total(): Int = 0\n"
+        "}\n"
+        "\n"
+        "fun Cart.total(): Int = 1\n"
+        "\n"
+        'fun Basket.describe(): String = "basket"\n'
+    ),
+    "src/main/kotlin/org/shop/ui/Screen.kt": (
+        "package org.shop.ui\n"
+        "\n"
+        "import org.shop.Cart\n"
+        "import org.shop.describe\n"
+        "\n"
+        "class Screen(private val cart: Cart) {\n"
+        "    fun show() {\n"
+        "        cart.describe()\n"
+        "        cart.total()\n"
+        "        cart.missing()\n"
+        "        cart.shout()\n"
+        "    }\n"
+        "\n"
+        "    private fun Cart.shout() {}\n"
+        "}\n"
+    ),
+}
+
+
+def test_kotlin_extension_functions_of_the_repository(tmp_path: Path) -> None:
+    """``cart.describe()``: the imported ``fun Basket.describe()``, declared for a supertype
+    of ``Cart``; ``cart.total()``: the member (it shadows ``fun Cart.total()``); a member
+    extension of the enclosing class; nothing named ``missing`` stays unresolved."""
+    graph = build(tmp_path, EXTENDED)
+    cart, screen = "src/main/kotlin/org/shop/Cart.kt", "src/main/kotlin/org/shop/ui/Screen.kt"
+    assert [c for c in calls(graph, screen) if c[0] == "Screen.show"] == [
+        ("Screen.show", "cart.describe", 8, cart, "describe", 0.8, "inferred"),
+        ("Screen.show", "cart.total", 9, cart, "Cart.total", 0.8, "inferred"),
+        ("Screen.show", "cart.missing", 10, "", "", 0.0, "unresolved"),
+        ("Screen.show", "cart.shout", 11, screen, "Screen.shout", 0.8, "inferred"),
+    ]

@@ -9,21 +9,26 @@ method of the receiver's type is named so, or for a receiver declared with the v
 
 ``lang_csharp`` writes ``new Foo().Bar()`` as ``Foo().Bar``, as it writes a call ``Foo()``:
 a head ``X()`` is a method of the enclosing types when one is named ``X``, else the type
-``X`` constructed. ``var x = Make()`` types ``x`` by ``Make``'s declared return type.
+``X`` constructed. ``var x = Make()`` types ``x`` by ``Make``'s declared return type, ``var
+x = await MakeAsync()`` by the ``T`` of the ``Task<T>`` (``ValueTask<T>``) it returns. A
+``global using`` reaches every file of its project (see :func:`share_global_usings`); of two
+same-named extension methods that fit, the one declared in the calling file wins.
 """
 
 from __future__ import annotations
 
+import posixpath
 import re
 from typing import TYPE_CHECKING
 
 from clawql_git.codegraph.java_resolve import JavaCalls, Method, Type, applicable, segments
-from clawql_git.codegraph.model import Assignment, Call
+from clawql_git.codegraph.model import Assignment, Call, Import
 from clawql_git.codegraph.resolve import UNK, Entity, ResolutionNotes, parent
 
 if TYPE_CHECKING:
     from clawql_git.codegraph.resolve import Resolver
 
+TASK = re.compile(r"^(Task|ValueTask)<([A-Za-z_][\w.]*)>$")  # ``Task<T>``: await gives a T
 EXTENSION = re.compile(r"\(\s*this\s+([A-Za-z_][\w.]*)")  # ``M(this Foo<T> f, ...)``
 
 
@@ -38,6 +43,7 @@ class CSharpCalls(JavaCalls):
             if idx.facts.language == "csharp" and not idx.overloads:
                 for sym in idx.facts.symbols:
                     idx.overloads.setdefault(sym.qualname, []).append(sym)
+        share_global_usings(resolver)
         self._extensions: dict[str, list[Method]] | None = None
         self._working: set[tuple[str, str, str]] = set()  # values being typed (a cycle)
 
@@ -117,9 +123,11 @@ class CSharpCalls(JavaCalls):
         results = {self.result_of(path, scope, a.value, ctx) for a in assigns}
         return results.pop() if len(results) == 1 else UNK
 
-    def result_of(self, path: str, scope: str, callee: str, ctx: ResolutionNotes) -> Entity:
-        """What calling ``callee`` (as written) in ``scope`` gives, by its declared type."""
-        key = (path, scope, callee)
+    def result_of(self, path: str, scope: str, value: str, ctx: ResolutionNotes) -> Entity:
+        """What calling ``callee`` (as written) in ``scope`` gives, by its declared type;
+        ``await callee``: what awaiting the ``Task<T>`` it returns gives, a ``T``."""
+        callee = value.removeprefix("await ")
+        key = (path, scope, value)
         parts = segments(callee)
         if parts is None or key in self._working:
             return UNK
@@ -132,7 +140,22 @@ class CSharpCalls(JavaCalls):
                 found = self.on_receiver(receiver, parts[-1], -1)
         finally:
             self._working.discard(key)
-        return self.returns(found) if found is not None else UNK
+        if found is None:
+            return UNK
+        return self.awaited(found) if callee != value else self.returns(found)
+
+    def returns(self, found: Method) -> Entity:
+        """The Java reading; a ``Task<T>`` is a ``Task`` (what it gives needs ``await``)."""
+        file, qual, sym = found
+        task = TASK.match(sym.returns)
+        return self.typed(file, parent(qual), task.group(1)) if task else super().returns(found)
+
+    def awaited(self, found: Method) -> Entity:
+        """What ``await m()`` gives: the ``T`` of the ``Task<T>`` (or ``ValueTask<T>``) ``m``
+        is declared to return; unknown for anything else awaited."""
+        file, qual, sym = found
+        task = TASK.match(sym.returns)
+        return self.typed(file, parent(qual), task.group(2)) if task else UNK
 
     # ------------------------------------------------------------ extension methods
 
@@ -149,7 +172,7 @@ class CSharpCalls(JavaCalls):
             target = self.type_named(file, parent(qual), match.group(1)) if match else UNK
             if target[0] == "def" and (target[1], target[2]) in types:
                 fits.append((file, qual, sym))
-        return fits[0] if len({(f, q) for f, q, _ in fits}) == 1 else None
+        return one_fit(path, fits)
 
     def written_type(self, path: str, scope: str, name: str) -> str:
         """The type a local, parameter or field of an enclosing type is declared with, as
@@ -178,7 +201,7 @@ class CSharpCalls(JavaCalls):
             and (match := EXTENSION.search(sym.signature)) is not None
             and match.group(1) == written
         ]
-        return fits[0] if len({(f, q) for f, q, _ in fits}) == 1 else None
+        return one_fit(path, fits)
 
     def extensions(self) -> dict[str, list[Method]]:
         """Every extension method of the repository's C# files, by name."""
@@ -204,6 +227,43 @@ class CSharpCalls(JavaCalls):
 
     def namespaces(self, path: str) -> list[str]:
         return [s.name for s in self.r.index[path].facts.symbols if s.kind == "module"]
+
+
+def one_fit(path: str, fits: list[Method]) -> Method | None:
+    """The one extension method of ``fits`` a call of ``path`` binds: the only one, else the
+    only one declared in ``path`` itself (a file is in its own compilation; were the others
+    in it too, the call would be ambiguous and not compile, C# 12.8.10.3)."""
+    if len({(f, q) for f, q, _ in fits}) == 1:
+        return fits[0]
+    mine = [fit for fit in fits if fit[0] == path]
+    return mine[0] if len({q for _, q, _ in mine}) == 1 else None
+
+
+def share_global_usings(resolver: Resolver) -> None:
+    """Give every C# file the ``global using`` directives of its project besides its own
+    ``using`` lines (C# 10: a global using applies to every file of the compilation). The
+    project is taken as the directory of the file declaring them and everything below it
+    (``GlobalUsings.cs`` sits beside the ``.csproj``); the star imports are made again from
+    each file's own facts, so a second resolver over the same index adds nothing twice."""
+    shared: dict[str, list[Import]] = {}  # project directory -> its global usings
+    for idx in resolver.index.values():
+        if idx.facts.language == "csharp":
+            for imp in idx.facts.imports:
+                if imp.name == "*" and imp.alias.startswith("global"):
+                    shared.setdefault(posixpath.dirname(idx.facts.path), []).append(imp)
+    for path, idx in resolver.index.items():
+        if idx.facts.language != "csharp":
+            continue
+        own = [i for i in idx.facts.imports if i.name == "*" and not i.scope]
+        given = [
+            imp
+            for folder, imports in shared.items()
+            if not folder or path.startswith(folder + "/")
+            for imp in imports
+            if imp not in own
+        ]
+        if own or given:
+            idx.stars[""] = own + given
 
 
 def _enclosing(namespace: str) -> list[str]:

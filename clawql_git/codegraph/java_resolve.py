@@ -183,7 +183,7 @@ class JavaCalls:
             found = self.implicit(path, scope, head[:-2], next(calls, -1))
             entity = self.returns(found) if found is not None else UNK
         elif head == "this":
-            entity = self.r.name(path, scope, head, ctx, 0)
+            entity = self.this_value(path, scope, ctx)
         else:
             entity = self.variable(path, scope, head, ctx)
         for part in rest:
@@ -195,6 +195,10 @@ class JavaCalls:
             else:
                 return entity if entity[0] == "ext" else UNK
         return entity
+
+    def this_value(self, path: str, scope: str, ctx: ResolutionNotes) -> Entity:
+        """What ``this`` is in ``scope``: an instance of the enclosing class."""
+        return self.r.name(path, scope, "this", ctx, 0)
 
     def call_result(self, entity: Entity, name: str, arity: int) -> Entity:
         """What ``x.name(...)`` gives, ``x`` being ``entity``."""

@@ -12,18 +12,23 @@ Conventions:
 - docs: ``///`` XML doc comments (tags dropped, ``<see cref="X"/>`` -> ``X``) or ``/** */``.
 - imports: ``using A.B;`` -> module 'A.B', name '*' (every type of the namespace);
   ``using X = A.B.C;`` -> module 'A.B', name 'C', alias 'X'; ``using static A.B.C;`` ->
-  module 'A.B.C', name '*'; ``global using`` the same.
+  module 'A.B.C', name '*'; ``global using`` the same, a star import with alias 'global'
+  (``global using static``: 'global static'), which ``csharp_resolve`` brings to every file
+  of the project (the directory of the file declaring it, and below).
 - calls: ``obj.Method(...)`` as written (``this._repo.Get``, ``Helper.Run``, ``a?.B`` read
   as ``a.B``, type arguments dropped, ``new Foo().Bar()`` -> ``Foo().Bar``), ``new Foo()``
   -> ``Foo``; calls in attribute arguments get context 'decorator'.
 - assignments: fields and properties (target the member, scope the type, annotation),
   typed parameters and locals (``var x = new Foo()`` -> value 'Foo', an annotation: the
-  static type of ``x``; ``var x = Make()`` -> value 'Make'), ``x = new Foo()``.
+  static type of ``x``; ``var x = Make()`` -> value 'Make'; ``var x = await a.Get()`` ->
+  value 'await a.Get'), ``x = new Foo()``; a declaration pattern (``o is Foo f``, ``case
+  Foo f:``) -> target 'f', value 'Foo', an annotation.
 - bases: ``class A : B, IC`` -> Supertype edges; for a class or record the first base is
   'extends' unless it is named like an interface (``I`` + upper-case letter), the others
   'implements'; a struct's bases are 'implements'; an interface's bases 'extends'.
 - methods record ``returns`` (the declared return type without type arguments, '' for void,
-  predefined types and the method's own type parameters), ``params`` (-1 when a parameter
+  predefined types and the method's own type parameters; ``Task<Foo>``/``ValueTask<Foo>``
+  keep ``Foo``), ``params`` (-1 when a parameter
   has a default value) and ``variadic`` (a ``params`` array); calls record ``args``, the
   argument count of each call of the callee chain (``csharp_resolve`` types receivers by
   declarations and tells overloads apart).
@@ -74,6 +79,7 @@ _TYPE_LINE = re.compile(
     rb"(?m)\b(?:class|struct|interface|enum|record)\s+(?:class\s+|struct\s+)?([A-Za-z_]\w*)"
 )
 _EXTERNAL = ("System", "Microsoft")
+_TASKS = frozenset({"Task", "ValueTask"})
 _BOM = b"\xef\xbb\xbf"
 
 
@@ -161,12 +167,25 @@ def parameter_shape(node: Node) -> tuple[int, bool]:
 
 def return_type(node: Node) -> str:
     """The declared return type of a method, '' when void, predefined or a type parameter of
-    the method."""
-    written = type_name(node.child_by_field_name("returns"))
+    the method; ``Task<Foo>`` and ``ValueTask<Foo>`` keep the type awaiting gives (its own
+    type arguments dropped: ``Task<Result<Foo>>`` -> ``Task<Result>``)."""
+    returns = node.child_by_field_name("returns")
+    written = type_name(returns)
     variables = node.child_by_field_name("type_parameters")
     names = variables.named_children if variables is not None else []
     own = {text(c.child_by_field_name("name")) for c in names}
-    return "" if written in own else written
+    if written in own:
+        return ""
+    arguments = _type_arguments(returns) if written in _TASKS else []
+    awaited = type_name(arguments[0]) if len(arguments) == 1 else ""
+    return f"{written}<{awaited}>" if awaited and awaited not in own else written
+
+
+def _type_arguments(node: Node | None) -> list[Node]:
+    """The type arguments of a generic type as written (``Task<Foo>`` -> [Foo])."""
+    children = node.named_children if node is not None else []
+    listed = next((c for c in children if c.type == "type_argument_list"), None)
+    return list(listed.named_children) if listed is not None else []
 
 
 def xml_doc(raw: str) -> str:
@@ -197,6 +216,7 @@ class CSharpWalker(Walker):
         "object_creation_expression": "on_new",
         "attribute_list": "on_attributes",
         "parameter_list": "on_params",
+        "declaration_pattern": "on_pattern",
         "comment": "on_above",
     }
 
@@ -242,7 +262,8 @@ class CSharpWalker(Walker):
             module, _, name = written.rpartition(".")
             self.add_import(module, strip_generics(name), text(alias), node)
         elif written:
-            self.add_import(written, "*", "static" if "static" in words else "", node)
+            kinds = [word for word in ("global", "static") if word in words]
+            self.add_import(written, "*", " ".join(kinds), node)
 
     def on_namespace(self, node: Node) -> None:
         written = text(node.child_by_field_name("name"))
@@ -404,7 +425,12 @@ class CSharpWalker(Walker):
             self.visit_children(var)
 
     def evidence(self, target: str, value: Node, at: Node) -> None:
-        if value.type == "object_creation_expression":
+        awaited = value.named_children[0] if value.named_children else None
+        if value.type == "await_expression" and awaited is not None:
+            if awaited.type == "invocation_expression":  # ``var x = await repo.GetAsync()``
+                made = callee_name(awaited.child_by_field_name("function"))
+                self.assign(target, f"await {made}" if made else "", at, False)
+        elif value.type == "object_creation_expression":
             self.assign(target, type_name(value.child_by_field_name("type")), at, False)
         elif value.type == "invocation_expression":
             self.assign(target, callee_name(value.child_by_field_name("function")), at, False)
@@ -446,6 +472,12 @@ class CSharpWalker(Walker):
                     if child.type == "attribute_argument_list":
                         self.visit(child)
 
+    def on_pattern(self, node: Node) -> None:
+        """``x is Foo f`` / ``case Foo f:``: ``f`` is a ``Foo``."""
+        if len(node.named_children) == 2:
+            declared, name = node.named_children
+            self.assign(text(name), type_name(declared), node, True)
+
     def on_params(self, node: Node) -> None:
         for param in node.named_children:
             if param.type == "parameter":
@@ -466,7 +498,7 @@ def relation(kind: SymbolKind, index: int, base: str) -> str:
 class CSharpExtractor:
     """The C# extractor the code graph loads as ``lang_csharp.EXTRACTOR``."""
 
-    version = "2"
+    version = "3"
 
     def __init__(self) -> None:
         self.suffixes = {".cs": "csharp"}

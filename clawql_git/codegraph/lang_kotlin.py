@@ -8,7 +8,9 @@ Conventions:
 - kinds: ``class``/``data class``/``object`` -> 'class', ``interface`` -> 'interface',
   ``enum class`` -> 'enum', ``typealias`` -> 'type'; ``fun`` -> 'method' in a type, else
   'function' (an extension ``fun String.shout()`` is the function ``shout``); members of a
-  ``companion object`` are members of its class (``Cart.create``); properties (also
+  ``companion object`` are members of its class (``Cart.create``; a named companion ``Maker``
+  is an assignment of the class, value the class's name, so ``Cart.Maker.create`` reads
+  the same); properties (also
   ``val``/``var`` constructor parameters) -> 'variable', ``const val`` -> 'constant'.
 - docs: the KDoc ``/** */`` right above the declaration (or its annotations); annotations
   are decorators, calls in their arguments have context 'decorator'.
@@ -22,7 +24,14 @@ Conventions:
   ``a().b().c()`` -> ``a().b().c``; ``!f()`` -> ``f``; ``run(x) { }`` is one call ``run``.
   Functions keep their declared return type (``returns``); kotlin_resolve types receivers.
 - assignments: property and parameter types (annotation), ``val x = Foo()`` (value the
-  callee).
+  callee); a collection made by the standard library with its element type written
+  (``emptyArray<Tree>()``, ``listOf<Tree>()``) keeps it (value ``emptyArray<Tree>``). The
+  parameter of a lambda given to a scope or iteration function (``x.let { it.m() }``,
+  ``xs.forEach { t -> t.m() }``; ``it`` when none is declared), or the receiver of a lambda
+  with one (``x.apply { }``, ``x.run { }``, ``with(x) { }``: target ``this``) -> value
+  ``x.let{}`` (the receiver as written, the function), ``span`` the lambda's (line, column,
+  end line, end column): kotlin_resolve types the parameter inside it. ``this@Outer.m()``
+  keeps its label.
 - ``resolve_module``: a package -> the files declaring it; ``a.b.C`` -> the files of
   package ``a.b`` declaring ``C``; ``kotlin.*``, ``java.*``, ``android.*`` and anything
   not found -> [].
@@ -36,12 +45,14 @@ from typing import ClassVar
 from tree_sitter import Node
 
 from clawql_git.codegraph.kotlin_resolve import KotlinCalls
-from clawql_git.codegraph.model import FileFacts, RepoView, SymbolKind
+from clawql_git.codegraph.model import Assignment, FileFacts, RepoView, SymbolKind
 from clawql_git.codegraph.ts_util import (
     Parsers,
     Walker,
     clean_block_doc,
     collapse,
+    end_line,
+    line,
     scan_declarations,
     text,
     walk_file,
@@ -55,6 +66,23 @@ _TYPE_LINE = re.compile(
 )
 _EXTERNAL = ("kotlin.", "kotlinx.", "java.", "javax.", "android.", "androidx.")
 _COMMENTS = frozenset({"block_comment", "line_comment"})
+# standard functions whose lambda's one parameter is the receiver itself, or an element of it
+IT_RECEIVER = frozenset({"let", "also", "takeIf", "takeUnless"})
+THIS_RECEIVER = frozenset({"apply", "run", "with"})  # whose lambda's ``this`` is the receiver
+IT_ELEMENT = frozenset(
+    {
+        "forEach", "onEach", "filter", "filterNot", "map", "mapNotNull", "flatMap", "any",
+        "all", "none", "first", "firstOrNull", "last", "lastOrNull", "find", "count",
+        "sortedBy", "sortedByDescending", "sumOf",
+    }
+)  # fmt: skip
+# standard library functions making a collection of the element type given as type argument
+FACTORIES = frozenset(
+    {
+        "emptyArray", "arrayOf", "emptyList", "listOf", "mutableListOf", "arrayListOf",
+        "emptySet", "setOf", "mutableSetOf", "hashSetOf", "linkedSetOf",
+    }
+)  # fmt: skip
 
 
 def _languages() -> dict[str, object]:
@@ -82,7 +110,7 @@ def callee_name(node: Node | None) -> str:
     if kind == "identifier":
         return text(node)
     if kind == "this_expression":
-        return "this"
+        return text(node)  # ``this``, or ``this@Outer`` (kotlin_resolve reads the label)
     if kind == "navigation_expression" and len(node.named_children) == 2:
         head = callee_name(node.named_children[0])
         name = node.named_children[1]
@@ -111,6 +139,30 @@ def return_type(node: Node) -> str:
         elif seen_params and child.type in {"user_type", "nullable_type"}:
             return type_name(child)
     return ""
+
+
+def lambda_receiver(fn: Node) -> tuple[Node | None, str]:
+    """(the receiver, the function) of a call given a trailing lambda: ``x.let`` -> (x,
+    'let'), ``with(x)`` -> (x, 'with'); (None, '') for anything else."""
+    if fn.type == "navigation_expression" and len(fn.named_children) == 2:
+        return fn.named_children[0], text(fn.named_children[1])
+    if fn.type == "call_expression" and len(fn.named_children) == 2:
+        name, arguments = fn.named_children
+        given = [c for c in arguments.named_children if c.type == "value_argument"]
+        if text(name) == "with" and len(given) == 1 and given[0].named_children:
+            return given[0].named_children[-1], "with"
+    return None, ""
+
+
+def made_value(call: Node) -> str:
+    """What ``val x = call`` records: the callee (``Foo``), with the element type kept for a
+    standard collection factory given one (``emptyArray<Tree>``)."""
+    callee = callee_name(call).removesuffix("()")
+    types = next((c for c in call.named_children if c.type == "type_arguments"), None)
+    if callee in FACTORIES and types is not None and len(types.named_children) == 1:
+        element = type_name(types.named_children[0].named_children[-1])
+        return f"{callee}<{element}>" if element else callee
+    return callee
 
 
 def modifiers(node: Node) -> tuple[set[str], list[Node]]:
@@ -250,6 +302,9 @@ class KotlinWalker(Walker):
                 self.visit_children(param)
 
     def on_companion(self, node: Node) -> None:
+        name = next((c for c in node.named_children if c.type == "identifier"), None)
+        if name is not None and self.type_scopes:  # ``Box.Maker``: the class's members
+            self.assign(text(name), self.type_scopes[-1].rsplit(".", 1)[-1], name, True)
         self.visit(next((c for c in node.named_children if c.type == "class_body"), None))
 
     def on_function(self, node: Node) -> None:
@@ -308,7 +363,7 @@ class KotlinWalker(Walker):
             )
         self.assign(name, declared, node, True)
         if value is not None and value.type == "call_expression":
-            self.assign(name, callee_name(value).removesuffix("()"), node, False)
+            self.assign(name, made_value(value), node, False)
         self.visit(value)
 
     def on_alias(self, node: Node) -> None:
@@ -327,6 +382,8 @@ class KotlinWalker(Walker):
             name = ""  # ``run(x) { }``: the inner call is the one call
         if name:
             self.add_call(name, node)
+        if fn is not None and args and args[-1].type == "annotated_lambda":
+            self.bind_lambda(fn, args[-1])
         if fn is not None and fn.type == "navigation_expression" and fn.named_children:
             receiver = fn.named_children[0]
             if receiver.type not in {"identifier", "this_expression"}:
@@ -336,6 +393,36 @@ class KotlinWalker(Walker):
         for rest in node.named_children[1:]:
             self.visit(rest)
 
+    def bind_lambda(self, fn: Node, lambda_arg: Node) -> None:
+        """The parameter (or the receiver ``this``) of the lambda ``lambda_arg`` passed to
+        ``x.let``, ``xs.forEach``, ``x.apply``, ``with(x)``...: an assignment scoped to the
+        lambda's span (value ``x.let{}``)."""
+        receiver, function = lambda_receiver(fn)
+        literal = next((c for c in lambda_arg.named_children if c.type == "lambda_literal"), None)
+        written = callee_name(receiver)
+        if literal is None or not written:
+            return
+        span = (line(literal), literal.start_point[1], end_line(literal), literal.end_point[1])
+        if function in THIS_RECEIVER:
+            self.facts.assignments.append(
+                Assignment("this", f"{written}.{function}{{}}", self.qualname, span[0], span=span)
+            )
+            return
+        if function not in IT_RECEIVER | IT_ELEMENT:
+            return
+        params = next((c for c in literal.named_children if c.type == "lambda_parameters"), None)
+        names = [
+            text(c.named_children[0])
+            for c in (params.named_children if params is not None else [])
+            if c.type == "variable_declaration" and c.named_children
+        ]
+        if params is not None and (len(params.named_children) != 1 or len(names) != 1):
+            return  # ``{ (a, b) -> }``, ``{ i, x -> }``: not one named parameter
+        target = names[0] if names else "it"
+        self.facts.assignments.append(
+            Assignment(target, f"{written}.{function}{{}}", self.qualname, line(literal), span=span)
+        )
+
     def on_annotation(self, node: Node) -> None:
         with self.in_context("decorator"):
             self.visit_children(node)
@@ -344,7 +431,7 @@ class KotlinWalker(Walker):
 class KotlinExtractor:
     """The Kotlin extractor the code graph loads as ``lang_kotlin.EXTRACTOR``."""
 
-    version = "2"
+    version = "3"
 
     def __init__(self) -> None:
         self.suffixes = {".kt": "kotlin", ".kts": "kotlin"}
