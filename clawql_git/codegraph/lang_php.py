@@ -43,13 +43,24 @@ from typing import ClassVar
 from tree_sitter import Node
 
 from clawql_git.codegraph.laravel_routes import laravel_routes
-from clawql_git.codegraph.model import FileFacts, RepoView, SymbolKind
+from clawql_git.codegraph.lua_scopes import Span
+from clawql_git.codegraph.model import Assignment, FileFacts, RepoView, SymbolKind
+from clawql_git.codegraph.php_docs import (
+    DOC_VAR,
+    OPEN_TYPES,
+    doc_params,
+    doc_return,
+    doc_type,
+    doc_var,
+)
 from clawql_git.codegraph.php_resolve import PhpCalls
 from clawql_git.codegraph.ts_util import (
     Parsers,
     Walker,
     clean_block_doc,
     collapse,
+    end_line,
+    line,
     scan_declarations,
     text,
     walk_file,
@@ -78,16 +89,14 @@ _CALLS = frozenset(
         "nullsafe_member_call_expression",
     }
 )
-_NAMESPACE_LINE = re.compile(rb"(?m)^\s*namespace\s+\\?([A-Za-z_][\w\\]*)\s*[;{]")
-DOC_CLASS = re.compile(r"^\\?[A-Za-z_]\w*(\\[A-Za-z_]\w*)*$")
-DOC_VAR = re.compile(r"@var\s+(\S+)(?:\s+\$(\w+))?")
-SCALARS = frozenset(
+_ASSIGNS = frozenset(
     {
-        "int", "integer", "float", "double", "string", "bool", "boolean", "array", "object",
-        "mixed", "callable", "iterable", "void", "null", "false", "true", "resource", "self",
-        "static", "never", "scalar", "numeric", "class-string", "list",
+        "assignment_expression",
+        "reference_assignment_expression",
+        "augmented_assignment_expression",
     }
-)  # fmt: skip
+)
+_NAMESPACE_LINE = re.compile(rb"(?m)^\s*namespace\s+\\?([A-Za-z_][\w\\]*)\s*[;{]")
 _TYPE_LINE = re.compile(
     rb"(?mi)^\s*(?:(?:abstract|final|readonly)\s+)*(?:class|interface|trait|enum)\s+([A-Za-z_]\w*)"
 )
@@ -105,9 +114,13 @@ def dotted(written: str) -> str:
 
 
 def type_name(node: Node | None) -> str:
-    """The class a type names (``?Repo``, ``\\App\\Repo``); '' for ``int``, unions, arrays."""
+    """The class a type names (``?Repo``, ``Repo|null``, ``\\App\\Repo``); '' for ``int``,
+    unions of classes, arrays."""
     if node is None:
         return ""
+    if node.type == "union_type":
+        named = [c for c in node.named_children if text(c).lower() != "null"]
+        return type_name(named[0]) if len(named) == 1 else ""
     if node.type in {"named_type", "optional_type"} and node.named_children:
         return type_name(node.named_children[0])
     if node.type in _NAMES:
@@ -143,6 +156,9 @@ def callee_name(node: Node | None) -> str:
         return dotted(text(node))
     if kind == "parenthesized_expression" and node.named_children:
         return callee_name(node.named_children[0])
+    if kind == "subscript_expression" and node.named_children:  # ``$a[$k]``: an element
+        held = callee_name(node.named_children[0])
+        return f"{held}[]" if held and not held.endswith("[]") else ""
     return ""
 
 
@@ -160,14 +176,60 @@ def return_type(node: Node | None) -> str:
     return type_name(node)
 
 
-def doc_type(written: str) -> str:
-    """The one class a PHPDoc type names (``Foo``, ``?\\A\\Foo``, ``Foo|null``) with dots;
-    '' for scalars, arrays, generics and unions of classes."""
-    parts = [p for p in written.lstrip("?").split("|") if p.lower() != "null"]
-    if len(parts) != 1 or not DOC_CLASS.match(parts[0]):
-        return ""
-    name = dotted(parts[0])
-    return "" if name.lower() in SCALARS else name
+def is_open(declared: Node | None) -> bool:
+    """Whether a declared type says nothing of a class (none, ``array``, ``mixed``...), so
+    that a docblock's type may be read instead."""
+    return declared is None or collapse(text(declared)).lower() in OPEN_TYPES
+
+
+def span_of(node: Node) -> Span:
+    return (line(node), node.start_point[1], end_line(node), node.end_point[1])
+
+
+def instanceofs(condition: Node | None) -> list[tuple[Node, str]]:
+    """The ``$x instanceof Foo`` (and ``$this->x instanceof Foo``) an ``if`` condition
+    proves: the condition itself or one of its ``&&`` operands; (subject, class)."""
+    if condition is None:
+        return []
+    if condition.type == "parenthesized_expression" and condition.named_children:
+        return instanceofs(condition.named_children[0])
+    if condition.type != "binary_expression":
+        return []
+    op = text(condition.child_by_field_name("operator")).lower()
+    left = condition.child_by_field_name("left")
+    right = condition.child_by_field_name("right")
+    if op in ("&&", "and"):
+        return [*instanceofs(left), *instanceofs(right)]
+    if op != "instanceof" or left is None or right is None or right.type not in _NAMES:
+        return []
+    subject = callee_name(left)
+    if not re.fullmatch(r"(this\.)?\w+", subject):
+        return []
+    return [(left, type_name(right))]
+
+
+def rebinds(block: Node, written: str) -> bool:
+    """Whether ``block`` may assign ``written`` (``$x``, ``$this->x``) again."""
+    stack = [block]
+    while stack:
+        node = stack.pop()
+        targets: list[Node] = []
+        if node.type in _ASSIGNS:
+            targets = [t for t in [node.child_by_field_name("left")] if t is not None]
+        elif node.type == "foreach_statement":
+            targets = node.named_children[1:2]
+        elif node.type == "catch_clause":
+            targets = [t for t in [node.child_by_field_name("name")] if t is not None]
+        if any(_mentions(t, written) for t in targets):
+            return True
+        stack.extend(node.named_children)
+    return False
+
+
+def _mentions(node: Node, written: str) -> bool:
+    if collapse(text(node)) == written:
+        return True
+    return any(_mentions(c, written) for c in node.named_children)
 
 
 def scope_name(node: Node | None) -> str:
@@ -225,6 +287,12 @@ class PhpWalker(Walker):
         "scoped_call_expression": "on_call",
         "object_creation_expression": "on_new",
         "formal_parameters": "on_params",
+        "foreach_statement": "on_foreach",
+        "catch_clause": "on_catch",
+        "if_statement": "on_if",
+        "else_if_clause": "on_if",
+        "anonymous_function": "on_closure",
+        "arrow_function": "on_closure",
         **{kind: "on_include" for kind in _INCLUDES},
         "attribute_list": "on_attributes",
         "comment": "on_above",
@@ -234,6 +302,19 @@ class PhpWalker(Walker):
         super().__init__(facts, source)
         self.type_scopes: list[str] = []
         self.trait_uses: list[tuple[Node, str]] = []
+        self.closures: list[Span] = []  # the closures around the node walked, innermost last
+        self.param_docs: dict[str, str] = {}  # the ``@param`` types of the function entered
+
+    def assign(
+        self, target: str, value: str, node: Node, annotation: bool, span: Span = ()
+    ) -> None:
+        """As :meth:`Walker.assign`; inside a closure the evidence is the closure's (its
+        ``span``), and a narrowing (``instanceof``, ``catch``) holds only in its block."""
+        span = span or (self.closures[-1] if self.closures else ())
+        if target and value:
+            self.facts.assignments.append(
+                Assignment(target, value, self.qualname, line(node), annotation, span=span)
+            )
 
     def doc(self, node: Node) -> str:
         comments = [c for c in self.leading(node) if c.type == "comment"]
@@ -336,25 +417,32 @@ class PhpWalker(Walker):
         body = node.child_by_field_name("body")
         modifiers = {text(c).lower() for c in node.children if c.type.endswith("_modifier")}
         method = node.type == "method_declaration" and bool(self.type_scopes)
+        doc = self.doc(node)
+        declared = node.child_by_field_name("return_type")
         self.add_symbol(
             node,
             name,
             "method" if method else "function",
             signature=self.signature_of(node, body),
-            docstring=self.doc(node),
+            docstring=doc,
             exported=not modifiers & {"private", "protected"},
             decorators=self.attributes(node),
-            returns=return_type(node.child_by_field_name("return_type")),
+            returns=return_type(declared) or (doc_return(doc) if is_open(declared) else ""),
         )
+        saved, self.closures = self.closures, []
         with self.enter(name):
             if method and "static" not in modifiers:
                 self.assign("this", self.type_scopes[-1], node, True)
+            self.param_docs = doc_params(doc)
             self.visit(node.child_by_field_name("parameters"))
+            self.param_docs = {}
             self.visit(body)
+        self.closures = saved
 
     def on_property(self, node: Node) -> None:
         modifiers = {text(c).lower() for c in node.children if c.type.endswith("_modifier")}
-        declared = type_name(node.child_by_field_name("type")) or self.doc_var(node)
+        written = node.child_by_field_name("type")
+        declared = type_name(written) or (doc_var(self.doc(node)) if is_open(written) else "")
         for element in (c for c in node.named_children if c.type == "property_element"):
             name = text(element.child_by_field_name("name")).lstrip("$")
             self.add_symbol(
@@ -367,11 +455,6 @@ class PhpWalker(Walker):
             )
             self.assign(name, declared, element, True)
             self.visit_children(element)
-
-    def doc_var(self, node: Node) -> str:
-        """The class of a property's ``/** @var Foo */`` docblock; ''."""
-        found = DOC_VAR.search(self.doc(node))
-        return doc_type(found.group(1)) if found else ""
 
     def on_above(self, node: Node) -> None:
         """An inline ``/** @var Foo $x */`` types ``$x`` in the enclosing function."""
@@ -403,6 +486,53 @@ class PhpWalker(Walker):
             self.assign(target, type_name(made), at, False)
         elif value.type in _CALLS:
             self.assign(target, callee_name(value).removesuffix("()"), at, False)
+        elif value.type == "subscript_expression":  # ``$x = $this->routes[$k]``
+            self.assign(target, callee_name(value), at, False)
+
+    def on_foreach(self, node: Node) -> None:
+        """``foreach ($xs as $x)`` / ``as $k => $x``: ``$x`` an element of ``$xs``."""
+        named = [c for c in node.named_children if c != node.child_by_field_name("body")]
+        held = callee_name(named[0]) if len(named) == 2 else ""
+        value = named[-1]
+        if value.type == "pair" and value.named_children:
+            value = value.named_children[-1]
+        if value.type == "by_ref" and value.named_children:
+            value = value.named_children[0]
+        if held and not held.endswith("[]") and value.type == "variable_name":
+            self.assign(text(value).lstrip("$"), f"{held}[]", value, False)
+        self.visit_children(node)
+
+    def on_catch(self, node: Node) -> None:
+        """``catch (E $e) { ... }``: ``$e`` an ``E`` in the block (one type caught only)."""
+        caught = node.child_by_field_name("type")
+        types = caught.named_children if caught is not None else []
+        name = node.child_by_field_name("name")
+        body = node.child_by_field_name("body")
+        if len(types) == 1 and name is not None and body is not None:
+            self.narrow(text(name).lstrip("$"), type_name(types[0]), name, body)
+        self.visit_children(node)
+
+    def on_if(self, node: Node) -> None:
+        """``if ($x instanceof Foo && ...) { ... }``: ``$x`` (or ``$this->x``) a ``Foo`` in
+        the block."""
+        body = node.child_by_field_name("body")
+        if body is not None:
+            for subject, klass in instanceofs(node.child_by_field_name("condition")):
+                self.narrow(callee_name(subject), klass, subject, body)
+        self.visit_children(node)
+
+    def narrow(self, target: str, klass: str, at: Node, block: Node) -> None:
+        """``target`` holds a ``klass`` in ``block`` unless the block assigns it again."""
+        if not klass or rebinds(block, collapse(text(at))):
+            return
+        self.assign(target, klass, at, True, span_of(block))
+
+    def on_closure(self, node: Node) -> None:
+        """A closure's parameters and assignments hold inside it only (its variables are
+        its own, PHP manual "Anonymous functions")."""
+        self.closures.append(span_of(node))
+        self.visit_children(node)
+        self.closures.pop()
 
     def on_assign(self, node: Node) -> None:
         left = node.child_by_field_name("left")
@@ -441,8 +571,11 @@ class PhpWalker(Walker):
 
     def on_params(self, node: Node) -> None:
         for param in node.named_children:
-            declared = type_name(param.child_by_field_name("type"))
+            written = param.child_by_field_name("type")
             name = text(param.child_by_field_name("name")).lstrip("$")
+            declared = type_name(written)
+            if not declared and is_open(written):  # ``array $xs`` with ``@param X[] $xs``
+                declared = self.param_docs.get(name, "")
             if param.type == "property_promotion_parameter":
                 self.assign(f"this.{name}", declared, param, True)
             self.assign(name, declared, param, True)
@@ -456,7 +589,7 @@ class PhpWalker(Walker):
 class PhpExtractor:
     """The PHP extractor the code graph loads as ``lang_php.EXTRACTOR``."""
 
-    version = "2"
+    version = "3"
 
     def __init__(self) -> None:
         self.suffixes = {".php": "php"}

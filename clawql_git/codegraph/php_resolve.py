@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from clawql_git.codegraph.lua_scopes import Point, in_span
 from clawql_git.codegraph.model import Assignment, Call
 from clawql_git.codegraph.resolve import CLASSLIKE, Entity, ResolutionNotes, parent
 
@@ -24,7 +25,8 @@ if TYPE_CHECKING:
 
 Type = tuple[str, str]  # (file, qualname) of a class-like of the repository
 # a receiver: ('inst', file, class) a value, ('def', file, class) a class named statically,
-# ('super', file, class) ``parent`` seen from ``class``, ('ext', name) outside the repository
+# ('super', file, class) ``parent`` seen from ``class``, ('ext', name) outside the repository,
+# ('elems', file, class) an array of instances of the class (``@var Route[]``)
 Receiver = tuple[str, ...]
 OUTSIDE: Receiver = ("ext", "")
 MAX_LINEAGE = 32  # the most classes, traits and interfaces walked from one class
@@ -42,10 +44,22 @@ def segments(callee: str) -> list[str] | None:
         head, rest = [callee[: end + 2]], callee[end + 3 :]
         if not rest:
             return None
-    parts = rest.split(".")
-    if not all(p.removesuffix("()").replace("_", "a").isalnum() for p in parts):
+    parts: list[str] = []
+    for part in rest.split("."):  # ``routes[]``: the property, then one of its elements
+        parts += [part[:-2], "[]"] if part.endswith("[]") and len(part) > 2 else [part]
+    if not all(p == "[]" or p.removesuffix("()").replace("_", "a").isalnum() for p in parts):
         return None
     return head + parts
+
+
+def visible(assigns: list[Assignment], at: Point) -> list[Assignment]:
+    """The evidence of a variable seen at ``at``: that of the innermost closure or narrowing
+    (``instanceof``, ``catch``) around it, else that of the function (outside any closure)."""
+    around = [a for a in assigns if a.span and in_span(a.span, at)]
+    if not around:
+        return [a for a in assigns if not a.span]
+    inner = max(a.span[:2] for a in around)
+    return [a for a in around if a.span[:2] == inner]
 
 
 class PhpCalls:
@@ -64,23 +78,23 @@ class PhpCalls:
         """What ``call`` made in ``scope`` of ``path`` points at (the generic resolver's
         answer for what declared types do not prove)."""
         notes = ResolutionNotes()
-        found = self.typed_callee(path, scope, call.callee, call.line, notes)
+        found = self.typed_callee(path, scope, call.callee, (call.line, call.column), notes)
         if found is None:
             return self.r.callee(path, scope, call.callee, ctx)
         ctx.inferred = ctx.inferred or notes.inferred
         return found
 
     def typed_callee(
-        self, path: str, scope: str, callee: str, line: int, ctx: ResolutionNotes
+        self, path: str, scope: str, callee: str, at: Point, ctx: ResolutionNotes
     ) -> Entity | None:
         parts = segments(callee)
-        if parts is None:
+        if parts is None or parts[-1] == "[]":
             return None
         if len(parts) == 1:
-            return self.construct(self.class_named(path, line, parts[0]))
-        receiver = self.receiver(path, scope, parts[:-1], line, ctx)
-        if receiver is None and "()" not in callee and not callee.startswith("new "):
-            named = self.class_named(path, line, ".".join(parts[:-1]))  # ``\A\B::m()``
+            return self.construct(self.class_named(path, at[0], parts[0]))
+        receiver = self.receiver(path, scope, parts[:-1], at, ctx)
+        if receiver is None and not any(s in callee for s in ("()", "[]")) and "new " not in callee:
+            named = self.class_named(path, at[0], ".".join(parts[:-1]))  # ``\A\B::m()``
             receiver = named if named is not None and named[0] == "def" else None
         return self.method_of(receiver, parts[-1]) if receiver is not None else None
 
@@ -96,6 +110,8 @@ class PhpCalls:
         """Method ``name`` called on ``receiver``; external when it may come from outside."""
         if receiver[0] == "ext":
             return ("ext", name)
+        if receiver[0] == "elems":  # an array has no methods
+            return None
         file, klass = receiver[1], receiver[2]
         if receiver[0] == "super":  # ``parent::m()``: looked up from the parent class
             found = [self.method_of(b, name) for b in self.bases(file, klass, "extends") if b]
@@ -110,24 +126,39 @@ class PhpCalls:
     # ------------------------------------------------------------ receivers
 
     def receiver(
-        self, path: str, scope: str, parts: list[str], line: int, ctx: ResolutionNotes
+        self, path: str, scope: str, parts: list[str], at: Point, ctx: ResolutionNotes
     ) -> Receiver | None:
         """The type of a receiver chain (see :data:`Receiver`), None when not proven."""
-        head, rest = parts[0], parts[1:]
-        entity = self.head(path, scope, head, line, ctx)
-        for part in rest:
+        entity = self.narrowed(path, scope, parts, at)
+        if entity is not None:
+            ctx.inferred = True
+            parts = parts[1:]
+        else:
+            entity = self.head(path, scope, parts[0], at, ctx)
+        for part in parts[1:]:
             if entity is None or entity[0] == "ext":
                 return entity
             ctx.inferred = True  # a declared type: the object may be of a subtype
-            if part.endswith("()"):
+            if part == "[]":
+                entity = ("inst", *entity[1:]) if entity[0] == "elems" else None
+            elif part.endswith("()"):
                 entity = self.result(entity, part[:-2])
             else:
                 entity = self.property(entity, part) if entity[0] == "inst" else None
         return entity
 
+    def narrowed(self, path: str, scope: str, parts: list[str], at: Point) -> Receiver | None:
+        """``$this->x`` where ``if ($this->x instanceof Foo)`` holds: a ``Foo``."""
+        if len(parts) < 2 or parts[0] != "this" or not parts[1].replace("_", "a").isalnum():
+            return None
+        attrs = self.r.index[path].self_attrs.get((parent(scope), parts[1]), [])
+        seen = [a for a in attrs if a.annotation and a.span and a.scope == scope]
+        return self.declared(path, visible(seen, at)) if visible(seen, at) else None
+
     def head(
-        self, path: str, scope: str, head: str, line: int, ctx: ResolutionNotes
+        self, path: str, scope: str, head: str, at: Point, ctx: ResolutionNotes
     ) -> Receiver | None:
+        line = at[0]
         klass = self.r._enclosing_class(path, scope) or self.class_scope(path, scope)
         if head in ("this", "self", "parent"):
             kind = {"this": "inst", "self": "def", "parent": "super"}[head]
@@ -138,7 +169,7 @@ class PhpCalls:
             return ("inst", *made[1:]) if made is not None and made[0] == "def" else made
         if head.endswith("()"):
             return None  # a function's result: left to the generic resolver
-        assigns = self.r.index[path].assigns.get((scope, head))
+        assigns = visible(self.r.index[path].assigns.get((scope, head), []), at)
         if assigns:
             ctx.inferred = True
             return self.declared(path, assigns)
@@ -164,11 +195,18 @@ class PhpCalls:
         return found.pop() if len(found) == 1 else None
 
     def assigned(self, path: str, a: Assignment) -> Receiver | None:
-        """What one assignment proves: a declared type, ``new Foo``, or a call's result."""
+        """What one assignment proves: a declared type, ``new Foo``, an element of an array
+        (``foreach``, ``$xs[$k]``), or a call's result."""
+        at = (a.line, 0)
+        if a.annotation:
+            return self.typed(path, a.line, a.value)
+        if a.value.endswith("[]"):
+            parts = segments(a.value)
+            return self.receiver(path, a.scope, parts, at, ResolutionNotes()) if parts else None
         made = self.class_named(path, a.line, a.value)
-        if a.annotation or (made is not None and made[0] == "def"):
-            return ("inst", *made[1:]) if made is not None and made[0] == "def" else made
-        called = self.typed_callee(path, a.scope, a.value, a.line, ResolutionNotes())
+        if made is not None and made[0] == "def":
+            return ("inst", *made[1:])
+        called = self.typed_callee(path, a.scope, a.value, at, ResolutionNotes())
         if called is None or called[0] != "def":
             return OUTSIDE if called is not None and called[0] == "ext" else None
         return self.returns(("inst", called[1], parent(called[2])), called[1], called[2])
@@ -181,19 +219,32 @@ class PhpCalls:
         return self.returns(entity, found[1], found[2])
 
     def returns(self, receiver: Receiver, file: str, method: str) -> Receiver | None:
+        """What a call of ``method`` on ``receiver`` gives by its declared return type (or
+        its ``@return``)."""
         written = self.r.index[file].defs[method].returns
-        if written == "static" and receiver[0] in ("inst", "def"):
-            return ("inst", receiver[1], receiver[2])
-        if written == "self":
-            return ("inst", file, parent(method))
-        made = self.class_named(file, self.r.index[file].defs[method].line, written)
+        one = written.removesuffix("[]")
+        if one == "static" and receiver[0] in ("inst", "def"):
+            found: Receiver = ("inst", receiver[1], receiver[2])
+        elif one == "self":
+            found = ("inst", file, parent(method))
+        else:
+            return self.typed(file, self.r.index[file].defs[method].line, written)
+        return ("elems", *found[1:]) if written.endswith("[]") else found
+
+    def typed(self, path: str, line: int, written: str) -> Receiver | None:
+        """A value of the type ``written`` at ``line`` of ``path`` (``Foo``, ``Foo[]``)."""
+        if written.endswith("[]"):
+            inner = self.typed(path, line, written[:-2])
+            return ("elems", *inner[1:]) if inner is not None and inner[0] == "inst" else inner
+        made = self.class_named(path, line, written)
         return ("inst", *made[1:]) if made is not None and made[0] == "def" else made
 
     def property(self, entity: Receiver, name: str) -> Receiver | None:
         """The declared type of property ``name`` of the class of ``entity``."""
         for file, klass in self.lineage(entity[1], entity[2])[0]:
             idx = self.r.index[file]
-            assigns = [*idx.assigns.get((klass, name), []), *idx.self_attrs.get((klass, name), [])]
+            attrs = idx.self_attrs.get((klass, name), [])
+            assigns = [*idx.assigns.get((klass, name), []), *(a for a in attrs if not narrows(a))]
             if assigns:
                 return self.declared(file, assigns)
         return None
@@ -273,6 +324,11 @@ class PhpCalls:
             for s in self.r.index[path].facts.supertypes
             if s.child == klass and s.relation == relation
         ]
+
+
+def narrows(a: Assignment) -> bool:
+    """An ``instanceof`` or ``catch`` narrowing: it holds in its block only."""
+    return a.annotation and bool(a.span)
 
 
 def _join(namespace: str, name: str) -> str:
