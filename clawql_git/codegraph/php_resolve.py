@@ -129,13 +129,14 @@ class PhpCalls:
         self, path: str, scope: str, parts: list[str], at: Point, ctx: ResolutionNotes
     ) -> Receiver | None:
         """The type of a receiver chain (see :data:`Receiver`), None when not proven."""
-        entity = self.narrowed(path, scope, parts, at)
+        entity, rest = self.narrowed(path, scope, parts, at), parts[2:]
         if entity is not None:
             ctx.inferred = True
-            parts = parts[1:]
         else:
-            entity = self.head(path, scope, parts[0], at, ctx)
-        for part in parts[1:]:
+            entity, rest = self.head(path, scope, parts[0], at, ctx), parts[1:]
+        if entity is None:
+            entity, rest = self.qualified(path, parts, at)
+        for part in rest:
             if entity is None or entity[0] == "ext":
                 return entity
             ctx.inferred = True  # a declared type: the object may be of a subtype
@@ -146,6 +147,15 @@ class PhpCalls:
             else:
                 entity = self.property(entity, part) if entity[0] == "inst" else None
         return entity
+
+    def qualified(
+        self, path: str, parts: list[str], at: Point
+    ) -> tuple[Receiver | None, list[str]]:
+        """``\\A\\B::make()->run()``: the class a qualified name before the first call names."""
+        calls = [i for i, p in enumerate(parts) if p.endswith("()") or p == "[]"]
+        first = calls[0] if calls else len(parts)
+        named = self.class_named(path, at[0], ".".join(parts[:first])) if first > 1 else None
+        return (named, parts[first:]) if named is not None and named[0] == "def" else (None, [])
 
     def narrowed(self, path: str, scope: str, parts: list[str], at: Point) -> Receiver | None:
         """``$this->x`` where ``if ($this->x instanceof Foo)`` holds: a ``Foo``."""
