@@ -537,8 +537,9 @@ class PhpWalker(Walker):
     def on_assign(self, node: Node) -> None:
         left = node.child_by_field_name("left")
         right = node.child_by_field_name("right")
-        if left is not None and right is not None:
-            self.evidence(callee_name(left), right, node)
+        target = callee_name(left)
+        if right is not None and "[]" not in target:  # ``$xs[$k] = ...`` types no variable
+            self.evidence(target, right, node)
         self.visit_children(node)
 
     def on_call(self, node: Node) -> None:
