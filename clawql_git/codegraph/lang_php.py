@@ -22,11 +22,19 @@ Conventions:
   ``$this->bar()`` -> ``this.bar``, ``$x->y->z()`` -> ``x.y.z``, ``Foo::baz()`` ->
   ``Foo.baz``, ``self::``/``static::`` -> ``self.``, ``new Foo`` -> ``Foo``; names with a
   namespace (``\\App\\X::y()``) keep their parts with dots and the leading ``\\`` dropped
-  (``App.X.y``); bases likewise (``\\Countable`` -> ``Countable``).
+  (``App.X.y``); bases likewise (``\\Countable`` -> ``Countable``); an element of an array
+  is written ``[]`` (``$this->routes[$id]->run()`` -> ``this.routes[].run``).
 - assignments: ``$x = new Foo()`` (value 'Foo'), ``$x = Foo::make()`` (value the callee),
+  ``$x = $this->routes[$k]`` and ``foreach ($this->routes as $x)`` (value ``this.routes[]``),
   ``$this->x = new Foo()``, typed parameters and promoted constructor parameters
   (``private Repo $repo`` -> ``this.repo``), typed properties (target the property, scope
-  the class).
+  the class). Declared types ``?Foo`` and ``Foo|null`` are ``Foo``; where the declared type
+  says nothing of a class (none, ``array``, ``iterable``, ``mixed``, ``object``) the
+  docblock's is read (``@var`` of a property, ``@param`` of a parameter, ``@return`` as the
+  symbol's ``returns``; ``php_docs``), ``Foo[]`` for an array of Foo. Inside a closure the
+  evidence carries the closure's span (its variables are its own); ``if ($x instanceof Foo)``
+  and ``catch (Foo $x)`` record an annotation ``Foo`` for ``x`` (or ``this.x``) with the
+  block's span, unless the block assigns it again.
 - exported: not ``private``/``protected`` (PHP members are public by default).
 - ``resolve_module``: a path (has ``/`` or ends in ``.php``/``.inc``) -> that file, relative
   to the including file or else to the repository root; a namespace -> the files declaring
@@ -45,9 +53,9 @@ from tree_sitter import Node
 from clawql_git.codegraph.laravel_routes import laravel_routes
 from clawql_git.codegraph.lua_scopes import Span
 from clawql_git.codegraph.model import Assignment, FileFacts, RepoView, SymbolKind
+from clawql_git.codegraph.php_blocks import instanceofs, is_open, rebinds, span_of
 from clawql_git.codegraph.php_docs import (
     DOC_VAR,
-    OPEN_TYPES,
     doc_params,
     doc_return,
     doc_type,
@@ -59,7 +67,6 @@ from clawql_git.codegraph.ts_util import (
     Walker,
     clean_block_doc,
     collapse,
-    end_line,
     line,
     scan_declarations,
     text,
@@ -87,13 +94,6 @@ _CALLS = frozenset(
         "function_call_expression",
         "member_call_expression",
         "nullsafe_member_call_expression",
-    }
-)
-_ASSIGNS = frozenset(
-    {
-        "assignment_expression",
-        "reference_assignment_expression",
-        "augmented_assignment_expression",
     }
 )
 _NAMESPACE_LINE = re.compile(rb"(?m)^\s*namespace\s+\\?([A-Za-z_][\w\\]*)\s*[;{]")
@@ -174,62 +174,6 @@ def return_type(node: Node | None) -> str:
     if inner.type == "relative_scope" or word in {"self", "static"}:
         return word if word in {"self", "static"} else ""
     return type_name(node)
-
-
-def is_open(declared: Node | None) -> bool:
-    """Whether a declared type says nothing of a class (none, ``array``, ``mixed``...), so
-    that a docblock's type may be read instead."""
-    return declared is None or collapse(text(declared)).lower() in OPEN_TYPES
-
-
-def span_of(node: Node) -> Span:
-    return (line(node), node.start_point[1], end_line(node), node.end_point[1])
-
-
-def instanceofs(condition: Node | None) -> list[tuple[Node, str]]:
-    """The ``$x instanceof Foo`` (and ``$this->x instanceof Foo``) an ``if`` condition
-    proves: the condition itself or one of its ``&&`` operands; (subject, class)."""
-    if condition is None:
-        return []
-    if condition.type == "parenthesized_expression" and condition.named_children:
-        return instanceofs(condition.named_children[0])
-    if condition.type != "binary_expression":
-        return []
-    op = text(condition.child_by_field_name("operator")).lower()
-    left = condition.child_by_field_name("left")
-    right = condition.child_by_field_name("right")
-    if op in ("&&", "and"):
-        return [*instanceofs(left), *instanceofs(right)]
-    if op != "instanceof" or left is None or right is None or right.type not in _NAMES:
-        return []
-    subject = callee_name(left)
-    if not re.fullmatch(r"(this\.)?\w+", subject):
-        return []
-    return [(left, type_name(right))]
-
-
-def rebinds(block: Node, written: str) -> bool:
-    """Whether ``block`` may assign ``written`` (``$x``, ``$this->x``) again."""
-    stack = [block]
-    while stack:
-        node = stack.pop()
-        targets: list[Node] = []
-        if node.type in _ASSIGNS:
-            targets = [t for t in [node.child_by_field_name("left")] if t is not None]
-        elif node.type == "foreach_statement":
-            targets = node.named_children[1:2]
-        elif node.type == "catch_clause":
-            targets = [t for t in [node.child_by_field_name("name")] if t is not None]
-        if any(_mentions(t, written) for t in targets):
-            return True
-        stack.extend(node.named_children)
-    return False
-
-
-def _mentions(node: Node, written: str) -> bool:
-    if collapse(text(node)) == written:
-        return True
-    return any(_mentions(c, written) for c in node.named_children)
 
 
 def scope_name(node: Node | None) -> str:
@@ -518,7 +462,9 @@ class PhpWalker(Walker):
         body = node.child_by_field_name("body")
         if body is not None:
             for subject, klass in instanceofs(node.child_by_field_name("condition")):
-                self.narrow(callee_name(subject), klass, subject, body)
+                target = callee_name(subject)
+                if re.fullmatch(r"(this\.)?\w+", target):
+                    self.narrow(target, type_name(klass), subject, body)
         self.visit_children(node)
 
     def narrow(self, target: str, klass: str, at: Node, block: Node) -> None:

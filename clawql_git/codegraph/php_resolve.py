@@ -6,10 +6,14 @@ A callee as ``lang_php`` writes it (``this.repo.find``, ``x.load().save``, ``Foo
 ``parent.__construct``, ``new Foo().run``, ``Foo`` for ``new Foo``) is read left to right:
 the head is ``this``, ``self``, ``parent``, ``new T()``, a variable of the calling function
 or a class name; each ``.p`` is a property, each ``.m()`` a method whose declared return type
-(``: Foo``, ``: self``, ``: static``) types what follows. Class names are resolved the way
+(``: Foo``, ``: self``, ``: static``, else its ``@return``) types what follows; ``[]`` is an
+element of an array declared ``Foo[]`` (``array<K, Foo>``, ``list<Foo>``). A variable is typed
+by the evidence it has where the call is: that of the innermost ``instanceof`` / ``catch``
+block or closure around the call, else the function's own. Class names are resolved the way
 PHP resolves them: a ``use`` alias, else the file's namespace (no global fallback for
-classes). Anything not proven (an untyped variable, variables of two types, a union) is left
-to the generic resolver, which handles functions and includes.
+classes), or fully qualified. Anything not proven (an untyped variable, variables of two
+types, a union of classes) is left to the generic resolver, which handles functions and
+includes.
 """
 
 from __future__ import annotations
