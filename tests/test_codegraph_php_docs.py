@@ -3,8 +3,9 @@
 ``Foo|null``), ``foreach`` and ``$xs[$k]`` over arrays so declared, nullable types (``?Foo``,
 ``Foo|null``), ``instanceof`` in an ``if`` condition and ``catch (Foo $e)`` (PHP manual, "Type
 Operators", "Exceptions"), closures' own variables (PHP manual, "Anonymous functions"); what is
-not proven (a union of classes, a container's ``get``, a variable assigned again in the block)
-stays unresolved or external."""
+not proven (a union of classes, a container's ``get``, a variable assigned again in the block,
+``$this`` in a closure handed to a call, which ``Closure::bind`` may rebind) stays unresolved
+or external."""
 
 from __future__ import annotations
 
@@ -115,6 +116,12 @@ FILES = {
         "            $error = new Group();\n"
         "        }\n"
         "    }\n"
+        "\n"
+        "    public function hooks(): void\n"
+        "    {\n"
+        "        array_map(function () { return $this->lookup(); }, []);\n"
+        "        $bound = function () { return $this->lookup(); };\n"
+        "    }\n"
         "}\n"
     ),
 }
@@ -216,6 +223,10 @@ def test_php_calls_typed_by_docblocks_loops_and_narrowing(tmp_path: Path) -> Non
         # the block assigns ``$error`` again: not narrowed, a Throwable
         (guard, "error.explain", 64, "", "", "external"),
         (guard, "Group", 65, ROUTE, "Group", "exact"),
+        ("Router.hooks", "array_map", 71, "", "", "unresolved"),
+        # a closure handed to a call may be bound to another object: ``$this`` unproven
+        ("Router.hooks", "this.lookup", 71, "", "", "unresolved"),
+        ("Router.hooks", "this.lookup", 72, ROUTER, "Router.lookup", "exact"),
     ]
     assert calls(graph, ROUTE) == [
         ("Finds.first", "self.make", 23, ROUTE, "Finds.make", "exact"),  # static:: in a trait

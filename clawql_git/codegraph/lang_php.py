@@ -34,7 +34,8 @@ Conventions:
   symbol's ``returns``; ``php_docs``), ``Foo[]`` for an array of Foo. Inside a closure the
   evidence carries the closure's span (its variables are its own); ``if ($x instanceof Foo)``
   and ``catch (Foo $x)`` record an annotation ``Foo`` for ``x`` (or ``this.x``) with the
-  block's span, unless the block assigns it again.
+  block's span, unless the block assigns it again; a closure handed to a call as an argument
+  records ``this`` as ``?`` over its span (the callee may bind it to another object).
 - exported: not ``private``/``protected`` (PHP members are public by default).
 - ``resolve_module``: a path (has ``/`` or ends in ``.php``/``.inc``) -> that file, relative
   to the including file or else to the repository root; a namespace -> the files declaring
@@ -96,6 +97,7 @@ _CALLS = frozenset(
         "nullsafe_member_call_expression",
     }
 )
+UNBOUND = "?"  # the value of ``this`` in a closure handed to a call: not proven
 _NAMESPACE_LINE = re.compile(rb"(?m)^\s*namespace\s+\\?([A-Za-z_][\w\\]*)\s*[;{]")
 _TYPE_LINE = re.compile(
     rb"(?mi)^\s*(?:(?:abstract|final|readonly)\s+)*(?:class|interface|trait|enum)\s+([A-Za-z_]\w*)"
@@ -477,6 +479,9 @@ class PhpWalker(Walker):
         """A closure's parameters and assignments hold inside it only (its variables are
         its own, PHP manual "Anonymous functions")."""
         self.closures.append(span_of(node))
+        if node.parent is not None and node.parent.type == "argument":
+            # handed to a call, it may be bound to another object (``Closure::bind``)
+            self.assign("this", UNBOUND, node, True)
         self.visit_children(node)
         self.closures.pop()
 

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from clawql_git.codegraph.lua_scopes import Point, in_span
 from clawql_git.codegraph.model import Assignment, Call
-from clawql_git.codegraph.resolve import CLASSLIKE, Entity, ResolutionNotes, parent
+from clawql_git.codegraph.resolve import CLASSLIKE, UNK, Entity, ResolutionNotes, parent
 
 if TYPE_CHECKING:
     from clawql_git.codegraph.resolve import Resolver
@@ -33,6 +33,7 @@ Type = tuple[str, str]  # (file, qualname) of a class-like of the repository
 # ('elems', file, class) an array of instances of the class (``@var Route[]``)
 Receiver = tuple[str, ...]
 OUTSIDE: Receiver = ("ext", "")
+UNBOUND: Receiver = ("unk", "this")  # ``$this`` in a closure another object may be bound to
 MAX_LINEAGE = 32  # the most classes, traits and interfaces walked from one class
 ORDER = ("uses", "extends", "implements")  # own methods, then traits, parents, interfaces
 
@@ -97,6 +98,8 @@ class PhpCalls:
         if len(parts) == 1:
             return self.construct(self.class_named(path, at[0], parts[0]))
         receiver = self.receiver(path, scope, parts[:-1], at, ctx)
+        if receiver == UNBOUND:
+            return UNK
         if receiver is None and not any(s in callee for s in ("()", "[]")) and "new " not in callee:
             named = self.class_named(path, at[0], ".".join(parts[:-1]))  # ``\A\B::m()``
             receiver = named if named is not None and named[0] == "def" else None
@@ -141,7 +144,7 @@ class PhpCalls:
         if entity is None:
             entity, rest = self.qualified(path, parts, at)
         for part in rest:
-            if entity is None or entity[0] == "ext":
+            if entity is None or entity[0] in ("ext", "unk"):
                 return entity
             ctx.inferred = True  # a declared type: the object may be of a subtype
             if part == "[]":
@@ -174,6 +177,8 @@ class PhpCalls:
     ) -> Receiver | None:
         line = at[0]
         klass = self.r._enclosing_class(path, scope) or self.class_scope(path, scope)
+        if head == "this" and self.unbound(path, scope, at):
+            return UNBOUND
         if head in ("this", "self", "parent"):
             kind = {"this": "inst", "self": "def", "parent": "super"}[head]
             return (kind, path, klass) if klass else None
@@ -189,6 +194,11 @@ class PhpCalls:
             return self.declared(path, assigns)
         named = self.class_named(path, line, head)  # ``Foo::make()->run()``
         return named if named is not None and named[0] == "def" else None
+
+    def unbound(self, path: str, scope: str, at: Point) -> bool:
+        """Whether ``$this`` at ``at`` is that of a closure handed to a call."""
+        seen = visible(self.r.index[path].assigns.get((scope, "this"), []), at)
+        return bool(seen) and all(a.value == "?" for a in seen)
 
     def class_scope(self, path: str, scope: str) -> str:
         """``scope`` itself when it is a class (a property's default value)."""
