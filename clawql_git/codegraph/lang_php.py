@@ -62,7 +62,7 @@ from clawql_git.codegraph.php_docs import (
     doc_type,
     doc_var,
 )
-from clawql_git.codegraph.php_resolve import PhpCalls
+from clawql_git.codegraph.php_resolve import NO_THIS, PhpCalls
 from clawql_git.codegraph.ts_util import (
     Parsers,
     Walker,
@@ -97,7 +97,6 @@ _CALLS = frozenset(
         "nullsafe_member_call_expression",
     }
 )
-UNBOUND = "?"  # the value of ``this`` in a closure handed to a call: not proven
 _NAMESPACE_LINE = re.compile(rb"(?m)^\s*namespace\s+\\?([A-Za-z_][\w\\]*)\s*[;{]")
 _TYPE_LINE = re.compile(
     rb"(?mi)^\s*(?:(?:abstract|final|readonly)\s+)*(?:class|interface|trait|enum)\s+([A-Za-z_]\w*)"
@@ -481,7 +480,7 @@ class PhpWalker(Walker):
         self.closures.append(span_of(node))
         if node.parent is not None and node.parent.type == "argument":
             # handed to a call, it may be bound to another object (``Closure::bind``)
-            self.assign("this", UNBOUND, node, True)
+            self.assign("this", NO_THIS, node, True)
         self.visit_children(node)
         self.closures.pop()
 

@@ -34,6 +34,7 @@ Type = tuple[str, str]  # (file, qualname) of a class-like of the repository
 Receiver = tuple[str, ...]
 OUTSIDE: Receiver = ("ext", "")
 UNBOUND: Receiver = ("unk", "this")  # ``$this`` in a closure another object may be bound to
+NO_THIS = "?"  # the value lang_php gives ``this`` in a closure handed to a call
 MAX_LINEAGE = 32  # the most classes, traits and interfaces walked from one class
 ORDER = ("uses", "extends", "implements")  # own methods, then traits, parents, interfaces
 
@@ -169,8 +170,8 @@ class PhpCalls:
         if len(parts) < 2 or parts[0] != "this" or not parts[1].replace("_", "a").isalnum():
             return None
         attrs = self.r.index[path].self_attrs.get((parent(scope), parts[1]), [])
-        seen = [a for a in attrs if a.annotation and a.span and a.scope == scope]
-        return self.declared(path, visible(seen, at)) if visible(seen, at) else None
+        seen = visible([a for a in attrs if narrows(a) and a.scope == scope], at)
+        return self.declared(path, seen) if seen else None
 
     def head(
         self, path: str, scope: str, head: str, at: Point, ctx: ResolutionNotes
@@ -198,7 +199,7 @@ class PhpCalls:
     def unbound(self, path: str, scope: str, at: Point) -> bool:
         """Whether ``$this`` at ``at`` is that of a closure handed to a call."""
         seen = visible(self.r.index[path].assigns.get((scope, "this"), []), at)
-        return bool(seen) and all(a.value == "?" for a in seen)
+        return bool(seen) and all(a.value == NO_THIS for a in seen)
 
     def class_scope(self, path: str, scope: str) -> str:
         """``scope`` itself when it is a class (a property's default value)."""
