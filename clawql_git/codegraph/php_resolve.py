@@ -76,7 +76,9 @@ class PhpCalls:
         self._classes: dict[str, list[Type]] | None = None  # full name -> declarations
         self._lineage: dict[Type, tuple[list[Type], bool]] = {}
         self._types: dict[tuple[str, int, str], Receiver | None] = {}
-        self._depth = 0  # how many variable or property types are being worked out
+        # the variables and properties whose types are being worked out, and those worked out
+        self._working: set[tuple[str, tuple[Assignment, ...]]] = set()
+        self._declared: dict[tuple[str, tuple[Assignment, ...]], Receiver | None] = {}
 
     # ------------------------------------------------------------ calls
 
@@ -210,14 +212,20 @@ class PhpCalls:
         """The one type the assignments of a variable or property agree on (its declared
         type when it has one: a typed parameter or property, a ``@var`` docblock)."""
         assigns = [a for a in assigns if a.annotation] or assigns
-        if self._depth > 8:  # ``$a = $b->x(); $b = $a->y()``
+        key = (path, tuple(assigns))
+        if key in self._declared:
+            return self._declared[key]
+        if key in self._working or len(self._working) > 8:  # ``$r = $r->with()``: a cycle
             return None
-        self._depth += 1
+        self._working.add(key)
         try:
             found = {self.assigned(path, a) for a in assigns}
         finally:
-            self._depth -= 1
-        return found.pop() if len(found) == 1 else None
+            self._working.discard(key)
+        result = found.pop() if len(found) == 1 else None
+        if not self._working:  # (one worked out inside another may have met a cycle)
+            self._declared[key] = result
+        return result
 
     def assigned(self, path: str, a: Assignment) -> Receiver | None:
         """What one assignment proves: a declared type, ``new Foo``, an element of an array
