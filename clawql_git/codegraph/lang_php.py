@@ -22,11 +22,20 @@ Conventions:
   ``$this->bar()`` -> ``this.bar``, ``$x->y->z()`` -> ``x.y.z``, ``Foo::baz()`` ->
   ``Foo.baz``, ``self::``/``static::`` -> ``self.``, ``new Foo`` -> ``Foo``; names with a
   namespace (``\\App\\X::y()``) keep their parts with dots and the leading ``\\`` dropped
-  (``App.X.y``); bases likewise (``\\Countable`` -> ``Countable``).
+  (``App.X.y``); bases likewise (``\\Countable`` -> ``Countable``); an element of an array
+  is written ``[]`` (``$this->routes[$id]->run()`` -> ``this.routes[].run``).
 - assignments: ``$x = new Foo()`` (value 'Foo'), ``$x = Foo::make()`` (value the callee),
+  ``$x = $this->routes[$k]`` and ``foreach ($this->routes as $x)`` (value ``this.routes[]``),
   ``$this->x = new Foo()``, typed parameters and promoted constructor parameters
   (``private Repo $repo`` -> ``this.repo``), typed properties (target the property, scope
-  the class).
+  the class). Declared types ``?Foo`` and ``Foo|null`` are ``Foo``; where the declared type
+  says nothing of a class (none, ``array``, ``iterable``, ``mixed``, ``object``) the
+  docblock's is read (``@var`` of a property, ``@param`` of a parameter, ``@return`` as the
+  symbol's ``returns``; ``php_docs``), ``Foo[]`` for an array of Foo. Inside a closure the
+  evidence carries the closure's span (its variables are its own); ``if ($x instanceof Foo)``
+  and ``catch (Foo $x)`` record an annotation ``Foo`` for ``x`` (or ``this.x``) with the
+  block's span, unless the block assigns it again; a closure handed to a call as an argument
+  records ``this`` as ``?`` over its span (the callee may bind it to another object).
 - exported: not ``private``/``protected`` (PHP members are public by default).
 - ``resolve_module``: a path (has ``/`` or ends in ``.php``/``.inc``) -> that file, relative
   to the including file or else to the repository root; a namespace -> the files declaring
@@ -43,13 +52,23 @@ from typing import ClassVar
 from tree_sitter import Node
 
 from clawql_git.codegraph.laravel_routes import laravel_routes
-from clawql_git.codegraph.model import FileFacts, RepoView, SymbolKind
-from clawql_git.codegraph.php_resolve import PhpCalls
+from clawql_git.codegraph.lua_scopes import Span
+from clawql_git.codegraph.model import Assignment, FileFacts, RepoView, SymbolKind
+from clawql_git.codegraph.php_blocks import instanceofs, is_open, rebinds, span_of
+from clawql_git.codegraph.php_docs import (
+    DOC_VAR,
+    doc_params,
+    doc_return,
+    doc_type,
+    doc_var,
+)
+from clawql_git.codegraph.php_resolve import NO_THIS, PhpCalls
 from clawql_git.codegraph.ts_util import (
     Parsers,
     Walker,
     clean_block_doc,
     collapse,
+    line,
     scan_declarations,
     text,
     walk_file,
@@ -79,15 +98,6 @@ _CALLS = frozenset(
     }
 )
 _NAMESPACE_LINE = re.compile(rb"(?m)^\s*namespace\s+\\?([A-Za-z_][\w\\]*)\s*[;{]")
-DOC_CLASS = re.compile(r"^\\?[A-Za-z_]\w*(\\[A-Za-z_]\w*)*$")
-DOC_VAR = re.compile(r"@var\s+(\S+)(?:\s+\$(\w+))?")
-SCALARS = frozenset(
-    {
-        "int", "integer", "float", "double", "string", "bool", "boolean", "array", "object",
-        "mixed", "callable", "iterable", "void", "null", "false", "true", "resource", "self",
-        "static", "never", "scalar", "numeric", "class-string", "list",
-    }
-)  # fmt: skip
 _TYPE_LINE = re.compile(
     rb"(?mi)^\s*(?:(?:abstract|final|readonly)\s+)*(?:class|interface|trait|enum)\s+([A-Za-z_]\w*)"
 )
@@ -105,9 +115,13 @@ def dotted(written: str) -> str:
 
 
 def type_name(node: Node | None) -> str:
-    """The class a type names (``?Repo``, ``\\App\\Repo``); '' for ``int``, unions, arrays."""
+    """The class a type names (``?Repo``, ``Repo|null``, ``\\App\\Repo``); '' for ``int``,
+    unions of classes, arrays."""
     if node is None:
         return ""
+    if node.type == "union_type":
+        named = [c for c in node.named_children if text(c).lower() != "null"]
+        return type_name(named[0]) if len(named) == 1 else ""
     if node.type in {"named_type", "optional_type"} and node.named_children:
         return type_name(node.named_children[0])
     if node.type in _NAMES:
@@ -143,6 +157,9 @@ def callee_name(node: Node | None) -> str:
         return dotted(text(node))
     if kind == "parenthesized_expression" and node.named_children:
         return callee_name(node.named_children[0])
+    if kind == "subscript_expression" and node.named_children:  # ``$a[$k]``: an element
+        held = callee_name(node.named_children[0])
+        return f"{held}[]" if held and not held.endswith("[]") else ""
     return ""
 
 
@@ -158,16 +175,6 @@ def return_type(node: Node | None) -> str:
     if inner.type == "relative_scope" or word in {"self", "static"}:
         return word if word in {"self", "static"} else ""
     return type_name(node)
-
-
-def doc_type(written: str) -> str:
-    """The one class a PHPDoc type names (``Foo``, ``?\\A\\Foo``, ``Foo|null``) with dots;
-    '' for scalars, arrays, generics and unions of classes."""
-    parts = [p for p in written.lstrip("?").split("|") if p.lower() != "null"]
-    if len(parts) != 1 or not DOC_CLASS.match(parts[0]):
-        return ""
-    name = dotted(parts[0])
-    return "" if name.lower() in SCALARS else name
 
 
 def scope_name(node: Node | None) -> str:
@@ -225,6 +232,12 @@ class PhpWalker(Walker):
         "scoped_call_expression": "on_call",
         "object_creation_expression": "on_new",
         "formal_parameters": "on_params",
+        "foreach_statement": "on_foreach",
+        "catch_clause": "on_catch",
+        "if_statement": "on_if",
+        "else_if_clause": "on_if",
+        "anonymous_function": "on_closure",
+        "arrow_function": "on_closure",
         **{kind: "on_include" for kind in _INCLUDES},
         "attribute_list": "on_attributes",
         "comment": "on_above",
@@ -234,6 +247,19 @@ class PhpWalker(Walker):
         super().__init__(facts, source)
         self.type_scopes: list[str] = []
         self.trait_uses: list[tuple[Node, str]] = []
+        self.closures: list[Span] = []  # the closures around the node walked, innermost last
+        self.param_docs: dict[str, str] = {}  # the ``@param`` types of the function entered
+
+    def assign(
+        self, target: str, value: str, node: Node, annotation: bool, span: Span = ()
+    ) -> None:
+        """As :meth:`Walker.assign`; inside a closure the evidence is the closure's (its
+        ``span``), and a narrowing (``instanceof``, ``catch``) holds only in its block."""
+        span = span or (self.closures[-1] if self.closures else ())
+        if target and value:
+            self.facts.assignments.append(
+                Assignment(target, value, self.qualname, line(node), annotation, span=span)
+            )
 
     def doc(self, node: Node) -> str:
         comments = [c for c in self.leading(node) if c.type == "comment"]
@@ -336,25 +362,32 @@ class PhpWalker(Walker):
         body = node.child_by_field_name("body")
         modifiers = {text(c).lower() for c in node.children if c.type.endswith("_modifier")}
         method = node.type == "method_declaration" and bool(self.type_scopes)
+        doc = self.doc(node)
+        declared = node.child_by_field_name("return_type")
         self.add_symbol(
             node,
             name,
             "method" if method else "function",
             signature=self.signature_of(node, body),
-            docstring=self.doc(node),
+            docstring=doc,
             exported=not modifiers & {"private", "protected"},
             decorators=self.attributes(node),
-            returns=return_type(node.child_by_field_name("return_type")),
+            returns=return_type(declared) or (doc_return(doc) if is_open(declared) else ""),
         )
+        saved, self.closures = self.closures, []
         with self.enter(name):
             if method and "static" not in modifiers:
                 self.assign("this", self.type_scopes[-1], node, True)
+            self.param_docs = doc_params(doc)
             self.visit(node.child_by_field_name("parameters"))
+            self.param_docs = {}
             self.visit(body)
+        self.closures = saved
 
     def on_property(self, node: Node) -> None:
         modifiers = {text(c).lower() for c in node.children if c.type.endswith("_modifier")}
-        declared = type_name(node.child_by_field_name("type")) or self.doc_var(node)
+        written = node.child_by_field_name("type")
+        declared = type_name(written) or (doc_var(self.doc(node)) if is_open(written) else "")
         for element in (c for c in node.named_children if c.type == "property_element"):
             name = text(element.child_by_field_name("name")).lstrip("$")
             self.add_symbol(
@@ -367,11 +400,6 @@ class PhpWalker(Walker):
             )
             self.assign(name, declared, element, True)
             self.visit_children(element)
-
-    def doc_var(self, node: Node) -> str:
-        """The class of a property's ``/** @var Foo */`` docblock; ''."""
-        found = DOC_VAR.search(self.doc(node))
-        return doc_type(found.group(1)) if found else ""
 
     def on_above(self, node: Node) -> None:
         """An inline ``/** @var Foo $x */`` types ``$x`` in the enclosing function."""
@@ -403,12 +431,65 @@ class PhpWalker(Walker):
             self.assign(target, type_name(made), at, False)
         elif value.type in _CALLS:
             self.assign(target, callee_name(value).removesuffix("()"), at, False)
+        elif value.type == "subscript_expression":  # ``$x = $this->routes[$k]``
+            self.assign(target, callee_name(value), at, False)
+
+    def on_foreach(self, node: Node) -> None:
+        """``foreach ($xs as $x)`` / ``as $k => $x``: ``$x`` an element of ``$xs``."""
+        named = [c for c in node.named_children if c != node.child_by_field_name("body")]
+        held = callee_name(named[0]) if len(named) == 2 else ""
+        value = named[-1]
+        if value.type == "pair" and value.named_children:
+            value = value.named_children[-1]
+        if value.type == "by_ref" and value.named_children:
+            value = value.named_children[0]
+        if held and not held.endswith("[]") and value.type == "variable_name":
+            self.assign(text(value).lstrip("$"), f"{held}[]", value, False)
+        self.visit_children(node)
+
+    def on_catch(self, node: Node) -> None:
+        """``catch (E $e) { ... }``: ``$e`` an ``E`` in the block (one type caught only)."""
+        caught = node.child_by_field_name("type")
+        types = caught.named_children if caught is not None else []
+        name = node.child_by_field_name("name")
+        body = node.child_by_field_name("body")
+        if len(types) == 1 and name is not None and body is not None:
+            self.narrow(text(name).lstrip("$"), type_name(types[0]), name, body)
+        self.visit_children(node)
+
+    def on_if(self, node: Node) -> None:
+        """``if ($x instanceof Foo && ...) { ... }``: ``$x`` (or ``$this->x``) a ``Foo`` in
+        the block."""
+        body = node.child_by_field_name("body")
+        if body is not None:
+            for subject, klass in instanceofs(node.child_by_field_name("condition")):
+                target = callee_name(subject)
+                if re.fullmatch(r"(this\.)?\w+", target):
+                    self.narrow(target, type_name(klass), subject, body)
+        self.visit_children(node)
+
+    def narrow(self, target: str, klass: str, at: Node, block: Node) -> None:
+        """``target`` holds a ``klass`` in ``block`` unless the block assigns it again."""
+        if not klass or rebinds(block, collapse(text(at))):
+            return
+        self.assign(target, klass, at, True, span_of(block))
+
+    def on_closure(self, node: Node) -> None:
+        """A closure's parameters and assignments hold inside it only (its variables are
+        its own, PHP manual "Anonymous functions")."""
+        self.closures.append(span_of(node))
+        if node.parent is not None and node.parent.type == "argument":
+            # handed to a call, it may be bound to another object (``Closure::bind``)
+            self.assign("this", NO_THIS, node, True)
+        self.visit_children(node)
+        self.closures.pop()
 
     def on_assign(self, node: Node) -> None:
         left = node.child_by_field_name("left")
         right = node.child_by_field_name("right")
-        if left is not None and right is not None:
-            self.evidence(callee_name(left), right, node)
+        target = callee_name(left)
+        if right is not None and "[]" not in target:  # ``$xs[$k] = ...`` types no variable
+            self.evidence(target, right, node)
         self.visit_children(node)
 
     def on_call(self, node: Node) -> None:
@@ -441,8 +522,11 @@ class PhpWalker(Walker):
 
     def on_params(self, node: Node) -> None:
         for param in node.named_children:
-            declared = type_name(param.child_by_field_name("type"))
+            written = param.child_by_field_name("type")
             name = text(param.child_by_field_name("name")).lstrip("$")
+            declared = type_name(written)
+            if not declared and is_open(written):  # ``array $xs`` with ``@param X[] $xs``
+                declared = self.param_docs.get(name, "")
             if param.type == "property_promotion_parameter":
                 self.assign(f"this.{name}", declared, param, True)
             self.assign(name, declared, param, True)
@@ -456,7 +540,7 @@ class PhpWalker(Walker):
 class PhpExtractor:
     """The PHP extractor the code graph loads as ``lang_php.EXTRACTOR``."""
 
-    version = "2"
+    version = "3"
 
     def __init__(self) -> None:
         self.suffixes = {".php": "php"}

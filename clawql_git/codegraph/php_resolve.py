@@ -6,27 +6,35 @@ A callee as ``lang_php`` writes it (``this.repo.find``, ``x.load().save``, ``Foo
 ``parent.__construct``, ``new Foo().run``, ``Foo`` for ``new Foo``) is read left to right:
 the head is ``this``, ``self``, ``parent``, ``new T()``, a variable of the calling function
 or a class name; each ``.p`` is a property, each ``.m()`` a method whose declared return type
-(``: Foo``, ``: self``, ``: static``) types what follows. Class names are resolved the way
+(``: Foo``, ``: self``, ``: static``, else its ``@return``) types what follows; ``[]`` is an
+element of an array declared ``Foo[]`` (``array<K, Foo>``, ``list<Foo>``). A variable is typed
+by the evidence it has where the call is: that of the innermost ``instanceof`` / ``catch``
+block or closure around the call, else the function's own. Class names are resolved the way
 PHP resolves them: a ``use`` alias, else the file's namespace (no global fallback for
-classes). Anything not proven (an untyped variable, variables of two types, a union) is left
-to the generic resolver, which handles functions and includes.
+classes), or fully qualified. Anything not proven (an untyped variable, variables of two
+types, a union of classes) is left to the generic resolver, which handles functions and
+includes.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from clawql_git.codegraph.lua_scopes import Point, in_span
 from clawql_git.codegraph.model import Assignment, Call
-from clawql_git.codegraph.resolve import CLASSLIKE, Entity, ResolutionNotes, parent
+from clawql_git.codegraph.resolve import CLASSLIKE, UNK, Entity, ResolutionNotes, parent
 
 if TYPE_CHECKING:
     from clawql_git.codegraph.resolve import Resolver
 
 Type = tuple[str, str]  # (file, qualname) of a class-like of the repository
 # a receiver: ('inst', file, class) a value, ('def', file, class) a class named statically,
-# ('super', file, class) ``parent`` seen from ``class``, ('ext', name) outside the repository
+# ('super', file, class) ``parent`` seen from ``class``, ('ext', name) outside the repository,
+# ('elems', file, class) an array of instances of the class (``@var Route[]``)
 Receiver = tuple[str, ...]
 OUTSIDE: Receiver = ("ext", "")
+UNBOUND: Receiver = ("unk", "this")  # ``$this`` in a closure another object may be bound to
+NO_THIS = "?"  # the value lang_php gives ``this`` in a closure handed to a call
 MAX_LINEAGE = 32  # the most classes, traits and interfaces walked from one class
 ORDER = ("uses", "extends", "implements")  # own methods, then traits, parents, interfaces
 
@@ -42,10 +50,22 @@ def segments(callee: str) -> list[str] | None:
         head, rest = [callee[: end + 2]], callee[end + 3 :]
         if not rest:
             return None
-    parts = rest.split(".")
-    if not all(p.removesuffix("()").replace("_", "a").isalnum() for p in parts):
+    parts: list[str] = []
+    for part in rest.split("."):  # ``routes[]``: the property, then one of its elements
+        parts += [part[:-2], "[]"] if part.endswith("[]") and len(part) > 2 else [part]
+    if not all(p == "[]" or p.removesuffix("()").replace("_", "a").isalnum() for p in parts):
         return None
     return head + parts
+
+
+def visible(assigns: list[Assignment], at: Point) -> list[Assignment]:
+    """The evidence of a variable seen at ``at``: that of the innermost closure or narrowing
+    (``instanceof``, ``catch``) around it, else that of the function (outside any closure)."""
+    around = [a for a in assigns if a.span and in_span(a.span, at)]
+    if not around:
+        return [a for a in assigns if not a.span]
+    inner = max(a.span[:2] for a in around)
+    return [a for a in around if a.span[:2] == inner]
 
 
 class PhpCalls:
@@ -56,7 +76,9 @@ class PhpCalls:
         self._classes: dict[str, list[Type]] | None = None  # full name -> declarations
         self._lineage: dict[Type, tuple[list[Type], bool]] = {}
         self._types: dict[tuple[str, int, str], Receiver | None] = {}
-        self._depth = 0  # how many variable or property types are being worked out
+        # the variables and properties whose types are being worked out, and those worked out
+        self._working: set[tuple[str, tuple[Assignment, ...]]] = set()
+        self._declared: dict[tuple[str, tuple[Assignment, ...]], Receiver | None] = {}
 
     # ------------------------------------------------------------ calls
 
@@ -64,23 +86,25 @@ class PhpCalls:
         """What ``call`` made in ``scope`` of ``path`` points at (the generic resolver's
         answer for what declared types do not prove)."""
         notes = ResolutionNotes()
-        found = self.typed_callee(path, scope, call.callee, call.line, notes)
+        found = self.typed_callee(path, scope, call.callee, (call.line, call.column), notes)
         if found is None:
             return self.r.callee(path, scope, call.callee, ctx)
         ctx.inferred = ctx.inferred or notes.inferred
         return found
 
     def typed_callee(
-        self, path: str, scope: str, callee: str, line: int, ctx: ResolutionNotes
+        self, path: str, scope: str, callee: str, at: Point, ctx: ResolutionNotes
     ) -> Entity | None:
         parts = segments(callee)
-        if parts is None:
+        if parts is None or parts[-1] == "[]":
             return None
         if len(parts) == 1:
-            return self.construct(self.class_named(path, line, parts[0]))
-        receiver = self.receiver(path, scope, parts[:-1], line, ctx)
-        if receiver is None and "()" not in callee and not callee.startswith("new "):
-            named = self.class_named(path, line, ".".join(parts[:-1]))  # ``\A\B::m()``
+            return self.construct(self.class_named(path, at[0], parts[0]))
+        receiver = self.receiver(path, scope, parts[:-1], at, ctx)
+        if receiver == UNBOUND:
+            return UNK
+        if receiver is None and not any(s in callee for s in ("()", "[]")) and "new " not in callee:
+            named = self.class_named(path, at[0], ".".join(parts[:-1]))  # ``\A\B::m()``
             receiver = named if named is not None and named[0] == "def" else None
         return self.method_of(receiver, parts[-1]) if receiver is not None else None
 
@@ -96,6 +120,8 @@ class PhpCalls:
         """Method ``name`` called on ``receiver``; external when it may come from outside."""
         if receiver[0] == "ext":
             return ("ext", name)
+        if receiver[0] == "elems":  # an array has no methods
+            return None
         file, klass = receiver[1], receiver[2]
         if receiver[0] == "super":  # ``parent::m()``: looked up from the parent class
             found = [self.method_of(b, name) for b in self.bases(file, klass, "extends") if b]
@@ -110,25 +136,52 @@ class PhpCalls:
     # ------------------------------------------------------------ receivers
 
     def receiver(
-        self, path: str, scope: str, parts: list[str], line: int, ctx: ResolutionNotes
+        self, path: str, scope: str, parts: list[str], at: Point, ctx: ResolutionNotes
     ) -> Receiver | None:
         """The type of a receiver chain (see :data:`Receiver`), None when not proven."""
-        head, rest = parts[0], parts[1:]
-        entity = self.head(path, scope, head, line, ctx)
+        entity, rest = self.narrowed(path, scope, parts, at), parts[2:]
+        if entity is not None:
+            ctx.inferred = True
+        else:
+            entity, rest = self.head(path, scope, parts[0], at, ctx), parts[1:]
+        if entity is None:
+            entity, rest = self.qualified(path, parts, at)
         for part in rest:
-            if entity is None or entity[0] == "ext":
+            if entity is None or entity[0] in ("ext", "unk"):
                 return entity
             ctx.inferred = True  # a declared type: the object may be of a subtype
-            if part.endswith("()"):
+            if part == "[]":
+                entity = ("inst", *entity[1:]) if entity[0] == "elems" else None
+            elif part.endswith("()"):
                 entity = self.result(entity, part[:-2])
             else:
                 entity = self.property(entity, part) if entity[0] == "inst" else None
         return entity
 
+    def qualified(
+        self, path: str, parts: list[str], at: Point
+    ) -> tuple[Receiver | None, list[str]]:
+        """``\\A\\B::make()->run()``: the class a qualified name before the first call names."""
+        calls = [i for i, p in enumerate(parts) if p.endswith("()") or p == "[]"]
+        first = calls[0] if calls else len(parts)
+        named = self.class_named(path, at[0], ".".join(parts[:first])) if first > 1 else None
+        return (named, parts[first:]) if named is not None and named[0] == "def" else (None, [])
+
+    def narrowed(self, path: str, scope: str, parts: list[str], at: Point) -> Receiver | None:
+        """``$this->x`` where ``if ($this->x instanceof Foo)`` holds: a ``Foo``."""
+        if len(parts) < 2 or parts[0] != "this" or not parts[1].replace("_", "a").isalnum():
+            return None
+        attrs = self.r.index[path].self_attrs.get((parent(scope), parts[1]), [])
+        seen = visible([a for a in attrs if narrows(a) and a.scope == scope], at)
+        return self.declared(path, seen) if seen else None
+
     def head(
-        self, path: str, scope: str, head: str, line: int, ctx: ResolutionNotes
+        self, path: str, scope: str, head: str, at: Point, ctx: ResolutionNotes
     ) -> Receiver | None:
+        line = at[0]
         klass = self.r._enclosing_class(path, scope) or self.class_scope(path, scope)
+        if head == "this" and self.unbound(path, scope, at):
+            return UNBOUND
         if head in ("this", "self", "parent"):
             kind = {"this": "inst", "self": "def", "parent": "super"}[head]
             return (kind, path, klass) if klass else None
@@ -138,12 +191,17 @@ class PhpCalls:
             return ("inst", *made[1:]) if made is not None and made[0] == "def" else made
         if head.endswith("()"):
             return None  # a function's result: left to the generic resolver
-        assigns = self.r.index[path].assigns.get((scope, head))
+        assigns = visible(self.r.index[path].assigns.get((scope, head), []), at)
         if assigns:
             ctx.inferred = True
             return self.declared(path, assigns)
         named = self.class_named(path, line, head)  # ``Foo::make()->run()``
         return named if named is not None and named[0] == "def" else None
+
+    def unbound(self, path: str, scope: str, at: Point) -> bool:
+        """Whether ``$this`` at ``at`` is that of a closure handed to a call."""
+        seen = visible(self.r.index[path].assigns.get((scope, "this"), []), at)
+        return bool(seen) and all(a.value == NO_THIS for a in seen)
 
     def class_scope(self, path: str, scope: str) -> str:
         """``scope`` itself when it is a class (a property's default value)."""
@@ -154,21 +212,34 @@ class PhpCalls:
         """The one type the assignments of a variable or property agree on (its declared
         type when it has one: a typed parameter or property, a ``@var`` docblock)."""
         assigns = [a for a in assigns if a.annotation] or assigns
-        if self._depth > 8:  # ``$a = $b->x(); $b = $a->y()``
+        key = (path, tuple(assigns))
+        if key in self._declared:
+            return self._declared[key]
+        if key in self._working or len(self._working) > 8:  # ``$r = $r->with()``: a cycle
             return None
-        self._depth += 1
+        self._working.add(key)
         try:
             found = {self.assigned(path, a) for a in assigns}
         finally:
-            self._depth -= 1
-        return found.pop() if len(found) == 1 else None
+            self._working.discard(key)
+        result = found.pop() if len(found) == 1 else None
+        if not self._working:  # (one worked out inside another may have met a cycle)
+            self._declared[key] = result
+        return result
 
     def assigned(self, path: str, a: Assignment) -> Receiver | None:
-        """What one assignment proves: a declared type, ``new Foo``, or a call's result."""
+        """What one assignment proves: a declared type, ``new Foo``, an element of an array
+        (``foreach``, ``$xs[$k]``), or a call's result."""
+        at = (a.line, 0)
+        if a.annotation:
+            return self.typed(path, a.line, a.value)
+        if a.value.endswith("[]"):
+            parts = segments(a.value)
+            return self.receiver(path, a.scope, parts, at, ResolutionNotes()) if parts else None
         made = self.class_named(path, a.line, a.value)
-        if a.annotation or (made is not None and made[0] == "def"):
-            return ("inst", *made[1:]) if made is not None and made[0] == "def" else made
-        called = self.typed_callee(path, a.scope, a.value, a.line, ResolutionNotes())
+        if made is not None and made[0] == "def":
+            return ("inst", *made[1:])
+        called = self.typed_callee(path, a.scope, a.value, at, ResolutionNotes())
         if called is None or called[0] != "def":
             return OUTSIDE if called is not None and called[0] == "ext" else None
         return self.returns(("inst", called[1], parent(called[2])), called[1], called[2])
@@ -181,19 +252,32 @@ class PhpCalls:
         return self.returns(entity, found[1], found[2])
 
     def returns(self, receiver: Receiver, file: str, method: str) -> Receiver | None:
+        """What a call of ``method`` on ``receiver`` gives by its declared return type (or
+        its ``@return``)."""
         written = self.r.index[file].defs[method].returns
-        if written == "static" and receiver[0] in ("inst", "def"):
-            return ("inst", receiver[1], receiver[2])
-        if written == "self":
-            return ("inst", file, parent(method))
-        made = self.class_named(file, self.r.index[file].defs[method].line, written)
+        one = written.removesuffix("[]")
+        if one == "static" and receiver[0] in ("inst", "def"):
+            found: Receiver = ("inst", receiver[1], receiver[2])
+        elif one == "self":
+            found = ("inst", file, parent(method))
+        else:
+            return self.typed(file, self.r.index[file].defs[method].line, written)
+        return ("elems", *found[1:]) if written.endswith("[]") else found
+
+    def typed(self, path: str, line: int, written: str) -> Receiver | None:
+        """A value of the type ``written`` at ``line`` of ``path`` (``Foo``, ``Foo[]``)."""
+        if written.endswith("[]"):
+            inner = self.typed(path, line, written[:-2])
+            return ("elems", *inner[1:]) if inner is not None and inner[0] == "inst" else inner
+        made = self.class_named(path, line, written)
         return ("inst", *made[1:]) if made is not None and made[0] == "def" else made
 
     def property(self, entity: Receiver, name: str) -> Receiver | None:
         """The declared type of property ``name`` of the class of ``entity``."""
         for file, klass in self.lineage(entity[1], entity[2])[0]:
             idx = self.r.index[file]
-            assigns = [*idx.assigns.get((klass, name), []), *idx.self_attrs.get((klass, name), [])]
+            attrs = idx.self_attrs.get((klass, name), [])
+            assigns = [*idx.assigns.get((klass, name), []), *(a for a in attrs if not narrows(a))]
             if assigns:
                 return self.declared(file, assigns)
         return None
@@ -273,6 +357,11 @@ class PhpCalls:
             for s in self.r.index[path].facts.supertypes
             if s.child == klass and s.relation == relation
         ]
+
+
+def narrows(a: Assignment) -> bool:
+    """An ``instanceof`` or ``catch`` narrowing: it holds in its block only."""
+    return a.annotation and bool(a.span)
 
 
 def _join(namespace: str, name: str) -> str:
