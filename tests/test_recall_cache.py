@@ -8,6 +8,8 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from clawql_git import Vault
 from clawql_git.index.embedders import HashEmbedder
 from clawql_git.recall.pipeline import RecallResult
@@ -94,6 +96,25 @@ def test_a_new_commit_is_not_answered_from_the_old_ones_cache(demo: Path) -> Non
     assert not after.cache_hit
     assert answer(after) == answer(vault.recall(text, limit=5, use_cache=False))
     assert any("temporal-reconciliation" in h.path for h in after.hits)
+
+
+def test_an_answer_cached_by_other_ranking_code_is_not_a_hit(
+    demo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After an upgrade the same commit and question are ranked by other code: the answer the
+    older code cached is not what a fresh recall returns, so it is not served."""
+    from clawql_git.recall import cache
+
+    vault = hash_vault(demo)
+    text = "why did we stop queueing webhooks in redis?"
+    digest = cache.ranking_digest()
+    monkeypatch.setattr(cache, "ranking_digest", lambda: "the-older-release")
+    assert not vault.recall(text, limit=5).cache_hit  # cached by the "older" code
+    assert vault.recall(text, limit=5).cache_hit
+    monkeypatch.setattr(cache, "ranking_digest", lambda: digest)  # upgraded
+    again = vault.recall(text, limit=5)
+    assert not again.cache_hit
+    assert answer(again) == answer(vault.recall(text, limit=5, use_cache=False))
 
 
 def test_the_cache_keeps_at_most_its_capacity_and_evicts_the_least_recently_used(

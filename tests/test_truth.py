@@ -280,3 +280,40 @@ def test_the_readme_block_runs_as_written(tmp_path: Path) -> None:
     old = next(h for h in recalled if "postgres-outbox" in h["path"])
     assert old["labels"] == ["superseded"]
     assert "ci-pipeline-and-type-checking-setup.md" in outputs[-1]
+
+
+def test_a_replacement_ranks_above_the_entry_it_superseded(payments: Vault) -> None:
+    """A question worded like the old decision finds the old one first; the decision that
+    replaced it answers the same question now and comes above it."""
+    result = payments.ingest(
+        type="decision", title="Deliver webhooks through RabbitMQ", body=RABBIT
+    )
+    old = result.contradictions[0].path  # the outbox decision
+    payments.supersede(old, result.path)
+    question = "why a postgres outbox table for the payment write and webhook rows?"
+    hits = [h.path for h in payments.recall(question, limit=5, use_cache=False).hits]
+    assert old in hits and result.path in hits, hits
+    assert hits.index(result.path) < hits.index(old), hits
+
+
+OUTBOX_DEMO = (
+    "decisions/2026-09/move-webhook-delivery-to-a-postgres-outbox-with-a-dedicated-worker.md"
+)
+
+
+def test_the_demo_question_answers_with_the_decision_in_force(tmp_path: Path) -> None:
+    """The README's first recall: why the webhooks left Redis is the outbox decision, which
+    superseded the Redis Streams one; it leads, above the decision it replaced."""
+    runner = CliRunner()
+    vault = tmp_path / "demo-vault"
+    from .conftest import ROOT
+
+    made = runner.invoke(cli, ["memory", "init", str(vault), "--from", str(ROOT / "sample-vault")])
+    assert made.exit_code == 0, made.output
+    question = "why did we stop queueing webhooks in redis?"
+    asked = runner.invoke(
+        cli, ["memory", "--vault", str(vault), "recall", question, "--limit", "3", "--json"]
+    )
+    assert asked.exit_code == 0, asked.output
+    paths = [e["path"] for e in json.loads(asked.output)["entries"]]
+    assert paths[0] == OUTBOX_DEMO, paths

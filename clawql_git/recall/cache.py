@@ -12,6 +12,7 @@ hit against its commit before serving it."""
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import json
 import sqlite3
@@ -40,10 +41,27 @@ class CacheUnreadable(StorageError):
 
 def cache_key(sha: str, embedder_id: str, q: RecallQuery) -> str:
     """The key of ``q``'s answer at commit ``sha``: every option and the text with only its
-    runs of whitespace folded (no layer of the pipeline sees the difference)."""
+    runs of whitespace folded (no layer of the pipeline sees the difference), and the code
+    that ranks it (``ranking_digest``)."""
     text = " ".join(q.text.split())
-    material = json.dumps([sha, embedder_id, q.cache_key(), text])
+    material = json.dumps([sha, embedder_id, q.cache_key(), text, ranking_digest()])
     return hashlib.sha256(material.encode()).hexdigest()
+
+
+@functools.lru_cache(maxsize=1)
+def ranking_digest() -> str:
+    """A digest of the code and weights that make an answer (the recall and index packages'
+    modules, the ranker's weights): after an upgrade, an answer cached by the older code at
+    the same commit is not what a fresh recall returns, so it is not a hit."""
+    import clawql_git.index as index_pkg
+    import clawql_git.recall as recall_pkg
+
+    digest = hashlib.sha256()
+    for pkg in (recall_pkg, index_pkg):
+        root = Path(str(pkg.__file__)).parent
+        for path in sorted([*root.glob("*.py"), *root.glob("*.json")]):
+            digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:16]
 
 
 def use_wal(db: sqlite3.Connection) -> None:

@@ -50,6 +50,7 @@ VECTOR_LAYERS = ("vector", "entry_vector")
 # chunks the prefilter is cheaper.
 POSTFILTER_MAX = 400
 LINK_SEEDS = 5
+SUPERSEDED = 0.8  # the share of its score a superseded entry keeps
 LINK_DECAY = 0.5
 # The default backend's candidates are ordered by the learned ranker (recall/ranker.py) when
 # the query has a vector; bench/recall_heldout.py turns it off for its "fusion" column.
@@ -604,15 +605,23 @@ def _rerank(
     ctx: RankContext | None = None,
 ) -> list[tuple[str, _Candidate, float]]:
     """The learned ranker's order (with ``ctx``), then superseded entries give way to their
-    replacements."""
+    replacements: a superseded entry keeps 0.8 of its score, and its replacement, when it is a
+    candidate too, ranks at least as high as the superseded entry did (what answered the
+    question before answers it now: "why did we stop queueing webhooks in redis?" finds the
+    Redis decision first, and the outbox decision that replaced it belongs above it)."""
     if ctx is not None:
         scored = rerank_candidates(scored, cands, ctx)
     out = []
+    replaced: dict[str, float] = {}  # replacement path without .md -> best superseded score
     for path, score in scored:
         row = entries.get(path)
         if row is not None and row["status"] == "superseded":
-            score *= 0.8
+            target = str(row["superseded_by"]).removesuffix(".md")
+            replaced[target] = max(replaced.get(target, 0.0), score)
+            score *= SUPERSEDED
         out.append((path, cands[path], score))
+    if replaced:
+        out = [(p, c, max(s, replaced.get(p.removesuffix(".md"), 0.0))) for p, c, s in out]
     out.sort(key=lambda r: (-r[2], r[0]))
     return out
 
