@@ -300,7 +300,10 @@ def query_class(tree: CategoryTree, query: str, entries: Mapping[str, Any]) -> s
     def rank(node: str) -> tuple[float, int, str]:
         named = best * len(want & tree.labels.get(node, frozenset()))
         size = len(tree.members.get(node, ())) or 1
-        return (scores[node] + named) / math.sqrt(size), node.count("/"), node
+        # to 10 significant digits: categories with as many matching entries tie whatever
+        # order their idf sums were added in, and the deeper, then the later name wins
+        score = float(f"{(scores[node] + named) / math.sqrt(size):.10g}")
+        return score, node.count("/"), node
 
     return max(scores, key=rank)
 
