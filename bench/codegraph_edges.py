@@ -69,7 +69,8 @@ def last_segment(name: str) -> str:
 
 def index_ours(checkout: Path) -> Path:
     shutil.rmtree(checkout / ".git" / "clawql", ignore_errors=True)
-    env = {**os.environ, "PYTHONPATH": str(HERE.parent)}
+    # the clawql_git on PYTHONPATH (a worktree's), else this checkout's
+    env = {**os.environ, "PYTHONPATH": os.environ.get("PYTHONPATH") or str(HERE.parent)}
     cmd = [sys.executable, "-m", "clawql_git", "code", "index", str(checkout), "--json"]
     subprocess.run(cmd, env=env, check=True, capture_output=True)
     return checkout / ".git" / "clawql" / "codegraph" / "graph.sqlite"
