@@ -45,6 +45,14 @@ from typing import ClassVar
 
 from tree_sitter import Node
 
+from clawql_git.codegraph.lua_penlight import (
+    CLASS_MODULE,
+    STAR,
+    UTILS_MODULE,
+    Made,
+    class_call,
+    imported_globals,
+)
 from clawql_git.codegraph.lua_resolve import LuaCalls
 from clawql_git.codegraph.lua_scopes import FIELD, Blocks, Point, Span
 from clawql_git.codegraph.lua_syntax import (
@@ -70,6 +78,11 @@ from clawql_git.codegraph.ts_util import (
 )
 
 _ROOTS = ("", "lua/", "src/", "lib/")
+# the standard library's tables (the manual, §6): a function set on one (``function
+# table.pack``, a polyfill) makes no table of this file
+LIBRARY_TABLES = frozenset(
+    ("_G", "_ENV", "string", "table", "math", "os", "io", "coroutine", "debug", "package", "utf8")
+)
 OPAQUE = "?"  # the value of a name nothing proves (the resolver reads no type from it)
 
 
@@ -108,6 +121,8 @@ class LuaWalker(Walker):
         self.held: dict[tuple[str, str, Span], set[str]] = {}  # a local's values, as set
         # a file-level name -> the statement first setting it, and whether it is a local
         self.named: dict[str, tuple[Node, bool]] = {}
+        self.modules: dict[str, str] = {}  # a file-level local -> the module it requires
+        self.made: dict[str, tuple[Made, Node]] = {}  # classes ``pl.class`` makes here
 
     def doc(self, node: Node) -> str:
         lines = []
@@ -286,10 +301,16 @@ class LuaWalker(Walker):
         module, member = required(value)
         if module:
             self.add_import(module, member, target, stmt)
+            if self.in_chunk() and not member and "." not in target:
+                self.modules[target] = module
             if local and "." not in target:
                 self.frames[-1][1].add(target)
                 self.blocks.declare(target, end_of(stmt))  # a later ``target = v`` sets it
         elif value.type == "function_call":
+            classes = self.aliases(CLASS_MODULE) if self.in_chunk() else set()
+            pl_class = class_call(value, classes, target)
+            if pl_class is not None:
+                self.make_class(pl_class, stmt)
             made = self.constructed(value)
             held = made or dotted(value.child_by_field_name("name")) or OPAQUE
             self.hold(target, held, stmt, local)
@@ -377,6 +398,8 @@ class LuaWalker(Walker):
             if module:
                 self.add_import(module, "", "", node)
             return
+        if self.in_chunk():
+            self.penlight_call(node)
         if callee == "setmetatable" and not self.scope:
             args = node.child_by_field_name("arguments")
             items = args.named_children if args is not None else []
@@ -391,26 +414,76 @@ class LuaWalker(Walker):
             self.visit(name)
         self.visit(node.child_by_field_name("arguments"))
 
+    def in_chunk(self) -> bool:
+        """Is the walk outside every function, named or not (the file's chunk)?"""
+        return len(self.returns) == 1
+
+    def aliases(self, module: str) -> set[str]:
+        """The file-level locals bound to ``require`` of ``module``."""
+        return {name for name, required in self.modules.items() if required == module}
+
+    def penlight_call(self, node: Node) -> None:
+        """A file-level ``class.Name(Base)`` / ``class(Base, nil, T)`` (a class made) or
+        ``utils.import(m)`` (the fields of ``m`` become globals: an import aliased STAR)."""
+        made = class_call(node, self.aliases(CLASS_MODULE))
+        if made is not None:
+            self.make_class(made, node)
+        star = imported_globals(node, self.aliases(UTILS_MODULE), self.modules)
+        if star:
+            self.add_import(star, "", STAR, node)
+
+    def make_class(self, made: Made, node: Node) -> None:
+        """A class ``pl.class`` makes: ``class.Name`` sets the global ``Name`` there; the
+        fields of its plain table are its functions."""
+        self.made.setdefault(made.name, (made, node))
+        if "." not in made.name:
+            self.named.setdefault(made.name, (node, False))
+        if made.table is not None:
+            self.owners[made.table.id] = made.name
+
+    def made_classes(self) -> None:
+        """Each class ``pl.class`` made here is a class (defined where it is first set), a
+        subtype of its base."""
+        for name, (made, node) in self.made.items():
+            self.define_named(name)
+            for i, sym in enumerate(self.facts.symbols):
+                if sym.qualname == name and sym.kind != "class":
+                    self.facts.symbols[i] = replace(sym, kind="class")
+            if made.base:
+                self.add_supertype(name, made.base, node, "extends")
+                self.extend_bases(name, made.base)
+
     def name_classes(self) -> None:
         """A file-level name given ``:`` methods but set to no table constructor (``local
         List = utils.stdmt.List``, ``local Date = class()``) is a class too, defined where
-        it is first set: ``function List:m()`` proves it a table (its field is set)."""
-        defined = {s.qualname for s in self.facts.symbols}
+        it is first set: ``function List:m()`` proves it a table (its field is set). So is
+        a name given functions (``local M = strict.module(...)``, ``function M.f()``), a
+        module table, unless a ``require`` binds it or it is the standard library's."""
         owners = {parent_of(s.qualname) for s in self.facts.symbols if s.kind == "method"}
-        for name in sorted(owners - defined):
-            stmt, local = self.named.get(name, (None, False))
-            if stmt is not None:
-                self.facts.assignments = [  # the class is what the name denotes here
-                    a for a in self.facts.assignments if (a.scope, a.target) != ("", name)
-                ]
-                self.add_symbol(
-                    stmt,
-                    name,
-                    "class",
-                    signature=collapse(("local " if local else "") + text(stmt)),
-                    docstring=self.doc(stmt),
-                    exported=not local or name == self.returned,
-                )
+        imported = {i.alias for i in self.facts.imports if not i.scope}
+        for sym in self.facts.symbols:
+            owner = parent_of(sym.qualname)
+            if sym.kind == "function" and owner in self.named and owner not in imported:
+                owners.add(owner)
+        for name in sorted(owners - LIBRARY_TABLES):
+            self.define_named(name)
+
+    def define_named(self, name: str) -> None:
+        """Define the file-level ``name`` where it is first set, unless it is defined."""
+        stmt, local = self.named.get(name, (None, False))
+        if stmt is None or any(s.qualname == name for s in self.facts.symbols):
+            return
+        self.facts.assignments = [  # the table is what the name denotes here
+            a for a in self.facts.assignments if (a.scope, a.target) != ("", name)
+        ]
+        self.add_symbol(
+            stmt,
+            name,
+            "module",  # a class once it has methods or a base (see ``classes``)
+            signature=collapse(("local " if local else "") + text(stmt)),
+            docstring=self.doc(stmt),
+            exported=not local or name == self.returned,
+        )
 
     def extend_bases(self, child: str, base: str) -> None:
         """``setmetatable(Child, {__index = Base})`` after ``local Child = {}``: Base is
@@ -447,7 +520,7 @@ def returned_table(source: bytes) -> str:
 class LuaExtractor:
     """The Lua extractor the code graph loads as ``lang_lua.EXTRACTOR``."""
 
-    version = "3"
+    version = "4"
 
     def __init__(self) -> None:
         self.suffixes = {".lua": "lua"}
@@ -465,6 +538,7 @@ class LuaExtractor:
             lambda f, s: LuaWalker(f, s, returned),
         )
         walker.name_classes()
+        walker.made_classes()
         classes(facts)
         if returned:  # what `require` of this file gives
             facts.exports = ["default"]

@@ -7,13 +7,17 @@ locals by block (the manual, §3.5: see ``lua_scopes``), and the extractor recor
 each local declaration is seen in; here the head of a callee is the local declared in scope
 at the call (the innermost: an inner block's shadows an outer one), its values those set to
 that declaration only. A name no local declaration reaches is looked up as the shared
-resolver does (a definition, an import, a global); ``self`` too.
+resolver does (a definition, an import, a global); ``self`` too. A global nothing in the
+file sets is, last, a field of a module ``utils.import`` made globals (``lua_penlight``):
+the first such module with the field, unless the name is one of the standard library's
+globals (``import`` overrides no global already set).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from clawql_git.codegraph.lua_penlight import STAR
 from clawql_git.codegraph.lua_scopes import Point, in_span
 from clawql_git.codegraph.model import Assignment, Call
 from clawql_git.codegraph.resolve import (
@@ -67,7 +71,29 @@ class LuaCalls:
                 return self.resolver.follow(path, imports[-1], ctx, 1)
             if seen:
                 return self.resolver.infer(path, cur, innermost(seen), ctx, 0)
+        return self.imported_global(path, name, ctx)
+
+    def imported_global(self, path: str, name: str, ctx: ResolutionNotes) -> Entity:
+        """The field ``name`` of the first module ``utils.import`` made globals of that has
+        one (a definition in the repository), else unknown."""
+        if name in GLOBALS:
+            return UNK
+        for imp in self.resolver.index[path].imports.get(("", STAR), ()):
+            module = self.resolver.follow(path, imp, ctx, 1)
+            found = self.resolver.attribute(module, name, ctx, 1) if module[0] != "ext" else UNK
+            if found[0] == "def":
+                return found
         return UNK
+
+
+# the globals of the standard library (the Lua 5.4 manual, §6; 5.1's too)
+_NAMES = (
+    "assert collectgarbage dofile error getmetatable ipairs load loadfile next pairs pcall print "
+    "rawequal rawget rawlen rawset require select setmetatable tonumber tostring type xpcall warn "
+    "unpack loadstring setfenv getfenv module _G _ENV _VERSION string table math os io coroutine "
+    "debug package utf8 bit32 arg"
+)
+GLOBALS = frozenset(_NAMES.split())
 
 
 def innermost(seen: list[Assignment]) -> list[Assignment]:
