@@ -437,6 +437,28 @@ PENLIGHT = {
         "function M.type(x) return 'geo' end\n"
         "return M\n"
     ),
+    "compat.lua": "local compat = {}\nfunction compat.run() end\nreturn compat\n",
+    "tools.lua": (
+        "local compat = require 'compat'\n"
+        "local tools = {}\n"
+        "for k, v in pairs(compat) do tools[k] = v end\n"
+        "function tools.own() end\n"
+        "return tools\n"
+    ),
+    "wrapped.lua": (
+        "local compat = require 'compat'\n"
+        "local wrapped = {}\n"
+        "for k, v in pairs(compat) do wrapped[k] = wrap(v) end\n"
+        "return wrapped\n"
+    ),
+    "use.lua": (
+        "local tools = require 'tools'\n"
+        "local wrapped = require 'wrapped'\n"
+        "tools.run()\n"
+        "tools.own()\n"
+        "tools.none()\n"
+        "wrapped.run()\n"
+    ),
     "main.lua": (
         "local class = require 'pl.class'\n"
         "local utils = require 'pl.utils'\n"
@@ -508,3 +530,10 @@ def test_lua_penlight_classes_and_imported_globals(tmp_path: Path) -> None:
         (main, "Box", "Shape", "extends", 11, shape, "Shape", "exact"),
     }
     assert [s[:2] for s in symbols(graph, "geo.lua")][:1] == [("M", "module")]
+    # ``for k, v in pairs(src) do t[k] = v end`` (the manual, §6.1: pairs visits every field)
+    assert calls(graph, "use.lua") == [
+        ("", "tools.run", 3, "compat.lua", "compat.run", 1.0, "exact"),  # copied from compat
+        ("", "tools.own", 4, "tools.lua", "tools.own", 1.0, "exact"),
+        ("", "tools.none", 5, "", "", 0.0, "unresolved"),
+        ("", "wrapped.run", 6, "", "", 0.0, "unresolved"),  # wrap(v): not the field itself
+    ]

@@ -47,6 +47,7 @@ from tree_sitter import Node
 
 from clawql_git.codegraph.lua_penlight import (
     CLASS_MODULE,
+    COPY,
     STAR,
     UTILS_MODULE,
     Made,
@@ -56,6 +57,7 @@ from clawql_git.codegraph.lua_penlight import (
 from clawql_git.codegraph.lua_resolve import LuaCalls
 from clawql_git.codegraph.lua_scopes import FIELD, Blocks, Point, Span
 from clawql_git.codegraph.lua_syntax import (
+    copied_fields,
     dotted,
     end_of,
     field_name,
@@ -239,6 +241,11 @@ class LuaWalker(Walker):
         """``for k, v in ...`` / ``for i = a, b``: the loop variables hide outer names in
         the loop's body."""
         clause = node.child_by_field_name("clause")
+        into, copied = copied_fields(node) if self.in_chunk() else ("", "")
+        if into:  # every field of ``copied`` set on ``into`` (looked up after its own)
+            self.facts.assignments.append(
+                Assignment(COPY, "=" + copied, into, line(node), span=FIELD)
+            )
         if clause is not None:
             self.visit_children(clause)  # the expressions, read outside the loop
         self.blocks.open(self.qualname, end_of(node))
@@ -520,7 +527,7 @@ def returned_table(source: bytes) -> str:
 class LuaExtractor:
     """The Lua extractor the code graph loads as ``lang_lua.EXTRACTOR``."""
 
-    version = "4"
+    version = "5"
 
     def __init__(self) -> None:
         self.suffixes = {".lua": "lua"}

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from clawql_git.codegraph.lua_penlight import STAR
+from clawql_git.codegraph.lua_penlight import COPY, STAR
 from clawql_git.codegraph.lua_scopes import Point, in_span
 from clawql_git.codegraph.model import Assignment, Call
 from clawql_git.codegraph.resolve import (
@@ -48,8 +48,22 @@ class LuaCalls:
         for part in rest:
             if entity[0] in ("unk", "ext"):
                 return entity
-            entity = self.resolver.attribute(entity, part, ctx, 0)
+            entity = self.field(entity, part, ctx)
         return entity
+
+    def field(self, entity: Entity, name: str, ctx: ResolutionNotes) -> Entity:
+        """The field ``name`` of a table: its own, else one a ``for k, v in pairs(src) do
+        t[k] = v end`` of its file copied onto it (the last such copy with the field)."""
+        found = self.resolver.attribute(entity, name, ctx, 0)
+        if found[0] != "unk" or entity[0] != "def":
+            return found
+        copies = self.resolver.index[entity[1]].assigns.get((entity[2], COPY), [])
+        for copy in reversed(copies):
+            source = self.resolver.infer(entity[1], "", [copy], ctx, 0)
+            copied = self.resolver.attribute(source, name, ctx, 0) if source[0] == "def" else UNK
+            if copied[0] == "def":
+                return copied
+        return found
 
     def name(self, path: str, scope: str, name: str, at: Point, ctx: ResolutionNotes) -> Entity:
         """What ``name`` denotes at ``at``: in each enclosing function (then the file), the
