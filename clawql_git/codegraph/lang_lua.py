@@ -47,7 +47,6 @@ from tree_sitter import Node
 
 from clawql_git.codegraph.lua_penlight import (
     CLASS_MODULE,
-    COPY,
     STAR,
     UTILS_MODULE,
     Made,
@@ -57,6 +56,7 @@ from clawql_git.codegraph.lua_penlight import (
 from clawql_git.codegraph.lua_resolve import LuaCalls
 from clawql_git.codegraph.lua_scopes import FIELD, Blocks, Point, Span
 from clawql_git.codegraph.lua_syntax import (
+    COPY,
     copied_fields,
     dotted,
     end_of,

@@ -25,7 +25,6 @@ from clawql_git.codegraph.ts_util import text
 CLASS_MODULE = "pl.class"
 UTILS_MODULE = "pl.utils"
 STAR = "*"  # the alias of an import whose fields are globals (``utils.import``)
-COPY = "*"  # the target of the setting of every field of a table on another (``pairs`` copy)
 
 
 @dataclass(frozen=True)

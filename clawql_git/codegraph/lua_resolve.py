@@ -17,8 +17,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from clawql_git.codegraph.lua_penlight import COPY, STAR
+from clawql_git.codegraph.lua_penlight import STAR
 from clawql_git.codegraph.lua_scopes import Point, in_span
+from clawql_git.codegraph.lua_syntax import COPY
 from clawql_git.codegraph.model import Assignment, Call
 from clawql_git.codegraph.resolve import (
     DOTTED,

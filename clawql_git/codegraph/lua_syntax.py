@@ -73,6 +73,7 @@ def required(value: Node) -> tuple[str, str]:
     return (module, text(field)) if module else ("", "")
 
 
+COPY = "*"  # the target of the setting of every field of a table on another (``pairs`` copy)
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
 
