@@ -18,7 +18,16 @@ Conventions:
   comment block opening the file.
 - a file-level name given ``:`` methods but set to no table constructor (``local List =
   utils.stdmt.List``, ``local Date = class()``; a field: ``Date.Format = class()``) is a
-  class too, defined where it is first set.
+  class too, defined where it is first set; so is one given functions (``local M =
+  strict.module(...)``, ``function M.f()``: a module table), unless a ``require`` binds it
+  or it is a standard library table (``function table.pack``, a polyfill).
+- Penlight (``lua_penlight``): at file level, ``class(Base)``, ``class.Name(Base)``,
+  ``class(Base, nil, T)`` and ``class{_base = Base, ...}`` of ``require 'pl.class'`` make
+  a class deriving from Base (a Supertype edge, 'extends'); ``utils.import(m)`` of
+  ``require 'pl.utils'`` records an import of ``m`` aliased ``*`` (its fields are globals).
+- ``for k, v in pairs(src) do t[k] = v end`` at file level: an assignment of '=src' to the
+  field ``*`` of ``t`` (``t`` has every field of ``src``; the resolver reads it after t's
+  own).
 - imports: ``local cart = require("shop.cart")`` (also ``require "x"``) -> module
   'shop.cart', name '', alias 'cart'; a module returning its table binds that table.
   ``local eq = require("pl.test").asserteq`` -> name 'asserteq', alias 'eq': the field of
@@ -40,19 +49,12 @@ Conventions:
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 from typing import ClassVar
 
 from tree_sitter import Node
 
-from clawql_git.codegraph.lua_penlight import (
-    CLASS_MODULE,
-    STAR,
-    UTILS_MODULE,
-    Made,
-    class_call,
-    imported_globals,
-)
+from clawql_git.codegraph.lua_classes import TableNaming, classes, parent_of
+from clawql_git.codegraph.lua_penlight import CLASS_MODULE, Made, class_call
 from clawql_git.codegraph.lua_resolve import LuaCalls
 from clawql_git.codegraph.lua_scopes import FIELD, Blocks, Point, Span
 from clawql_git.codegraph.lua_syntax import (
@@ -71,7 +73,6 @@ from clawql_git.codegraph.lua_syntax import (
 from clawql_git.codegraph.model import Assignment, FileFacts, RepoView, SymbolKind
 from clawql_git.codegraph.ts_util import (
     Parsers,
-    Walker,
     collapse,
     end_line,
     line,
@@ -80,11 +81,6 @@ from clawql_git.codegraph.ts_util import (
 )
 
 _ROOTS = ("", "lua/", "src/", "lib/")
-# the standard library's tables (the manual, §6): a function set on one (``function
-# table.pack``, a polyfill) makes no table of this file
-LIBRARY_TABLES = frozenset(
-    ("_G", "_ENV", "string", "table", "math", "os", "io", "coroutine", "debug", "package", "utf8")
-)
 OPAQUE = "?"  # the value of a name nothing proves (the resolver reads no type from it)
 
 
@@ -94,7 +90,7 @@ def _languages() -> dict[str, object]:
     return {"lua": tree_sitter_lua.language}
 
 
-class LuaWalker(Walker):
+class LuaWalker(TableNaming):
     """One pass over a Lua tree."""
 
     handlers: ClassVar[dict[str, str]] = {
@@ -125,15 +121,6 @@ class LuaWalker(Walker):
         self.named: dict[str, tuple[Node, bool]] = {}
         self.modules: dict[str, str] = {}  # a file-level local -> the module it requires
         self.made: dict[str, tuple[Made, Node]] = {}  # classes ``pl.class`` makes here
-
-    def doc(self, node: Node) -> str:
-        lines = []
-        for comment in self.leading(node):
-            raw = text(comment)
-            if raw.startswith("--") and not raw.startswith("--["):
-                body = raw.lstrip("-")
-                lines.append(body[1:] if body.startswith(" ") else body)
-        return "\n".join(lines).strip()
 
     def on_function(self, node: Node) -> None:
         name_node = node.child_by_field_name("name")
@@ -420,99 +407,6 @@ class LuaWalker(Walker):
         if name is not None and not dotted(name):
             self.visit(name)
         self.visit(node.child_by_field_name("arguments"))
-
-    def in_chunk(self) -> bool:
-        """Is the walk outside every function, named or not (the file's chunk)?"""
-        return len(self.returns) == 1
-
-    def aliases(self, module: str) -> set[str]:
-        """The file-level locals bound to ``require`` of ``module``."""
-        return {name for name, required in self.modules.items() if required == module}
-
-    def penlight_call(self, node: Node) -> None:
-        """A file-level ``class.Name(Base)`` / ``class(Base, nil, T)`` (a class made) or
-        ``utils.import(m)`` (the fields of ``m`` become globals: an import aliased STAR)."""
-        made = class_call(node, self.aliases(CLASS_MODULE))
-        if made is not None:
-            self.make_class(made, node)
-        star = imported_globals(node, self.aliases(UTILS_MODULE), self.modules)
-        if star:
-            self.add_import(star, "", STAR, node)
-
-    def make_class(self, made: Made, node: Node) -> None:
-        """A class ``pl.class`` makes: ``class.Name`` sets the global ``Name`` there; the
-        fields of its plain table are its functions."""
-        self.made.setdefault(made.name, (made, node))
-        if "." not in made.name:
-            self.named.setdefault(made.name, (node, False))
-        if made.table is not None:
-            self.owners[made.table.id] = made.name
-
-    def made_classes(self) -> None:
-        """Each class ``pl.class`` made here is a class (defined where it is first set), a
-        subtype of its base."""
-        for name, (made, node) in self.made.items():
-            self.define_named(name)
-            for i, sym in enumerate(self.facts.symbols):
-                if sym.qualname == name and sym.kind != "class":
-                    self.facts.symbols[i] = replace(sym, kind="class")
-            if made.base:
-                self.add_supertype(name, made.base, node, "extends")
-                self.extend_bases(name, made.base)
-
-    def name_classes(self) -> None:
-        """A file-level name given ``:`` methods but set to no table constructor (``local
-        List = utils.stdmt.List``, ``local Date = class()``) is a class too, defined where
-        it is first set: ``function List:m()`` proves it a table (its field is set). So is
-        a name given functions (``local M = strict.module(...)``, ``function M.f()``), a
-        module table, unless a ``require`` binds it or it is the standard library's."""
-        owners = {parent_of(s.qualname) for s in self.facts.symbols if s.kind == "method"}
-        imported = {i.alias for i in self.facts.imports if not i.scope}
-        for sym in self.facts.symbols:
-            owner = parent_of(sym.qualname)
-            if sym.kind == "function" and owner in self.named and owner not in imported:
-                owners.add(owner)
-        for name in sorted(owners - LIBRARY_TABLES):
-            self.define_named(name)
-
-    def define_named(self, name: str) -> None:
-        """Define the file-level ``name`` where it is first set, unless it is defined."""
-        stmt, local = self.named.get(name, (None, False))
-        if stmt is None or any(s.qualname == name for s in self.facts.symbols):
-            return
-        self.facts.assignments = [  # the table is what the name denotes here
-            a for a in self.facts.assignments if (a.scope, a.target) != ("", name)
-        ]
-        self.add_symbol(
-            stmt,
-            name,
-            "module",  # a class once it has methods or a base (see ``classes``)
-            signature=collapse(("local " if local else "") + text(stmt)),
-            docstring=self.doc(stmt),
-            exported=not local or name == self.returned,
-        )
-
-    def extend_bases(self, child: str, base: str) -> None:
-        """``setmetatable(Child, {__index = Base})`` after ``local Child = {}``: Base is
-        among Child's bases (the resolver looks members up through them)."""
-        for i, sym in enumerate(self.facts.symbols):
-            if sym.qualname == child and base not in sym.bases:
-                self.facts.symbols[i] = replace(sym, bases=(*sym.bases, base))
-
-
-def classes(facts: FileFacts) -> None:
-    """A table with ``:`` methods, a base or an ``__index`` is a class, others modules; a
-    field given ``:`` methods (``Date.Format = class()``) is a class too."""
-    methods = {parent_of(s.qualname) for s in facts.symbols if s.kind == "method"}
-    owners = methods | {s.child for s in facts.supertypes}
-    for i, sym in enumerate(facts.symbols):
-        table = sym.kind == "module" and (sym.qualname in owners or bool(sym.bases))
-        if table or (sym.kind == "variable" and sym.qualname in methods):
-            facts.symbols[i] = replace(sym, kind="class")
-
-
-def parent_of(qual: str) -> str:
-    return qual.rpartition(".")[0]
 
 
 _RETURN = re.compile(rb"(?:^|\n)\s*return\s+([A-Za-z_]\w*)\s*;?\s*$")
