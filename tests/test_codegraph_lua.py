@@ -459,6 +459,15 @@ PENLIGHT = {
         "tools.none()\n"
         "wrapped.run()\n"
     ),
+    "pl/tablex.lua": "local tablex = {}\nfunction tablex.keys(t) end\nreturn tablex\n",
+    "script.lua": (
+        "require 'pl'\n"
+        "tablex.keys({})\n"
+        "utils.import(tablex)\n"
+        "keys({})\n"
+        "local List = {}\n"
+        "List.new()\n"
+    ),
     "main.lua": (
         "local class = require 'pl.class'\n"
         "local utils = require 'pl.utils'\n"
@@ -530,6 +539,13 @@ def test_lua_penlight_classes_and_imported_globals(tmp_path: Path) -> None:
         (main, "Box", "Shape", "extends", 11, shape, "Shape", "exact"),
     }
     assert [s[:2] for s in symbols(graph, "geo.lua")][:1] == [("M", "module")]
+    # ``require 'pl'``: each Penlight module is the global of its name (``pl.import_into``)
+    assert calls(graph, "script.lua") == [
+        ("", "tablex.keys", 2, "pl/tablex.lua", "tablex.keys", 1.0, "exact"),
+        ("", "utils.import", 3, "", "", 0.0, "unresolved"),  # no pl/utils.lua here
+        ("", "keys", 4, "pl/tablex.lua", "tablex.keys", 1.0, "exact"),  # utils.import(tablex)
+        ("", "List.new", 6, "", "", 0.0, "unresolved"),  # the local, not pl.List
+    ]
     # ``for k, v in pairs(src) do t[k] = v end`` (the manual, §6.1: pairs visits every field)
     assert calls(graph, "use.lua") == [
         ("", "tools.run", 3, "compat.lua", "compat.run", 1.0, "exact"),  # copied from compat

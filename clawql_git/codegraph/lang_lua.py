@@ -54,7 +54,7 @@ from typing import ClassVar
 from tree_sitter import Node
 
 from clawql_git.codegraph.lua_classes import TableNaming, classes, parent_of
-from clawql_git.codegraph.lua_penlight import CLASS_MODULE, Made, class_call
+from clawql_git.codegraph.lua_penlight import CLASS_MODULE, PENLIGHT, Made, class_call
 from clawql_git.codegraph.lua_resolve import LuaCalls
 from clawql_git.codegraph.lua_scopes import FIELD, Blocks, Point, Span
 from clawql_git.codegraph.lua_syntax import (
@@ -121,6 +121,7 @@ class LuaWalker(TableNaming):
         self.named: dict[str, tuple[Node, bool]] = {}
         self.modules: dict[str, str] = {}  # a file-level local -> the module it requires
         self.made: dict[str, tuple[Made, Node]] = {}  # classes ``pl.class`` makes here
+        self.everything = False  # ``require 'pl'`` at file level: Penlight's modules global
 
     def on_function(self, node: Node) -> None:
         name_node = node.child_by_field_name("name")
@@ -391,6 +392,7 @@ class LuaWalker(TableNaming):
             module = string_arg(node)
             if module:
                 self.add_import(module, "", "", node)
+            self.everything = self.everything or (module == PENLIGHT and self.in_chunk())
             return
         if self.in_chunk():
             self.penlight_call(node)
@@ -421,7 +423,7 @@ def returned_table(source: bytes) -> str:
 class LuaExtractor:
     """The Lua extractor the code graph loads as ``lang_lua.EXTRACTOR``."""
 
-    version = "5"
+    version = "6"
 
     def __init__(self) -> None:
         self.suffixes = {".lua": "lua"}

@@ -10,6 +10,8 @@ from tree_sitter import Node
 
 from clawql_git.codegraph.lua_penlight import (
     CLASS_MODULE,
+    PENLIGHT,
+    PL_GLOBALS,
     STAR,
     UTILS_MODULE,
     Made,
@@ -37,6 +39,8 @@ class TableNaming(Walker):
     named: dict[str, tuple[Node, bool]]  # a file-level name -> its first setting, local?
     modules: dict[str, str]  # a file-level local -> the module it requires
     made: dict[str, tuple[Made, Node]]  # the classes ``pl.class`` makes here
+    frames: list[tuple[str, set[str]]]  # the functions being walked, with their locals
+    everything: bool  # ``require 'pl'`` at file level: Penlight's modules are globals
 
     def doc(self, node: Node) -> str:
         """The ``--`` (LDoc ``---``) comment lines right above ``node``."""
@@ -53,8 +57,17 @@ class TableNaming(Walker):
         return len(self.returns) == 1
 
     def aliases(self, module: str) -> set[str]:
-        """The file-level locals bound to ``require`` of ``module``."""
-        return {name for name, required in self.modules.items() if required == module}
+        """The names bound to ``module`` at file level (see ``bound``)."""
+        return {name for name, required in self.bound().items() if required == module}
+
+    def bound(self) -> dict[str, str]:
+        """The file-level locals bound by ``require``, each to its module, and after
+        ``require 'pl'`` each Penlight module's global (unless a local hides it)."""
+        if not self.everything:
+            return self.modules
+        hidden = self.frames[0][1]  # the file's locals so far
+        lazy = {name: f"{PENLIGHT}.{name}" for name in PL_GLOBALS - hidden}
+        return {**lazy, **self.modules}
 
     def penlight_call(self, node: Node) -> None:
         """A file-level ``class.Name(Base)`` / ``class(Base, nil, T)`` (a class made) or
@@ -62,7 +75,7 @@ class TableNaming(Walker):
         made = class_call(node, self.aliases(CLASS_MODULE))
         if made is not None:
             self.make_class(made, node)
-        star = imported_globals(node, self.aliases(UTILS_MODULE), self.modules)
+        star = imported_globals(node, self.aliases(UTILS_MODULE), self.bound())
         if star:
             self.add_import(star, "", STAR, node)
 

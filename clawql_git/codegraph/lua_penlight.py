@@ -8,6 +8,9 @@ From Penlight's reference (``pl.class``, ``pl.utils``):
   environment; a plain table given as ``base`` (``class{_base = A, m = function ...}``,
   ``class.Name{...}``) is the class itself, its ``_base`` field the base. The class copies
   its base's methods when it is made, and calling the class makes an instance.
+- ``require 'pl'`` makes each of its modules (``pl.import_into``'s list) the global of its
+  name, loaded when first read: ``utils`` is ``require 'pl.utils'``, ``List`` ``require
+  'pl.List'``.
 - ``utils.import(t)``: every field of ``t`` (a table, or the name of a module to
   ``require``) becomes a global of the calling environment; ``utils.import(t, T)`` copies
   into ``T`` instead (no globals).
@@ -22,6 +25,13 @@ from tree_sitter import Node
 from clawql_git.codegraph.lua_syntax import dotted, field_name
 from clawql_git.codegraph.ts_util import text
 
+PENLIGHT = "pl"
+_MODULES = (
+    "utils path dir tablex stringio sip input seq lexer stringx config pretty data func "
+    "text operator lapp array2d comprehension xml types test app file class luabalanced "
+    "permute template url compat List Map Set OrderedMap MultiMap Date"
+)
+PL_GLOBALS = frozenset(_MODULES.split())  # ``pl.import_into``'s modules
 CLASS_MODULE = "pl.class"
 UTILS_MODULE = "pl.utils"
 STAR = "*"  # the alias of an import whose fields are globals (``utils.import``)

@@ -17,10 +17,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from clawql_git.codegraph.lua_penlight import STAR
+from clawql_git.codegraph.lua_penlight import PENLIGHT, PL_GLOBALS, STAR
 from clawql_git.codegraph.lua_scopes import Point, in_span
 from clawql_git.codegraph.lua_syntax import COPY
-from clawql_git.codegraph.model import Assignment, Call
+from clawql_git.codegraph.model import Assignment, Call, Import
 from clawql_git.codegraph.resolve import (
     DOTTED,
     SELF_NAMES,
@@ -90,14 +90,21 @@ class LuaCalls:
 
     def imported_global(self, path: str, name: str, ctx: ResolutionNotes) -> Entity:
         """The field ``name`` of the first module ``utils.import`` made globals of that has
-        one (a definition in the repository), else unknown."""
+        one (a definition in the repository), else the Penlight module of that name after
+        ``require 'pl'``, else unknown."""
         if name in GLOBALS:
             return UNK
-        for imp in self.resolver.index[path].imports.get(("", STAR), ()):
+        idx = self.resolver.index[path]
+        for imp in idx.imports.get(("", STAR), ()):
             module = self.resolver.follow(path, imp, ctx, 1)
             found = self.resolver.attribute(module, name, ctx, 1) if module[0] != "ext" else UNK
             if found[0] == "def":
                 return found
+        everything = any(i.module == PENLIGHT for i in idx.imports.get(("", "pl"), ()))
+        if everything and name in PL_GLOBALS:
+            lazy = Import(f"{PENLIGHT}.{name}", "", name, 0)
+            found = self.resolver.follow(path, lazy, ctx, 1)
+            return found if found[0] in ("def", "mod") else UNK
         return UNK
 
 
