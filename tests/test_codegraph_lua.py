@@ -460,6 +460,7 @@ PENLIGHT = {
         "wrapped.run()\n"
     ),
     "pl/tablex.lua": "local tablex = {}\nfunction tablex.keys(t) end\nreturn tablex\n",
+    "helpers.lua": "function shout(s) end\nlocal function whisper(s) end\n",
     "script.lua": (
         "require 'pl'\n"
         "tablex.keys({})\n"
@@ -467,6 +468,9 @@ PENLIGHT = {
         "keys({})\n"
         "local List = {}\n"
         "List.new()\n"
+        "require 'helpers'\n"
+        "shout('a')\n"
+        "whisper('a')\n"
     ),
     "main.lua": (
         "local class = require 'pl.class'\n"
@@ -545,6 +549,8 @@ def test_lua_penlight_classes_and_imported_globals(tmp_path: Path) -> None:
         ("", "utils.import", 3, "", "", 0.0, "unresolved"),  # no pl/utils.lua here
         ("", "keys", 4, "pl/tablex.lua", "tablex.keys", 1.0, "exact"),  # utils.import(tablex)
         ("", "List.new", 6, "", "", 0.0, "unresolved"),  # the local, not pl.List
+        ("", "shout", 8, "helpers.lua", "shout", 1.0, "exact"),  # a global helpers.lua sets
+        ("", "whisper", 9, "", "", 0.0, "unresolved"),  # a local of helpers.lua
     ]
     # ``for k, v in pairs(src) do t[k] = v end`` (the manual, §6.1: pairs visits every field)
     assert calls(graph, "use.lua") == [

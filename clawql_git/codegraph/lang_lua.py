@@ -423,7 +423,7 @@ def returned_table(source: bytes) -> str:
 class LuaExtractor:
     """The Lua extractor the code graph loads as ``lang_lua.EXTRACTOR``."""
 
-    version = "6"
+    version = "7"
 
     def __init__(self) -> None:
         self.suffixes = {".lua": "lua"}

@@ -8,9 +8,11 @@ each local declaration is seen in; here the head of a callee is the local declar
 at the call (the innermost: an inner block's shadows an outer one), its values those set to
 that declaration only. A name no local declaration reaches is looked up as the shared
 resolver does (a definition, an import, a global); ``self`` too. A global nothing in the
-file sets is, last, a field of a module ``utils.import`` made globals (``lua_penlight``):
-the first such module with the field, unless the name is one of the standard library's
-globals (``import`` overrides no global already set).
+file sets is, last (unless the standard library has a global of that name): a field of a
+module ``utils.import`` made globals (``lua_penlight``; the first with the field, as
+``import`` overrides no global already set), a global function of a file required at the
+top level (running it set the global), a Penlight module after ``require 'pl'``. A field
+a table lacks is looked up in the tables a ``pairs`` loop copied onto it.
 """
 
 from __future__ import annotations
@@ -90,8 +92,9 @@ class LuaCalls:
 
     def imported_global(self, path: str, name: str, ctx: ResolutionNotes) -> Entity:
         """The field ``name`` of the first module ``utils.import`` made globals of that has
-        one (a definition in the repository), else the Penlight module of that name after
-        ``require 'pl'``, else unknown."""
+        one (a definition in the repository), else a global function of a file the file
+        requires, else the Penlight module of that name after ``require 'pl'``, else
+        unknown."""
         if name in GLOBALS:
             return UNK
         idx = self.resolver.index[path]
@@ -100,11 +103,26 @@ class LuaCalls:
             found = self.resolver.attribute(module, name, ctx, 1) if module[0] != "ext" else UNK
             if found[0] == "def":
                 return found
+        found = self.required_global(path, name)
+        if found[0] == "def":
+            return found
         everything = any(i.module == PENLIGHT for i in idx.imports.get(("", "pl"), ()))
         if everything and name in PL_GLOBALS:
             lazy = Import(f"{PENLIGHT}.{name}", "", name, 0)
             found = self.resolver.follow(path, lazy, ctx, 1)
             return found if found[0] in ("def", "mod") else UNK
+        return UNK
+
+    def required_global(self, path: str, name: str) -> Entity:
+        """``function name()`` (a global) in a file ``path`` requires at its top level: the
+        require runs that file, which sets the global."""
+        for imp in self.resolver.index[path].facts.imports:
+            if imp.scope or imp.name:
+                continue
+            for f in self.resolver.module_files(path, imp.module):
+                sym = self.resolver.index[f].defs.get(name)
+                if sym is not None and sym.kind == "function" and sym.exported:
+                    return ("def", f, name)
         return UNK
 
 
