@@ -460,6 +460,17 @@ PENLIGHT = {
         "wrapped.run()\n"
     ),
     "pl/tablex.lua": "local tablex = {}\nfunction tablex.keys(t) end\nreturn tablex\n",
+    "blocks.lua": (
+        "it(function()\n"
+        "  local obj = make()\n"
+        "  function obj.cb() end\n"
+        "  obj.cb()\n"
+        "end)\n"
+        "it(function()\n"
+        "  local obj = other()\n"
+        "  obj.cb()\n"
+        "end)\n"
+    ),
     "helpers.lua": "function shout(s) end\nlocal function whisper(s) end\n",
     "script.lua": (
         "require 'pl'\n"
@@ -551,6 +562,11 @@ def test_lua_penlight_classes_and_imported_globals(tmp_path: Path) -> None:
         ("", "List.new", 6, "", "", 0.0, "unresolved"),  # the local, not pl.List
         ("", "shout", 8, "helpers.lua", "shout", 1.0, "exact"),  # a global helpers.lua sets
         ("", "whisper", 9, "", "", 0.0, "unresolved"),  # a local of helpers.lua
+    ]
+    # a local of an unnamed function given a function is no table of the file
+    assert [c[1:4] for c in calls(graph, "blocks.lua") if c[1] == "obj.cb"] == [
+        ("obj.cb", 4, ""),
+        ("obj.cb", 8, ""),
     ]
     # ``for k, v in pairs(src) do t[k] = v end`` (the manual, §6.1: pairs visits every field)
     assert calls(graph, "use.lua") == [

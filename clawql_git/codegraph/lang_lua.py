@@ -119,6 +119,7 @@ class LuaWalker(TableNaming):
         self.held: dict[tuple[str, str, Span], set[str]] = {}  # a local's values, as set
         # a file-level name -> the statement first setting it, and whether it is a local
         self.named: dict[str, tuple[Node, bool]] = {}
+        self.chunk_names: set[str] = set()  # those set outside every function
         self.modules: dict[str, str] = {}  # a file-level local -> the module it requires
         self.made: dict[str, tuple[Made, Node]] = {}  # classes ``pl.class`` makes here
         self.everything = False  # ``require 'pl'`` at file level: Penlight's modules global
@@ -271,6 +272,8 @@ class LuaWalker(TableNaming):
             return
         if not self.scope and "." not in target:
             self.named.setdefault(target, (stmt, local))
+            if self.in_chunk():
+                self.chunk_names.add(target)
         if value is None:
             self.hold(target, OPAQUE, stmt, local)  # ``local a, b = f()``: b is unproven
             return
@@ -423,7 +426,7 @@ def returned_table(source: bytes) -> str:
 class LuaExtractor:
     """The Lua extractor the code graph loads as ``lang_lua.EXTRACTOR``."""
 
-    version = "7"
+    version = "8"
 
     def __init__(self) -> None:
         self.suffixes = {".lua": "lua"}

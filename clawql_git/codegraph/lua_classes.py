@@ -37,6 +37,7 @@ class TableNaming(Walker):
     returns: list[list[str | tuple[str, Span]]]  # per function walked (the file's first)
     owners: dict[int, str]  # id of a table constructor -> the name it has
     named: dict[str, tuple[Node, bool]]  # a file-level name -> its first setting, local?
+    chunk_names: set[str]  # the file-level names set outside every function
     modules: dict[str, str]  # a file-level local -> the module it requires
     made: dict[str, tuple[Made, Node]]  # the classes ``pl.class`` makes here
     frames: list[tuple[str, set[str]]]  # the functions being walked, with their locals
@@ -105,12 +106,14 @@ class TableNaming(Walker):
         List = utils.stdmt.List``, ``local Date = class()``) is a class too, defined where
         it is first set: ``function List:m()`` proves it a table (its field is set). So is
         a name given functions (``local M = strict.module(...)``, ``function M.f()``), a
-        module table, unless a ``require`` binds it or it is the standard library's."""
+        module table, when set outside every function (a local of an unnamed function, as in
+        ``it(function() ... end)``, is no name of the file), unless a ``require`` binds it
+        or it is the standard library's."""
         owners = {parent_of(s.qualname) for s in self.facts.symbols if s.kind == "method"}
         imported = {i.alias for i in self.facts.imports if not i.scope}
         for sym in self.facts.symbols:
             owner = parent_of(sym.qualname)
-            if sym.kind == "function" and owner in self.named and owner not in imported:
+            if sym.kind == "function" and owner in self.chunk_names and owner not in imported:
                 owners.add(owner)
         for name in sorted(owners - LIBRARY_TABLES):
             self.define_named(name)
