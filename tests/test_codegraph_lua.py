@@ -471,7 +471,9 @@ PENLIGHT = {
         "  obj.cb()\n"
         "end)\n"
     ),
-    "helpers.lua": "function shout(s) end\nlocal function whisper(s) end\n",
+    "helpers.lua": (
+        "function shout(s) end\nlocal function whisper(s) end\nlocal hush\nfunction hush() end\n"
+    ),
     "script.lua": (
         "require 'pl'\n"
         "tablex.keys({})\n"
@@ -482,6 +484,7 @@ PENLIGHT = {
         "require 'helpers'\n"
         "shout('a')\n"
         "whisper('a')\n"
+        "hush()\n"
     ),
     "main.lua": (
         "local class = require 'pl.class'\n"
@@ -562,6 +565,12 @@ def test_lua_penlight_classes_and_imported_globals(tmp_path: Path) -> None:
         ("", "List.new", 6, "", "", 0.0, "unresolved"),  # the local, not pl.List
         ("", "shout", 8, "helpers.lua", "shout", 1.0, "exact"),  # a global helpers.lua sets
         ("", "whisper", 9, "", "", 0.0, "unresolved"),  # a local of helpers.lua
+        ("", "hush", 10, "", "", 0.0, "unresolved"),  # ``function hush`` sets the local
+    ]
+    assert [s[:2] + s[4:5] for s in symbols(graph, "helpers.lua")] == [
+        ("shout", "function", 1),
+        ("whisper", "function", 0),
+        ("hush", "function", 0),
     ]
     # a local of an unnamed function given a function is no table of the file
     assert [c[1:4] for c in calls(graph, "blocks.lua") if c[1] == "obj.cb"] == [

@@ -157,7 +157,7 @@ class LuaWalker(TableNaming):
             kind,
             signature=signature,
             docstring=self.doc(node),
-            exported=not local,
+            exported=not local and not self.sets_local(qual),
         )
         with self.enter(name):
             self.frames.append((self.qualname, set()))
@@ -169,6 +169,11 @@ class LuaWalker(TableNaming):
             self.record_returns(name)
             self.frames.pop()
         del self.scope[len(self.scope) - len(parts) :]
+
+    def sets_local(self, qual: str) -> bool:
+        """Does ``function qual()`` set a local seen here (``local f; function f()``: the
+        manual, §3.4.11, ``function f`` is ``f = function``), not a global?"""
+        return "." not in qual and self.blocks.visible(qual) is not None
 
     def hide_names(self, names: Node | None, start: Point) -> None:
         """Parameters and loop variables, seen from ``start``: locals whose values nothing
@@ -426,7 +431,7 @@ def returned_table(source: bytes) -> str:
 class LuaExtractor:
     """The Lua extractor the code graph loads as ``lang_lua.EXTRACTOR``."""
 
-    version = "8"
+    version = "9"
 
     def __init__(self) -> None:
         self.suffixes = {".lua": "lua"}
