@@ -14,8 +14,10 @@ Sets (``--kinds``):
 
 Methods: ``bm25`` (Okapi BM25 over whole entries, title + body), ``dense`` (cosine of the
 packaged embedder's whole-entry vector), ``rrf`` (reciprocal-rank fusion of those two, k=60),
-``fusion`` (the engine's pipeline with its learned ranker off) and ``default`` (the engine's
-recall with default options but ``limit=20``, no token cut, no relative-score cut, no cache).
+``fusion`` (the engine's pipeline with its learned ranker and its conversation-turn step off),
+``no_turns`` (the default without the conversation-turn step, ``recall/turns.py``) and
+``default`` (the engine's recall with default options but ``limit=20``, no token cut, no
+relative-score cut, no cache).
 
 Metrics: R@5 (share of a question's relevant entries in the top 5, averaged), hit@20 (any
 relevant entry in the top 20), MRR@10 (first relevant entry). Below the table, the default
@@ -38,6 +40,7 @@ import math
 import os
 import random
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -47,7 +50,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -59,9 +62,10 @@ ADR_QUESTIONS = (HERE / "questions" / "adr_heldout.jsonl", HERE / "questions" / 
 LOCOMO_MIRROR = Path("/work/.mirror/snap-research+locomo/repo")
 LOCOMO_IN_MIRROR = "data/locomo10.zip"
 KINDS = ("conversations", "decisions")
-METHODS = ("bm25", "dense", "rrf", "fusion", "default")
+METHODS = ("bm25", "dense", "rrf", "fusion", "no_turns", "default")
 METRICS = ("R@5", "hit@20", "MRR@10")
 DEPTH = 20
+TURN_FORMAT = "turns-by-the-second"  # turn_items' stamps; kept vaults of another are rebuilt
 BOOTSTRAP = 2_000  # paired-bootstrap resamples per interval
 IDENTITY = Identity(agent_id="bench-import", session_id="recall-heldout")
 LOCOMO_CATEGORIES = {
@@ -139,12 +143,16 @@ def turn_items(conv: dict[str, Any]) -> list[dict[str, Any]]:
     """One ingest item per dialog turn (a shared photo's caption is part of the turn)."""
     items = []
     for session, stamp in sorted(session_dates(conv).items(), key=lambda kv: kv[1]):
-        day = datetime.fromisoformat(stamp.replace("Z", "+00:00")).strftime("%-d %B %Y")
-        for turn in conv.get(session) or []:
+        start = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+        day = start.strftime("%-d %B %Y")
+        for n, turn in enumerate(conv.get(session) or []):
             body = turn["text"]
             if turn.get("blip_caption"):
                 body += f"\n\n[shares {turn['blip_caption']}]"
-            meta = {"timestamp": stamp, "speaker": turn["speaker"], "dia_id": turn["dia_id"]}
+            # LoCoMo dates a session, not its turns: turn n is stamped n seconds after the
+            # session's start, so the turns keep their order as a chat log's messages do
+            when = (start + timedelta(seconds=n)).strftime("%Y-%m-%dT%H:%M:%SZ")
+            meta = {"timestamp": when, "speaker": turn["speaker"], "dia_id": turn["dia_id"]}
             items.append(
                 {
                     "type": "conversation",
@@ -158,12 +166,17 @@ def turn_items(conv: dict[str, Any]) -> list[dict[str, Any]]:
 
 def build_conversation(path: Path, conv: dict[str, Any]) -> Vault:
     """A vault at ``path`` with one entry per turn (reused when it is already there)."""
+    marker = path.parent / f"{path.name}.format"
     if (path / ".clawql" / "vault.toml").is_file():
-        return Vault.open(path)
+        if marker.is_file() and marker.read_text().strip() == TURN_FORMAT:
+            return Vault.open(path)
+        progress(f"{path.name}: built by an older bench (turn format), building it again")
+        shutil.rmtree(path)
     Vault.init(path, identity=IDENTITY).close()
     vault = Vault.open(path)
     vault.ingest_all(turn_items(conv), identity=IDENTITY, batch=True, allow_new_type=True)
     vault.rebuild_index()
+    marker.write_text(TURN_FORMAT + "\n")
     return vault
 
 
@@ -314,28 +327,26 @@ def rrf(*rankings: Sequence[str], k: int = 60, depth: int = DEPTH) -> list[str]:
     return [p for p, _ in sorted(score.items(), key=lambda kv: (-kv[1], kv[0]))[:depth]]
 
 
-def engine(vault: Vault, query: str, ranker: bool = True) -> list[str]:
+def engine(vault: Vault, query: str, ranker: bool = True, turns: bool = True) -> list[str]:
     """The engine's recall (default options, top 20, no budget or relative-score cut)."""
-    with _ranker(ranker):
+    with _switched(ranker, turns):
         result = vault.recall(query, limit=DEPTH, max_tokens=10**9, min_score=0.0, use_cache=False)
     return [h.path for h in result.hits]
 
 
 @contextmanager
-def _ranker(on: bool) -> Iterator[None]:
-    """The pipeline with its learned ranker switched off for the ``fusion`` column (a bench
-    comparison, so it is patched here rather than switched inside shipped code)."""
+def _switched(ranker: bool, turns: bool) -> Iterator[None]:
+    """The pipeline with its learned ranker and/or its conversation-turn step switched off,
+    for the ``fusion`` and ``no_turns`` columns (a bench comparison, so they are patched here
+    rather than switched inside shipped code)."""
     from clawql_git.recall import pipeline
 
-    saved = pipeline.LEARNED_RANKER
-    if on:
-        yield
-        return
-    pipeline.LEARNED_RANKER = False
+    saved = pipeline.LEARNED_RANKER, pipeline.TURN_CONTEXT
+    pipeline.LEARNED_RANKER, pipeline.TURN_CONTEXT = saved[0] and ranker, saved[1] and turns
     try:
         yield
     finally:
-        pipeline.LEARNED_RANKER = saved
+        pipeline.LEARNED_RANKER, pipeline.TURN_CONTEXT = saved
 
 
 # ---------------------------------------------------------------- scoring
@@ -365,10 +376,11 @@ def ask(qs: QuestionSet, methods: Sequence[str]) -> list[dict[str, Any]]:
         if "rrf" in methods:
             ranks["rrf"] = rrf(ranks["bm25"], ranks["dense"])
         ms: dict[str, float] = {}
-        for method, on in (("fusion", False), ("default", True)):
+        for method, on in (("fusion", False), ("no_turns", True), ("default", True)):
             if method in methods:
                 start = time.perf_counter()
-                ranks[method] = engine(qs.vault, q.text, ranker=on)
+                turns = method == "default"
+                ranks[method] = engine(qs.vault, q.text, ranker=on, turns=turns)
                 ms[method] = (time.perf_counter() - start) * 1000
         rows.append(
             {

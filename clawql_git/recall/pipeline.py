@@ -19,7 +19,7 @@ from clawql_git.index.store import Hit, SearchIndex
 from clawql_git.index.topk import top_indices
 from clawql_git.links import NoteInfo
 from clawql_git.model.entry import parse_timestamp
-from clawql_git.recall import cosines, freshness
+from clawql_git.recall import cosines, freshness, turns
 from clawql_git.recall.ranker import RankContext
 from clawql_git.recall.ranker import rerank as rerank_candidates
 from clawql_git.recall.standing import weigh_standing
@@ -55,6 +55,7 @@ LINK_DECAY = 0.5
 # The default backend's candidates are ordered by the learned ranker (recall/ranker.py) when
 # the query has a vector; bench/recall_heldout.py turns it off for its "fusion" column.
 LEARNED_RANKER = True
+TURN_CONTEXT = True  # conversation turns read beside their neighbours (recall/turns.py)
 
 
 @dataclass(frozen=True)
@@ -298,7 +299,13 @@ class Recaller:
             ctx = RankContext(q.text, qvec, loaded)
         ranked = weigh_standing(_rerank(scored, cands, loaded.entries, ctx), loaded)
         policy = freshness.policy_of(self.index.store)
-        return freshness.reweigh(ranked, loaded.entries, policy, need), layers
+        ranked = freshness.reweigh(ranked, loaded.entries, policy, need)
+        if TURN_CONTEXT and q.backend == "auto":
+            entries = loaded.entries
+            ranked = turns.reweigh(
+                ranked, turns.neighbours(loaded, ranked), lambda p: passes(entries.get(p), q), _turn
+            )
+        return ranked, layers
 
     def _first_pass(
         self,
@@ -624,6 +631,12 @@ def _rerank(
         out = [(p, c, max(s, replaced.get(p.removesuffix(".md"), 0.0))) for p, c, s in out]
     out.sort(key=lambda r: (-r[2], r[0]))
     return out
+
+
+def _turn() -> _Candidate:
+    """A candidate for a turn recall brought in beside its neighbour (its first chunk as
+    the snippet)."""
+    return _Candidate(chunk=0, chunk_score=0.0)
 
 
 def _neighbours(graph: dict[str, set[str]], start: str, hops: int) -> Iterable[tuple[int, str]]:
