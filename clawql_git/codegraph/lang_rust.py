@@ -38,11 +38,13 @@ from __future__ import annotations
 import dataclasses
 import posixpath
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import ClassVar
 
 from tree_sitter import Node
 
-from clawql_git.codegraph.model import FileFacts, RepoView, SymbolKind
+from clawql_git.codegraph.model import Assignment, FileFacts, RepoView, SymbolKind
 from clawql_git.codegraph.rust_crates import Manifests, crate_dir
 from clawql_git.codegraph.rust_resolve import RustCalls
 from clawql_git.codegraph.rust_routes import rust_routes
@@ -52,6 +54,7 @@ from clawql_git.codegraph.ts_util import (
     clean_block_doc,
     clean_line_docs,
     collapse,
+    line,
     strip_generics,
     text,
     walk_file,
@@ -179,6 +182,43 @@ def _bounds(node: Node | None) -> list[str]:
     return [written_type(b) for b in node.named_children if b.type in kept] if node else []
 
 
+def _span(start: Node, end: Node | None) -> tuple[int, ...]:
+    """(line, column, end line, end column) from the end of ``start`` to the end of ``end``
+    (lines 1-based, as calls have them)."""
+    if end is None:
+        return ()
+    return (start.end_point[0] + 1, start.end_point[1], end.end_point[0] + 1, end.end_point[1])
+
+
+def binding_span(node: Node) -> tuple[int, ...]:
+    """Where the names a binding construct introduces are in scope (The Rust Reference:
+    patterns, scopes): a ``let`` from its end to the end of its block, a closure's
+    parameters in its body, a ``for`` pattern in the loop body, a match arm's in the arm,
+    an ``if let`` / ``while let`` pattern in the block it guards; () for none known."""
+    kind = node.type
+    if kind == "let_declaration":
+        return _span(node, node.parent)
+    if kind == "closure_parameters":
+        return _span(node, node.parent)
+    if kind == "for_expression":
+        body = node.child_by_field_name("body")
+        return _span(node.child_by_field_name("value") or node, body)
+    if kind == "match_arm":
+        pattern = node.child_by_field_name("pattern")
+        return _span(pattern, node) if pattern is not None else ()
+    if kind == "let_condition":
+        up = node.parent
+        while up is not None and up.type not in {"if_expression", "while_expression"}:
+            if up.type == "match_arm":  # a guard's ``if let``: the arm
+                return _span(node, up)
+            up = up.parent
+        if up is None:
+            return ()
+        guarded = up.child_by_field_name("consequence" if up.type == "if_expression" else "body")
+        return _span(node, guarded)
+    return ()
+
+
 class RustWalker(Walker):
     """One pass over a Rust tree."""
 
@@ -220,6 +260,23 @@ class RustWalker(Walker):
         self.inline = 0  # how many inline ``mod x { ... }`` enclose the walk
         self.depth = 0
         self.impls: dict[str, list[str]] = {}  # type -> traits implemented in this file
+        self.span: tuple[int, ...] = ()  # where the names being bound are in scope
+
+    def assign(self, target: str, value: str, node: Node, annotation: bool) -> None:
+        """As :meth:`Walker.assign`, with the ``span`` of the binding being walked."""
+        if target and value and target not in self.unnamed and value not in self.untyped:
+            self.facts.assignments.append(
+                Assignment(target, value, self.qualname, line(node), annotation, span=self.span)
+            )
+
+    @contextmanager
+    def binding(self, node: Node) -> Iterator[None]:
+        """The names assigned inside are bound by ``node`` (:func:`binding_span`)."""
+        saved, self.span = self.span, binding_span(node)
+        try:
+            yield
+        finally:
+            self.span = saved
 
     # -- helpers -------------------------------------------------------------------------
 
@@ -458,12 +515,13 @@ class RustWalker(Walker):
         value = node.child_by_field_name("value")
         if pattern is not None and pattern.type == "mut_pattern" and pattern.named_children:
             pattern = pattern.named_children[0]
-        if pattern is not None and pattern.type == "identifier":
-            target = text(pattern)
-            self.assign(target, written_type(node.child_by_field_name("type")), node, True)
-            self.evidence(target, value, node)
-        elif pattern is not None:
-            self.unwrapped(pattern, value, node)  # ``let Some(x) = v else { .. }``
+        with self.binding(node):
+            if pattern is not None and pattern.type == "identifier":
+                target = text(pattern)
+                self.assign(target, written_type(node.child_by_field_name("type")), node, True)
+                self.evidence(target, value, node)
+            elif pattern is not None:
+                self.unwrapped(pattern, value, node)  # ``let Some(x) = v else { .. }``
         self.visit(value)
         self.visit(node.child_by_field_name("alternative"))
 
@@ -535,10 +593,11 @@ class RustWalker(Walker):
             match = node.parent.parent if node.parent is not None else None
             value = match.child_by_field_name("value") if match is not None else None
             pattern = pattern.named_children[0] if pattern and pattern.named_children else None
-        if pattern is not None and node.type == "for_expression":
-            self.unknown(pattern, node)
-        elif pattern is not None:
-            self.unwrapped(pattern, value, node)
+        with self.binding(node):
+            if pattern is not None and node.type == "for_expression":
+                self.unknown(pattern, node)
+            elif pattern is not None:
+                self.unwrapped(pattern, value, node)
         self.visit_children(node)
 
     def unwrapped(self, pattern: Node, value: Node | None, at: Node) -> None:
@@ -558,6 +617,10 @@ class RustWalker(Walker):
             self.unknown(pattern, at)
 
     def on_closure_params(self, node: Node) -> None:
+        with self.binding(node):
+            self.closure_params(node)
+
+    def closure_params(self, node: Node) -> None:
         for param in node.named_children:
             pattern = param.child_by_field_name("pattern") if param.type == "parameter" else param
             declared = written_type(param.child_by_field_name("type"))
@@ -599,7 +662,7 @@ class RustWalker(Walker):
 class RustExtractor:
     """The Rust extractor the code graph loads as ``lang_rust.EXTRACTOR``."""
 
-    version = "2"  # 2: types as written, ``?``/``.await`` in callees, type parameters
+    version = "3"  # 3: spans of locals; 2: types as written, ``?``/``.await``, type parameters
 
     def __init__(self) -> None:
         self.suffixes = {".rs": "rust"}

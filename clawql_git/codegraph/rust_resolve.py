@@ -45,6 +45,28 @@ Type = tuple[str, str]  # (file, qualname) of a type of the repository
 # A value: ('val', file, type qualname, layers): layers outermost first, 'r' a Result or
 # an Option of it, 'f' a future of it; ('ext', name); ('unk',).
 Value = tuple[str, ...]
+Point = tuple[int, int]  # (line 1-based, column) of a call or a declaration
+
+
+def sees(asg: Assignment, at: Point, skip: str | None) -> bool:
+    """Whether a declaration is in scope at ``at``: within its span when it has one (a
+    ``let``, a closure's or a pattern's names), else declared on an earlier line (a
+    parameter, ``self``, an assignment; ``skip``: the target typed on ``at``'s line)."""
+    if asg.span:
+        return (asg.span[0], asg.span[1]) <= at <= (asg.span[2], asg.span[3])
+    return asg.line < at[0] or (asg.line == at[0] and asg.target != skip)
+
+
+def declared_at(asg: Assignment) -> Point:
+    """Where a declaration starts to hold: the start of its span, else its line (an inner
+    block's declaration starts later, so it shadows an outer one)."""
+    return (asg.span[0], asg.span[1]) if asg.span else (asg.line, -1)
+
+
+def before(asg: Assignment) -> Point:
+    """A point of a declaration's initialiser: just before its span (its line without
+    one)."""
+    return (asg.span[0], asg.span[1] - 1) if asg.span else (asg.line, 0)
 
 
 @dataclass
@@ -90,8 +112,8 @@ class RustCalls:
             return UNK
         last = parts[-1].path
         if len(parts) == 1:
-            return self.function(path, scope, last, call.line)
-        receiver = self.chain(path, scope, parts[:-1], call.line, ctx, 0)
+            return self.function(path, scope, last, (call.line, call.column))
+        receiver = self.chain(path, scope, parts[:-1], (call.line, call.column), ctx, 0)
         if parts[0].path != "self" or len(parts) > 2:
             ctx.inferred = True
         if "::" in last:
@@ -99,21 +121,21 @@ class RustCalls:
         return self.method_of(receiver, last)
 
     def chain(
-        self, path: str, scope: str, parts: list[Token], line: int, ctx: ResolutionNotes, depth: int
+        self, path: str, scope: str, parts: list[Token], at: Point, ctx: ResolutionNotes, depth: int
     ) -> Value:
         """The value a chain of links gives, read left to right."""
         if depth > MAX_DEPTH:
             return UNK
         head = parts[0]
         if head.call:
-            made = self.function(path, scope, head.path, line)
+            made = self.function(path, scope, head.path, at)
             value = self.returned(made, None, depth + 1)
         elif "::" in head.path or head.path == "await":
             return UNK
         else:
-            value = self.variable(path, scope, head.path, line, None, depth + 1)
+            value = self.variable(path, scope, head.path, at, None, depth + 1)
             if value[0] == "unk" and head.path[:1].isupper():  # a unit struct: ``Fail.m()``
-                value = self.returned(self.function(path, scope, head.path, line), None, depth)
+                value = self.returned(self.function(path, scope, head.path, at), None, depth)
         value = self.tried(value, head.tries)
         for part in parts[1:]:
             value = self.step(value, part, depth + 1)
@@ -179,13 +201,13 @@ class RustCalls:
 
     # ------------------------------------------------------------ names
 
-    def function(self, path: str, scope: str, written: str, line: int) -> Entity:
+    def function(self, path: str, scope: str, written: str, at: Point) -> Entity:
         """The function a called path names: ``f``, ``m::f``, ``T::new``, ``Self::f``,
         ``Self(..)`` / ``T(..)`` (a tuple struct's constructor)."""
         if "::" not in written:
             if written == "Self":
                 return self.type_named(path, scope, "Self")
-            if self.is_local(path, scope, written, line):  # a closure held by a local
+            if self.is_local(path, scope, written, at):  # a closure held by a local
                 return UNK
             found = self.name(path, scope, written)
             if found[0] == "def" and self.r.index[found[1]].defs[found[2]].kind == "trait":
@@ -354,33 +376,29 @@ class RustCalls:
 
     # ------------------------------------------------------------ values
 
-    def is_local(self, path: str, scope: str, name: str, line: int) -> bool:
-        """Whether ``name`` is a local or parameter of the functions around ``scope``
-        declared above ``line`` (``let f = f(x);`` calls the function)."""
+    def is_local(self, path: str, scope: str, name: str, at: Point) -> bool:
+        """Whether ``name`` is a local or parameter of the functions around ``scope`` in
+        scope at ``at`` (``let f = f(x);`` calls the function)."""
         cur = scope
         while cur and not self.is_type(path, cur):
-            if any(a.line < line for a in self.r.index[path].assigns.get((cur, name), [])):
+            if any(sees(a, at, name) for a in self.r.index[path].assigns.get((cur, name), [])):
                 return True
             cur = parent(cur)
         return False
 
     def variable(
-        self, path: str, scope: str, name: str, line: int, skip: str | None, depth: int
+        self, path: str, scope: str, name: str, at: Point, skip: str | None, depth: int
     ) -> Value:
-        """The value of local, parameter or ``self`` ``name`` at ``line``: its nearest
-        declaration above (the declared type, else its initialiser's type); ``skip``: the
-        target whose own declaration on ``line`` is being typed."""
+        """The value of local, parameter or ``self`` ``name`` at ``at``: its nearest
+        declaration in scope there (the declared type, else its initialiser's type);
+        ``skip``: the target whose own declaration on that line is being typed."""
         cur = scope
         idx = self.r.index[path]
         while cur and not self.is_type(path, cur):
-            seen = [
-                a
-                for a in idx.assigns.get((cur, name), [])
-                if a.line < line or (a.line == line and a.target != skip)
-            ]
+            seen = [a for a in idx.assigns.get((cur, name), []) if sees(a, at, skip)]
             if seen:
-                nearest = max(a.line for a in seen)
-                here = [a for a in seen if a.line == nearest]
+                nearest = max(declared_at(a) for a in seen)
+                here = [a for a in seen if declared_at(a) == nearest]
                 typed = [a for a in here if a.annotation] or here
                 values = {self.assigned(path, cur, a, depth + 1) for a in typed}
                 return values.pop() if len(values) == 1 else UNK
@@ -410,12 +428,12 @@ class RustCalls:
         """An initialiser's chain, its names seen from the declaration's line."""
         head = parts[0]
         if not head.call and "::" not in head.path and head.path != "await":
-            value = self.variable(path, scope, head.path, asg.line, asg.target, depth + 1)
+            value = self.variable(path, scope, head.path, before(asg), asg.target, depth + 1)
             value = self.tried(value, head.tries)
             for part in parts[1:]:
                 value = self.step(value, part, depth + 1)
             return value
-        return self.chain(path, scope, parts, asg.line, ResolutionNotes(), depth + 1)
+        return self.chain(path, scope, parts, before(asg), ResolutionNotes(), depth + 1)
 
     def field(self, value: Value, name: str, depth: int) -> Value:
         """``value.name``: the declared type of a field of the value's struct."""
