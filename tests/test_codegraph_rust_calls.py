@@ -213,6 +213,9 @@ def test_rust_self_associated_functions_fields_and_trait_methods(tmp_path: Path)
     assert resolved(tmp_path, "src/store.rs") == [
         ("Item.describe", "self.label", 9, "src/store.rs", "Item.label", *EXACT),
         ("Store.new", "Self::with_items", 24, "src/store.rs", "Store.with_items", *EXACT),
+        # struct expressions construct their struct: ``Store { items, main: Item { id: 0 } }``
+        ("Store.with_items", "Item", 28, "src/store.rs", "Item", *EXACT),
+        ("Store.with_items", "Store", 28, "src/store.rs", "Store", *EXACT),
         ("Store.find", "self.lookup", 36, "src/store.rs", "Store.lookup", *EXACT),
         ("Store.main_label", "self.main.describe", 48, "src/store.rs", "Item.describe", *INFERRED),
         ("Store.default", "Store::new", 54, "src/store.rs", "Store.new", *EXACT),
@@ -254,8 +257,10 @@ def test_rust_locals_return_types_try_await_and_path_dependencies(tmp_path: Path
         ("run", "found.describe", 17, store, "Item.describe", *INFERRED),  # Result<Item, _>?
         ("run", "store.lookup", 18, store, "Store.lookup", *INFERRED),
         ("run", "store.lookup().unwrap().describe", 18, store, "Item.describe", *INFERRED),
+        ("run", "Circle", 19, shapes, "Circle", *EXACT),  # ``Circle { r: 1.0 }``
         ("run", "circle.area", 20, shapes, "Circle.area", *INFERRED),  # impl Shape for Circle
         ("run", "circle.name", 21, shapes, "Shape.name", *INFERRED),  # the trait's default
+        ("run", "Circle", 22, shapes, "Circle", *EXACT),
         ("run", "shapes::measure", 22, shapes, "measure", *EXACT),
         ("run", "load", 23, "src/lib.rs", "load", *EXACT),
         ("run", "loaded.count", 24, store, "Store.count", *INFERRED),  # async fn .await
@@ -300,3 +305,118 @@ def test_rust_facts_types_as_written_try_await_and_inline_module_globs() -> None
     assert next(s for s in f.symbols if s.qualname == "S.m").returns == "Result<Self, E>"
     assert [c.callee for c in f.calls] == ["a()?.b", "a", "(self.f)"]
     assert [(i.module, i.name, i.scope) for i in f.imports] == [("self", "*", "tests")]
+
+
+# The Rust Reference, "Scopes": a ``let`` binding is in scope from after the statement to the
+# end of its block, a closure's parameters in its body, a match arm's bindings in the arm;
+# "Struct expressions": ``Path { fields }`` constructs the struct the path names;
+# "Trait and lifetime bounds": ``T::f`` with ``T: Trait`` names the trait's associated item.
+SCOPES = {
+    "Cargo.toml": '[package]\nname = "app"\nversion = "0.1.0"\nedition = "2021"\n',
+    "src/lib.rs": (
+        "mod model;\n"
+        "\n"
+        "use crate::model::{Extract, Page, Socket, Upgrade};\n"
+        "\n"
+        "pub fn scoped(ws: Upgrade, page: Page) {\n"
+        "    ws.on_upgrade(|ws: Socket| ws.send());\n"
+        "    {\n"
+        "        let page = Socket {};\n"
+        "        page.send();\n"
+        "    }\n"
+        "    page.title();\n"
+        "    match Some(1) {\n"
+        "        Some(page) => page.title(),\n"
+        "        None => page.title(),\n"
+        "    };\n"
+        "}\n"
+        "\n"
+        "pub fn made() -> Page {\n"
+        "    let _ = model::Page { n: 1 };\n"
+        "    Page { n: 2 }\n"
+        "}\n"
+        "\n"
+        "pub fn extracted<T, U>(n: u32) -> u32\n"
+        "where\n"
+        "    T: Extract + Send,\n"
+        "    U: Clone + Send,\n"
+        "{\n"
+        "    T::extract(n);\n"
+        "    U::extract(n)\n"
+        "}\n"
+    ),
+    "src/model.rs": (
+        "pub struct Page {\n"
+        "    pub n: u32,\n"
+        "}\n"
+        "\n"
+        "impl Page {\n"
+        "    pub fn title(&self) -> u32 {\n"
+        "        self.n\n"
+        "    }\n"
+        "}\n"
+        "\n"
+        "pub struct Socket {}\n"
+        "\n"
+        "impl Socket {\n"
+        "    pub fn send(&self) {}\n"
+        "}\n"
+        "\n"
+        "pub struct Upgrade {}\n"
+        "\n"
+        "impl Upgrade {\n"
+        "    pub fn on_upgrade<F>(self, f: F) {}\n"
+        "}\n"
+        "\n"
+        "pub enum Shape {\n"
+        "    Square { side: u32 },\n"
+        "}\n"
+        "\n"
+        "pub trait Extract {\n"
+        "    fn extract(n: u32) -> u32;\n"
+        "}\n"
+        "\n"
+        "pub struct Holder<T>(T);\n"
+        "\n"
+        "impl<T> Holder<T> {\n"
+        "    pub fn square() -> Shape {\n"
+        "        Shape::Square { side: 1 }\n"
+        "    }\n"
+        "}\n"
+        "\n"
+        "impl<T> Holder<T>\n"
+        "where\n"
+        "    T: Extract + Clone,\n"
+        "{\n"
+        "    pub fn get(n: u32) -> u32 {\n"
+        "        T::extract(n)\n"
+        "    }\n"
+        "}\n"
+    ),
+}
+
+
+def test_rust_block_scopes_struct_expressions_and_bound_paths(tmp_path: Path) -> None:
+    graph = build(tmp_path, SCOPES)
+    model = "src/model.rs"
+    assert [c for c in calls(graph, "src/lib.rs") if c[3]] == [
+        # the outer ``ws`` (the closure's ``ws`` is bound in its body only), then the inner
+        ("scoped", "ws.on_upgrade", 6, model, "Upgrade.on_upgrade", *INFERRED),
+        ("scoped", "ws.send", 6, model, "Socket.send", *INFERRED),
+        ("scoped", "Socket", 8, model, "Socket", *EXACT),
+        ("scoped", "page.send", 9, model, "Socket.send", *INFERRED),
+        # the block's ``page`` has ended: the parameter again
+        ("scoped", "page.title", 11, model, "Page.title", *INFERRED),
+        ("scoped", "page.title", 14, model, "Page.title", *INFERRED),  # not the arm's
+        ("made", "model::Page", 19, model, "Page", *EXACT),
+        ("made", "Page", 20, model, "Page", *EXACT),
+        # ``T: Extract + Send``: of the bounds only Extract declares ``extract``
+        ("extracted", "T::extract", 28, model, "Extract.extract", *EXACT),
+    ]
+    got = {(c[1], c[2]): c[6] for c in calls(graph, "src/lib.rs") if not c[3]}
+    assert got[("page.title", 13)] == "external"  # the arm's ``page``: of ``Some(1)``, std
+    assert got[("U::extract", 29)] == "unresolved"  # no bound of U declares it
+    inside = [c for c in calls(graph, model) if c[3]]
+    # the bounds of the impl block the method sits in (not the struct's nor the other
+    # impl's ``T``); ``Shape::Square { .. }`` is a variant, no struct
+    assert inside == [("Holder.get", "T::extract", 44, model, "Extract.extract", *EXACT)]

@@ -14,6 +14,11 @@ Conventions:
   ``use a::b::*`` -> name '*'; ``use a::b::{self}`` -> module 'a::b', name '';
   ``mod x;`` -> module 'self::x', name '', alias 'x'; ``extern crate x`` -> module 'x'.
   Inside inline modules the ``super``s climbing back to the file are written ``self``.
+- a struct expression ``Foo { .. }`` is a call of ``Foo`` (it constructs one, as ``Foo(..)``
+  does a tuple struct).
+- locals carry the span where they are in scope (The Rust Reference, scopes): a ``let`` from
+  its end to the end of its block, a closure's parameters in its body, a ``for`` / match arm
+  / ``if let`` pattern in what it guards; parameters and ``self`` have none (the function).
 - calls inside macro arguments (``println!("{}", x.name())``, ``vec![Foo::new()]``) are
   found by scanning the macro's token tree for ``path(`` sequences.
 - assignments (the evidence ``rust_resolve`` types receivers with): ``let x: Foo<T>``,
@@ -241,6 +246,7 @@ class RustWalker(Walker):
         "let_declaration": "on_let",
         "assignment_expression": "on_assign",
         "call_expression": "on_call",
+        "struct_expression": "on_struct_expression",
         "macro_invocation": "on_macro",
         "parameters": "on_params",
         "closure_parameters": "on_closure_params",
@@ -543,6 +549,15 @@ class RustWalker(Walker):
             if fn.type not in {"identifier", "scoped_identifier"}:
                 self.visit(fn)
         self.visit(node.child_by_field_name("arguments"))
+
+    def on_struct_expression(self, node: Node) -> None:
+        """``Foo { a, b: 1 }`` constructs a ``Foo``, as ``Foo(a, 1)`` does a tuple struct:
+        a call of the struct's name (``Self``, ``m::Foo``; ``E::V { .. }``, a variant,
+        stays unresolved)."""
+        name = node.child_by_field_name("name")
+        if name is not None:
+            self.add_call(strip_generics("".join(text(name).split())), node)
+        self.visit_children(node)
 
     def on_macro(self, node: Node) -> None:
         for child in node.named_children:

@@ -214,7 +214,10 @@ class RustCalls:
                 return UNK
             return found
         owner_path, _, name = written.rpartition("::")
-        generic = self.type_parameter(path, scope, owner_path.split("::")[0]) is not None
+        bound = self.type_parameter(path, scope, owner_path.split("::")[0], at[0])
+        generic = bound is not None
+        if generic and "+" in (bound or "") and "::" not in owner_path and name[:1].islower():
+            return self.bound_method(("bnd", path, scope, bound or ""), name)  # ``T::f``
         owner = self.path_entity(path, scope, owner_path) if not generic else UNK
         if generic or (owner[0] == "def" and self.is_type(owner[1], owner[2])):
             owner = self.type_named(path, scope, owner_path)  # aliases followed, ``H::call``
@@ -320,7 +323,7 @@ class RustCalls:
         bound = self.type_parameter(path, scope, head)
         if bound is not None:
             several = bound == "?" or "+" in bound or "::" in written
-            return UNK if several else self.type_named(path, scope, bound)
+            return UNK if several else self.type_named(path, scope, split_generic(bound)[0])
         found = self.path_entity(path, scope, written)
         if found[0] == "def" and self.is_type(found[1], found[2]):
             alias = self.alias(found[1], found[2])
@@ -339,15 +342,20 @@ class RustCalls:
             return None
         return self.type_named(path, parent(qual), base)
 
-    def type_parameter(self, path: str, scope: str, name: str) -> str | None:
+    def type_parameter(self, path: str, scope: str, name: str, line: int = 0) -> str | None:
         """The bound of type parameter ``name`` of an item around ``scope`` ('?' for none or
-        several), None when ``name`` is no type parameter there."""
+        several), None when ``name`` is no type parameter there. The impls of one type
+        share its scope: seen from ``line``, the one declared nearest above it (impl blocks
+        do not nest); without a line, their bounds must agree."""
         assigns = self.r.index[path].assigns
         cur = scope
         while True:
             found = assigns.get((cur, f"<{name}>"))
             if found:
-                return found[0].value
+                above = [a for a in found if a.line <= line]
+                if above:
+                    return max(above, key=lambda a: a.line).value
+                return found[0].value if len({a.value for a in found}) == 1 else "?"
             if not cur:
                 return None
             cur = parent(cur)
