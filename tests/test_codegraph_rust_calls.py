@@ -420,3 +420,57 @@ def test_rust_block_scopes_struct_expressions_and_bound_paths(tmp_path: Path) ->
     # the bounds of the impl block the method sits in (not the struct's nor the other
     # impl's ``T``); ``Shape::Square { .. }`` is a variant, no struct
     assert inside == [("Holder.get", "T::extract", 44, model, "Extract.extract", *EXACT)]
+
+
+# The Rust Reference, "Method call expressions" and "Implementations": a trait of the crate may
+# be implemented for a type outside it (``impl RequestExt for http::Request<B>``); a method of
+# a value of that type is then the trait's, where the trait is in scope.
+FOREIGN = {
+    "Cargo.toml": '[package]\nname = "ext"\nversion = "0.1.0"\nedition = "2021"\n',
+    "src/lib.rs": (
+        "mod ext;\n"
+        "mod plain;\n"
+        "\n"
+        "use crate::ext::RequestExt;\n"
+        "use http::Request;\n"
+        "\n"
+        "pub fn handle(req: Request<()>, maybe: Option<Request<()>>) -> u32 {\n"
+        "    req.method();\n"
+        "    maybe.limit();\n"
+        "    req.name();\n"
+        "    req.limit()\n"
+        "}\n"
+    ),
+    "src/ext.rs": (
+        "pub trait RequestExt {\n"
+        "    fn limit(self) -> u32;\n"
+        "\n"
+        "    fn name(&self) -> u32 {\n"
+        "        0\n"
+        "    }\n"
+        "}\n"
+        "\n"
+        "impl<B> RequestExt for http::Request<B> {\n"
+        "    fn limit(self) -> u32 {\n"
+        "        self.name()\n"
+        "    }\n"
+        "}\n"
+    ),
+    "src/plain.rs": ("pub fn other(req: http::Request<()>) -> u32 {\n    req.limit()\n}\n"),
+}
+
+
+def test_rust_methods_of_crate_traits_implemented_for_outside_types(tmp_path: Path) -> None:
+    graph = build(tmp_path, FOREIGN)
+    ext = "src/ext.rs"
+    assert [c for c in calls(graph, "src/lib.rs") if c[3]] == [
+        ("handle", "req.name", 10, ext, "RequestExt.name", *INFERRED),  # the trait's default
+        ("handle", "req.limit", 11, ext, "http::Request.limit", *INFERRED),  # the impl's
+    ]
+    got = {c[1]: c[6] for c in calls(graph, "src/lib.rs") if not c[3]}
+    assert got == {"req.method": "external", "maybe.limit": "external"}  # http's; an Option
+    assert [c for c in calls(graph, ext) if c[3]] == [
+        ("http::Request.limit", "self.name", 11, ext, "RequestExt.name", *EXACT),
+    ]
+    # RequestExt is not in scope in plain.rs
+    assert calls(graph, "src/plain.rs") == [("other", "req.limit", 2, "", "", 0.0, "unresolved")]

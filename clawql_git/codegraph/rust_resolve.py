@@ -5,6 +5,9 @@ functions a value comes from (``T::new()`` / ``-> Self``, ``-> Result<T, E>`` un
 ``?``, ``.unwrap()`` or ``.expect()``, an ``async fn``'s result by ``.await``); methods looked
 up in the ``impl T`` and ``impl Trait for T`` blocks of the crate (any file), then in the
 traits ``T`` implements (their default methods) and their supertraits.
+A value of a declared type outside the repository (``req: http::Request``) has the methods of
+the repository traits implemented for that type (``impl RequestExt for Request``) where the
+trait is in scope; ``T::f`` with ``T: A + B`` is the one bound trait's declaring ``f``.
 
 A callee as ``lang_rust`` writes it (``Router::new().route().layer``, ``self.inner.call``,
 ``client.get().await``, ``a()?.b``) is read left to right. Anything not proven (a type
@@ -18,7 +21,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from clawql_git.codegraph.model import Assignment, Call
+from clawql_git.codegraph.model import Assignment, Call, Supertype
 from clawql_git.codegraph.resolve import UNK, Entity, ResolutionNotes, parent
 from clawql_git.codegraph.rust_types import (
     FUTURES,
@@ -43,7 +46,8 @@ TYPES = frozenset({"struct", "enum", "trait", "type"})
 MAX_DEPTH = 12
 Type = tuple[str, str]  # (file, qualname) of a type of the repository
 # A value: ('val', file, type qualname, layers): layers outermost first, 'r' a Result or
-# an Option of it, 'f' a future of it; ('ext', name); ('unk',).
+# an Option of it, 'f' a future of it; ('ext', name); ('ext', path, 'type'): a value of a
+# declared type outside the repository (``http::Request``); ('unk',).
 Value = tuple[str, ...]
 Point = tuple[int, int]  # (line 1-based, column) of a call or a declaration
 
@@ -61,6 +65,18 @@ def declared_at(asg: Assignment) -> Point:
     """Where a declaration starts to hold: the start of its span, else its line (an inner
     block's declaration starts later, so it shadows an outer one)."""
     return (asg.span[0], asg.span[1]) if asg.span else (asg.line, -1)
+
+
+def outside(value: Value) -> Value:
+    """What a value outside the repository gives (a call, ``?``, ``.await``): external, of
+    no known type."""
+    return ("ext", value[1]) if value[0] == "ext" else UNK
+
+
+def foreign_name(written: str) -> str:
+    """One spelling of a path outside the repository (``http.Request``, as an import is
+    followed, and ``http::Request``)."""
+    return written.replace(".", "::")
 
 
 def before(asg: Assignment) -> Point:
@@ -81,6 +97,9 @@ class Impls:
     futures: set[Type] = field(default_factory=set)
     derived: dict[Type, set[str]] = field(default_factory=dict)
     outputs: dict[Type, list[tuple[str, str, str]]] = field(default_factory=dict)
+    # a type outside the repository (``http::Request``) -> the repository traits implemented
+    # for it: (trait, file of the impl, qualname prefix of its methods)
+    foreign: dict[str, list[tuple[Type, str, str]]] = field(default_factory=dict)
 
 
 class RustCalls:
@@ -158,8 +177,11 @@ class RustCalls:
         if value[0] == "bnd":
             target = self.bound_method(value, name)
             return self.returned(target, None, depth + 1) if target[0] == "def" else target
+        if value[0] == "ext" and len(value) == 3:
+            target = self.method_of(value, name)
+            return self.returned(target, None, depth + 1) if target[0] == "def" else target
         if value[0] != "val":
-            return value if value[0] == "ext" else UNK
+            return outside(value)
         layers = value[3]
         if layers[:1] == "r":
             if name in UNWRAP:
@@ -176,7 +198,7 @@ class RustCalls:
         """``value?`` (``tries`` times): a Result's or an Option's value."""
         for _ in range(tries):
             if value[0] != "val":
-                return value if value[0] == "ext" else UNK
+                return outside(value)
             if value[3][:1] != "r":
                 return UNK
             value = (*value[:3], value[3][1:])
@@ -186,7 +208,7 @@ class RustCalls:
         """``value.await``: an ``async fn``'s result, or the ``Output`` of the type's
         ``IntoFuture``/``Future`` impl."""
         if value[0] != "val":
-            return value if value[0] == "ext" else UNK
+            return outside(value)
         if value[3][:1] == "f":
             return (*value[:3], value[3][1:])
         if value[3]:
@@ -293,12 +315,14 @@ class RustCalls:
             if entity[0] == "unk" and parts[0][:1].islower():  # an extern crate: ``tokio::``
                 files = self.r.module_files(path, parts[0])
                 entity = ("mod", *files) if files else ("ext", parts[0])
-        for part in parts[lead:]:
+        for i, part in enumerate(parts[lead:], lead):
             if entity[0] == "def" and self.r.index[entity[1]].defs[entity[2]].kind == "module":
                 entity = self.r._nested(entity[1], f"{entity[2]}.{part}", ResolutionNotes())
                 continue  # an inline ``mod m { ... }`` of the file
+            if entity[0] == "ext":  # ``http::request::Parts``: its whole path
+                return ("ext", "::".join([entity[1], *parts[i:]]))
             if entity[0] != "mod":
-                return entity if entity[0] == "ext" else UNK
+                return UNK
             deeper = self.r.module_files(path, f"{module}::{part}") if module else ()
             if deeper and deeper != entity[1:]:
                 entity, module = ("mod", *deeper), f"{module}::{part}"
@@ -421,7 +445,7 @@ class RustCalls:
         self._values[key] = None
         if asg.target in ("self", "Self"):
             own = self.impl_type(path, asg.value)
-            found: Value = ("val", *own, "") if own is not None else UNK
+            found: Value = ("val", *own, "") if own is not None else self.foreign(path, asg.value)
         elif asg.annotation:
             found = self.typed(path, scope, asg.value, None, depth + 1)
         else:
@@ -468,7 +492,7 @@ class RustCalls:
         last = base.rsplit("::", 1)[-1]
         if last in FUTURES and len(args) == 1 and args[0].startswith("Output"):
             inner = self.typed(path, scope, args[0].split("=", 1)[-1], own, depth + 1)
-            return (*inner[:3], "f" + inner[3]) if inner[0] == "val" else inner
+            return (*inner[:3], "f" + inner[3]) if inner[0] == "val" else outside(inner)
         if base == "Self" and own is not None:
             return ("val", *own, "")
         bounds = self.type_parameter(path, scope, base)
@@ -481,8 +505,8 @@ class RustCalls:
         if last in WRAPPED | SEE_THROUGH and args and found[0] != "unk":
             inner = self.typed(path, scope, args[0], own, depth + 1)
             wrap = "r" if last in WRAPPED else ""
-            return (*inner[:3], wrap + inner[3]) if inner[0] == "val" else inner
-        return ("ext", base) if found[0] == "ext" else UNK
+            return (*inner[:3], wrap + inner[3]) if inner[0] == "val" else outside(inner)
+        return ("ext", foreign_name(found[1]), "type") if found[0] == "ext" else UNK
 
     def tuple_field(self, path: str, scope: str, written: str, depth: int) -> Value:
         """Field ``i`` of a tuple struct written ``State<App>#i``: the field's declared type,
@@ -537,7 +561,7 @@ class RustCalls:
         """The method ``name`` a value of ``receiver``'s type has (Result/Option/future
         methods, and those of types outside the repository, are external)."""
         if receiver[0] == "ext":
-            return ("ext", name)
+            return self.foreign_method(receiver, name) if len(receiver) == 3 else ("ext", name)
         if receiver[0] == "bnd":
             return self.bound_method(receiver, name)
         if receiver[0] != "val":
@@ -587,6 +611,36 @@ class RustCalls:
         if own in impls.outside or any(t in impls.outside for t in self.traits(own)):
             return ("ext", name)
         return UNK
+
+    def foreign(self, path: str, qual: str) -> Value:
+        """``self`` in an impl whose items are named ``qual.*`` for a type outside the
+        repository (``impl RequestExt for Request``)."""
+        name = qual.rsplit(".", 1)[-1]
+        if self.r.index[path].assigns.get((qual, f"<{name}>")):
+            return UNK  # ``impl<T> Trait for T``
+        found = self.type_named(path, parent(qual), name)
+        return ("ext", foreign_name(found[1]), "type") if found[0] == "ext" else UNK
+
+    def foreign_method(self, receiver: Value, name: str) -> Entity:
+        """Method ``name`` of a value of a type outside the repository: of the one
+        repository trait implemented for that type that has it (the impl's method, else the
+        trait's default), when the trait is in scope; else external. (The Rust Reference,
+        method call expressions: the type's inherent methods come first; those of a type
+        outside the repository are not known, so the trait's is taken, as ``inferred``.)"""
+        found: set[tuple[Entity, Type]] = set()
+        for trait, file, prefix in self.impls().foreign.get(receiver[1], []):
+            sym = self.r.index[file].defs.get(f"{prefix}.{name}")
+            own = sym is not None and sym.kind == "method" and bool(sym.bases)
+            if own and self.impl_trait(file, f"{prefix}.{name}") == ("def", *trait):
+                found.add((("def", file, f"{prefix}.{name}"), trait))
+                continue
+            default = self._pick(self.impls().methods.get(trait, {}).get(name, []))
+            if default is not None:
+                found.add((default, trait))
+        if len(found) != 1:
+            return ("ext", name) if not found else UNK
+        target, trait = found.pop()
+        return target if self.visible(("def", *trait), trait[1]) else UNK
 
     def impl_trait(self, path: str, method: str) -> Entity:
         """The trait of the ``impl Trait for T`` block a method sits in."""
@@ -694,6 +748,7 @@ class RustCalls:
         for sup in facts.supertypes:
             child = self.impl_type(path, f"{sup.scope}.{sup.child}" if sup.scope else sup.child)
             if child is None:
+                self._index_foreign(path, sup, impls)
                 continue
             scope = sup.scope if sup.relation == "implements" else parent(child[1])
             trait = self.type_named(path, scope, sup.base)
@@ -708,3 +763,15 @@ class RustCalls:
                 own = self.impl_type(path, asg.scope) if asg.scope else None
                 if own is not None:
                     impls.outputs.setdefault(own, []).append((path, asg.scope, asg.value))
+
+    def _index_foreign(self, path: str, sup: Supertype, impls: Impls) -> None:
+        """``impl Trait for T`` of a repository trait and a type outside the repository."""
+        if sup.relation != "implements":
+            return
+        prefix = f"{sup.scope}.{sup.child}" if sup.scope else sup.child
+        own = self.foreign(path, prefix)
+        trait = self.type_named(path, sup.scope, sup.base)
+        if own[0] != "ext" or trait[0] != "def":
+            return
+        if self.r.index[trait[1]].defs[trait[2]].kind == "trait":
+            impls.foreign.setdefault(own[1], []).append(((trait[1], trait[2]), path, prefix))
