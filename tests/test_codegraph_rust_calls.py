@@ -474,3 +474,57 @@ def test_rust_methods_of_crate_traits_implemented_for_outside_types(tmp_path: Pa
     ]
     # RequestExt is not in scope in plain.rs
     assert calls(graph, "src/plain.rs") == [("other", "req.limit", 2, "", "", 0.0, "unresolved")]
+
+
+# The Rust Reference, "Use declarations" (2018 edition paths): a ``use`` path may start with a
+# name in scope, an inline module or one a glob import brought in, not only a crate's name.
+UNIFORM = {
+    "Cargo.toml": '[package]\nname = "uni"\nversion = "0.1.0"\nedition = "2021"\n',
+    "src/lib.rs": (
+        "mod helpers;\n"
+        "mod tests;\n"
+        "\n"
+        "use clock::Stamp;\n"
+        "use tokio::net::TcpListener;\n"
+        "\n"
+        "pub fn now() -> u32 {\n"
+        "    TcpListener::bind();\n"
+        "    Stamp::now()\n"
+        "}\n"
+        "\n"
+        "mod clock {\n"
+        "    pub struct Stamp;\n"
+        "\n"
+        "    impl Stamp {\n"
+        "        pub fn now() -> u32 {\n"
+        "            0\n"
+        "        }\n"
+        "    }\n"
+        "}\n"
+    ),
+    "src/helpers/mod.rs": "pub(crate) mod counter;\n",
+    "src/helpers/counter.rs": (
+        "pub struct Counter;\n"
+        "\n"
+        "impl Counter {\n"
+        "    pub fn new() -> Self {\n"
+        "        Counter\n"
+        "    }\n"
+        "}\n"
+    ),
+    "src/tests.rs": (
+        "use crate::helpers::*;\nuse counter::Counter;\n\nfn counts() {\n    Counter::new();\n}\n"
+    ),
+}
+
+
+def test_rust_use_paths_from_names_in_scope(tmp_path: Path) -> None:
+    graph = build(tmp_path, UNIFORM)
+    assert calls(graph, "src/lib.rs") == [
+        ("now", "TcpListener::bind", 8, "", "", 0.0, "external"),  # the tokio crate
+        ("now", "Stamp::now", 9, "src/lib.rs", "clock.Stamp.now", *EXACT),  # inline ``mod``
+    ]
+    counter = "src/helpers/counter.rs"
+    assert calls(graph, "src/tests.rs") == [
+        ("counts", "Counter::new", 5, counter, "Counter.new", *EXACT)
+    ]

@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from clawql_git.codegraph.model import Assignment, Call, Supertype
+from clawql_git.codegraph.model import Assignment, Call, Import, Supertype
 from clawql_git.codegraph.resolve import UNK, Entity, ResolutionNotes, parent
 from clawql_git.codegraph.rust_types import (
     FUTURES,
@@ -273,7 +273,8 @@ class RustCalls:
                 return ("def", path, qual)
             imports = idx.imports.get((cur, name))
             if imports:
-                return self.r.rust_namespaces(path, imports, ctx, 0)
+                found = self.r.rust_namespaces(path, imports, ctx, 0)
+                return self.uniform(path, cur, imports[-1]) if found[0] == "ext" else found
             for imp in idx.stars.get(cur, []):
                 module = self.glob_module(path, cur, imp.module)
                 if module[0] in ("mod", "def"):
@@ -281,6 +282,20 @@ class RustCalls:
                     if found[0] != "unk":
                         return found
         return ("ext", name) if name in PRELUDE else UNK
+
+    def uniform(self, path: str, scope: str, imp: Import) -> Entity:
+        """A ``use`` whose path starts with a name in scope rather than a crate (The Rust
+        Reference, use paths: ``use helpers::Thing`` where ``helpers`` is a module a glob
+        brought in); else external, as the import of another crate it is."""
+        outer = ("ext", f"{imp.module}::{imp.name}" if imp.name else imp.module)
+        head = imp.module.split("::")[0]
+        if not head or head in ("crate", "self", "super") or head == imp.alias:
+            return outer
+        local = self.name(path, scope, head)
+        if local[0] not in ("mod", "def"):
+            return outer
+        found = self.path_entity(path, scope, outer[1])
+        return found if found[0] in ("mod", "def") else outer
 
     def glob_module(self, path: str, scope: str, module: str) -> Entity:
         """The module a ``use m::*`` of ``scope`` reads (an item of a module file too: ``use
