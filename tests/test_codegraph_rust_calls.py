@@ -417,9 +417,13 @@ def test_rust_block_scopes_struct_expressions_and_bound_paths(tmp_path: Path) ->
     assert got[("page.title", 13)] == "external"  # the arm's ``page``: of ``Some(1)``, std
     assert got[("U::extract", 29)] == "unresolved"  # no bound of U declares it
     inside = [c for c in calls(graph, model) if c[3]]
-    # the bounds of the impl block the method sits in (not the struct's nor the other
-    # impl's ``T``); ``Shape::Square { .. }`` is a variant, no struct
-    assert inside == [("Holder.get", "T::extract", 44, model, "Extract.extract", *EXACT)]
+    assert inside == [
+        # ``Shape::Square { .. }`` constructs the enum's variant, no struct
+        ("Holder.square", "Shape::Square", 35, model, "Shape.Square", *EXACT),
+        # the bounds of the impl block the method sits in (not the struct's nor the other
+        # impl's ``T``)
+        ("Holder.get", "T::extract", 44, model, "Extract.extract", *EXACT),
+    ]
 
 
 # The Rust Reference, "Method call expressions" and "Implementations": a trait of the crate may
@@ -527,4 +531,49 @@ def test_rust_use_paths_from_names_in_scope(tmp_path: Path) -> None:
     counter = "src/helpers/counter.rs"
     assert calls(graph, "src/tests.rs") == [
         ("counts", "Counter::new", 5, counter, "Counter.new", *EXACT)
+    ]
+
+
+# The Rust Reference, "Enumerations": a variant's name is its constructor (``Shape::Circle(1)``,
+# ``Self::Empty``); ``matches!(v, Pat)`` and a ``select!`` / ``match`` arm's left side in a
+# macro's tokens are patterns, which construct nothing.
+VARIANTS = {
+    "Cargo.toml": '[package]\nname = "var"\nversion = "0.1.0"\nedition = "2021"\n',
+    "src/lib.rs": (
+        "pub enum Shape {\n"
+        "    /// A circle.\n"
+        "    Circle(u32),\n"
+        "    Empty,\n"
+        "}\n"
+        "\n"
+        "impl Shape {\n"
+        "    pub fn area(&self) -> u32 {\n"
+        "        0\n"
+        "    }\n"
+        "\n"
+        "    pub fn unit() -> Self {\n"
+        "        Self::Circle(1)\n"
+        "    }\n"
+        "}\n"
+        "\n"
+        "pub fn shapes(s: Shape) -> bool {\n"
+        "    Shape::Circle(2).area();\n"
+        "    tokio::select! {\n"
+        "        Shape::Circle(r) = next() => r,\n"
+        "    };\n"
+        "    matches!(s, Shape::Circle(_))\n"
+        "}\n"
+    ),
+}
+
+
+def test_rust_enum_variants_are_constructors_and_macro_patterns_are_not(tmp_path: Path) -> None:
+    graph = build(tmp_path, VARIANTS)
+    (variant,) = graph.symbols("Shape.Circle")
+    assert (variant["kind"], variant["docstring"]) == ("constant", "A circle.")
+    assert calls(graph, "src/lib.rs") == [
+        ("Shape.unit", "Self::Circle", 13, "src/lib.rs", "Shape.Circle", *EXACT),
+        ("shapes", "Shape::Circle", 18, "src/lib.rs", "Shape.Circle", *EXACT),
+        ("shapes", "Shape::Circle().area", 18, "src/lib.rs", "Shape.area", *INFERRED),
+        ("shapes", "next", 20, "", "", 0.0, "unresolved"),  # the pattern left of ``=`` is none
     ]

@@ -14,6 +14,7 @@ Conventions:
   ``use a::b::*`` -> name '*'; ``use a::b::{self}`` -> module 'a::b', name '';
   ``mod x;`` -> module 'self::x', name '', alias 'x'; ``extern crate x`` -> module 'x'.
   Inside inline modules the ``super``s climbing back to the file are written ``self``.
+- an enum's variants are constants ``Enum.Variant``; ``E::V(..)`` and ``E::V { .. }`` call them.
 - a struct expression ``Foo { .. }`` is a call of ``Foo`` (it constructs one, as ``Foo(..)``
   does a tuple struct).
 - locals carry the span where they are in scope (The Rust Reference, scopes): a ``let`` from
@@ -70,6 +71,7 @@ _ATTRIBUTES = frozenset({"attribute_item"})
 _WRAPPERS = frozenset({"Box", "Arc", "Rc", "Cow"})
 _PATH_TOKENS = frozenset({"identifier", "self", "super", "crate"})
 _ROOT_FILES = ("lib.rs", "main.rs")
+_PATTERN_MACROS = frozenset({"matches", "assert_matches", "debug_assert_matches"})
 _SELF_TYPED = re.compile(r"^(mut\s+)?self\s*:")
 # values whose type the resolver reads from the expression (``callee_name`` writes them)
 _VALUES = frozenset(
@@ -419,12 +421,25 @@ class RustWalker(Walker):
                 for i, field_type in enumerate(types):  # a tuple struct's fields: ``0``, ``1``
                     self.assign(str(i), written_type(field_type), field_type, True)
 
-    def variants(self, body: Node | None) -> None:
-        """The fields of an enum's variants: ``A(Route)`` -> ``A.0``, ``B { x: Foo }`` ->
-        ``B.x``, with their types as written (target ``Variant.field``, scope the enum)."""
+    def variants(self, body: Node | None, exported: bool) -> None:
+        """An enum's variants, constants ``Enum.Variant`` (exported with the enum), and their
+        fields: ``A(Route)`` -> ``A.0``, ``B { x: Foo }`` -> ``B.x``, with their types as
+        written (target ``Variant.field``, scope the enum)."""
         for variant in body.named_children if body is not None else []:
-            fields = variant.child_by_field_name("body") if variant.type == "enum_variant" else None
+            if variant.type != "enum_variant":
+                self.visit(variant)  # a comment or an attribute: noted for the next variant
+                continue
+            fields = variant.child_by_field_name("body")
             name = text(variant.child_by_field_name("name"))
+            self.add_symbol(
+                variant,
+                name,
+                "constant",
+                signature=collapse(text(variant)),
+                docstring=self.doc(variant),
+                exported=exported,
+                decorators=self.attributes(variant),
+            )
             if fields is not None and fields.type == "ordered_field_declaration_list":
                 for i, field_type in enumerate(fields.children_by_field_name("type")):
                     self.assign(f"{name}.{i}", written_type(field_type), field_type, True)
@@ -454,7 +469,7 @@ class RustWalker(Walker):
         elif node.type == "enum_item":
             with self.enter(name):
                 self.type_parameters(node)
-                self.variants(node.child_by_field_name("body"))
+                self.variants(node.child_by_field_name("body"), _has_pub(node))
         value = node.child_by_field_name("value")
         if value is not None:
             self.visit(value)
@@ -560,19 +575,32 @@ class RustWalker(Walker):
         self.visit_children(node)
 
     def on_macro(self, node: Node) -> None:
+        """Calls in a macro's tokens; of ``matches!(v, Pat)`` only in ``v`` (the rest is a
+        pattern, whose ``E::V(x)`` constructs nothing)."""
+        name = text(node.child_by_field_name("macro")).rsplit("::", 1)[-1]
         for child in node.named_children:
             if child.type == "token_tree":
-                self.scan_tokens(child)
+                self.scan_tokens(child, name in _PATTERN_MACROS, name.endswith("_spanned"))
 
-    def scan_tokens(self, tree: Node) -> None:
+    def scan_tokens(self, tree: Node, first: bool = False, spanned: bool = False) -> None:
         """Calls in a macro's tokens: a path (``a::b``, ``x.y``) followed by ``( ... )``; a
         call's ``.m(``, ``?``, ``.await`` continue its chain (``x.a()?.b()`` -> ``x.a()?.b``);
         a literal's method is ``.m`` as outside macros; ``#name`` and ``#[attr]`` (``quote!``
-        interpolations, attributes) are no calls."""
+        interpolations, attributes) are no calls, nor is what comes before ``=`` or ``=>``
+        (with no ``=`` between) since the last ``,`` / ``;`` / block: a pattern
+        (``Some(E::V(x)) => ..``, ``E::V(x) = fut => ..`` in ``select!``, ``let E::V(x) =``),
+        but for the span of ``quote_spanned! {s.span()=> ..}`` (``spanned``)."""
         path: list[str] = []
         hashed = False
+        since, bound = len(self.facts.calls), spanned  # calls since the last boundary, ``=``
         for child in tree.children:
             kind = child.type
+            if first and kind == ",":
+                return  # ``first``: the tokens of the first argument only
+            if kind == "=" or (kind == "=>" and not bound):
+                del self.facts.calls[since:]
+            if kind in {"=>", "=", ",", ";"}:
+                since, bound = len(self.facts.calls), kind == "="
             if hashed and (kind in _PATH_TOKENS or kind == "token_tree"):
                 hashed, path = False, []
                 if not text(child).startswith("("):
@@ -592,6 +620,8 @@ class RustWalker(Walker):
                     self.add_call("".join(path), child)
                 self.scan_tokens(child)
                 path = [*path, "()"] if called else []
+                if text(child).startswith("{"):
+                    since, bound = len(self.facts.calls), False
             else:
                 hashed, path = kind == "#", []
 
@@ -677,7 +707,7 @@ class RustWalker(Walker):
 class RustExtractor:
     """The Rust extractor the code graph loads as ``lang_rust.EXTRACTOR``."""
 
-    version = "3"  # 3: spans of locals; 2: types as written, ``?``/``.await``, type parameters
+    version = "3"  # 3: local spans, struct expressions, variants; 2: types as written
 
     def __init__(self) -> None:
         self.suffixes = {".rs": "rust"}

@@ -248,10 +248,19 @@ class RustCalls:
         if owner[0] == "def" and self.r.index[owner[1]].defs[owner[2]].kind == "module":
             return self.r._nested(owner[1], f"{owner[2]}.{name}", ResolutionNotes())
         if owner[0] == "def" and self.is_type(owner[1], owner[2]):
-            if name[:1].isupper():  # an enum variant or an associated constant
-                return UNK
+            if name[:1].isupper():  # an enum's variant (its constructor), or a constant
+                return self.variant(owner[1], owner[2], name)
             return self.method(owner[1], owner[2], name)
         return owner if owner[0] == "ext" else UNK
+
+    def variant(self, path: str, enum: str, name: str) -> Entity:
+        """Variant ``name`` of an enum, as the declaration it is ('var': no function; UNK
+        for anything else, an associated constant)."""
+        idx = self.r.index[path]
+        sym = idx.defs.get(f"{enum}.{name}")
+        if idx.defs[enum].kind == "enum" and sym is not None and sym.kind == "constant":
+            return ("var", path, sym.qualname)
+        return UNK
 
     def name(self, path: str, scope: str, name: str) -> Entity:
         """An item a simple path names from ``scope``: defined in an enclosing scope (an
@@ -557,6 +566,8 @@ class RustCalls:
     def returned(self, made: Entity, own: Type | None, depth: int) -> Value:
         """What calling ``made`` gives: a type (a tuple struct's constructor) its value, a
         function its declared return type (an ``async fn`` a future of it)."""
+        if made[0] == "var":  # ``E::V(..)``: a value of the enum
+            return ("val", made[1], parent(made[2]), "")
         if made[0] != "def":
             return made if made[0] == "ext" else UNK
         sym = self.r.index[made[1]].defs[made[2]]
