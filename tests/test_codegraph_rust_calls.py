@@ -577,3 +577,74 @@ def test_rust_enum_variants_are_constructors_and_macro_patterns_are_not(tmp_path
         ("shapes", "Shape::Circle().area", 18, "src/lib.rs", "Shape.area", *INFERRED),
         ("shapes", "next", 20, "", "", 0.0, "unresolved"),  # the pattern left of ``=`` is none
     ]
+
+
+# The Rust Reference, "Macros by example": an item ``handler_fn!(get, GET);`` expands to what
+# the matching rule transcribes; a macro whose every rule binds ``$name:ident`` first and
+# transcribes ``fn $name`` (directly or by invoking itself) defines function ``get`` there.
+MACROS = {
+    "Cargo.toml": '[package]\nname = "mac"\nversion = "0.1.0"\nedition = "2021"\n',
+    "src/lib.rs": (
+        "pub struct Router;\n"
+        "\n"
+        "macro_rules! handler_fn {\n"
+        "    ($name:ident, GET) => {\n"
+        '        handler_fn!(#[doc = "GET"] $name, GET);\n'
+        "    };\n"
+        "    ($(#[$m:meta])+ $name:ident, $method:ident) => {\n"
+        "        $(#[$m])+\n"
+        "        pub fn $name(handler: u32) -> Router {\n"
+        "            Router\n"
+        "        }\n"
+        "    };\n"
+        "}\n"
+        "\n"
+        "macro_rules! chained_fn {\n"
+        "    ($name:ident) => {\n"
+        "        pub fn $name(self) -> Self {\n"
+        "            self\n"
+        "        }\n"
+        "    };\n"
+        "}\n"
+        "\n"
+        "macro_rules! other {\n"
+        "    ($x:expr) => {\n"
+        "        $x\n"
+        "    };\n"
+        "}\n"
+        "\n"
+        "handler_fn!(get, GET);\n"
+        "\n"
+        "impl Router {\n"
+        "    chained_fn!(post);\n"
+        "\n"
+        "    pub fn route(self) -> Self {\n"
+        "        self\n"
+        "    }\n"
+        "}\n"
+        "\n"
+        "other!(put);\n"
+        "\n"
+        "pub fn app() -> Router {\n"
+        "    get(1).post().route()\n"
+        "}\n"
+    ),
+}
+
+
+def test_rust_functions_item_macros_define(tmp_path: Path) -> None:
+    graph = build(tmp_path, MACROS)
+    (get,) = graph.symbols("get")
+    assert (get["kind"], get["line"], get["signature"], get["exported"]) == (
+        "function",
+        29,
+        "pub fn get(handler: u32) -> Router",
+        True,
+    )
+    assert [s["kind"] for s in graph.symbols("Router.post")] == ["method"]
+    assert graph.symbols("put") == []  # ``other!`` defines no function
+    assert calls(graph, "src/lib.rs") == [
+        ("app", "get", 42, "src/lib.rs", "get", *EXACT),
+        ("app", "get().post", 42, "src/lib.rs", "Router.post", *INFERRED),  # -> Router
+        ("app", "get().post().route", 42, "src/lib.rs", "Router.route", *INFERRED),
+    ]

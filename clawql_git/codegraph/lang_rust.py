@@ -20,6 +20,8 @@ Conventions:
 - locals carry the span where they are in scope (The Rust Reference, scopes): a ``let`` from
   its end to the end of its block, a closure's parameters in its body, a ``for`` / match arm
   / ``if let`` pattern in what it guards; parameters and ``self`` have none (the function).
+- an item ``m!(get, GET);`` of a ``macro_rules! m`` of the file whose rules expand to ``fn
+  $name`` defines ``get`` (``rust_macros``; axum's ``top_level_handler_fn!``).
 - calls inside macro arguments (``println!("{}", x.name())``, ``vec![Foo::new()]``) are
   found by scanning the macro's token tree for ``path(`` sequences.
 - assignments (the evidence ``rust_resolve`` types receivers with): ``let x: Foo<T>``,
@@ -52,6 +54,7 @@ from tree_sitter import Node
 
 from clawql_git.codegraph.model import Assignment, FileFacts, RepoView, SymbolKind
 from clawql_git.codegraph.rust_crates import Manifests, crate_dir
+from clawql_git.codegraph.rust_macros import FnMacro, fn_macro, generated_name
 from clawql_git.codegraph.rust_resolve import RustCalls
 from clawql_git.codegraph.rust_routes import rust_routes
 from clawql_git.codegraph.ts_util import (
@@ -250,6 +253,7 @@ class RustWalker(Walker):
         "call_expression": "on_call",
         "struct_expression": "on_struct_expression",
         "macro_invocation": "on_macro",
+        "macro_definition": "on_macro_definition",
         "parameters": "on_params",
         "closure_parameters": "on_closure_params",
         "for_expression": "on_binding",
@@ -269,6 +273,7 @@ class RustWalker(Walker):
         self.depth = 0
         self.impls: dict[str, list[str]] = {}  # type -> traits implemented in this file
         self.span: tuple[int, ...] = ()  # where the names being bound are in scope
+        self.fn_macros: dict[str, FnMacro] = {}  # the file's macros defining a function
 
     def assign(self, target: str, value: str, node: Node, annotation: bool) -> None:
         """As :meth:`Walker.assign`, with the ``span`` of the binding being walked."""
@@ -574,13 +579,42 @@ class RustWalker(Walker):
             self.add_call(strip_generics("".join(text(name).split())), node)
         self.visit_children(node)
 
+    def on_macro_definition(self, node: Node) -> None:
+        """A ``macro_rules!`` that defines a function where it is invoked (macros by example
+        are seen from their definition down, as here)."""
+        found = fn_macro(node)
+        if found is not None:
+            self.fn_macros[text(node.child_by_field_name("name"))] = found
+
     def on_macro(self, node: Node) -> None:
         """Calls in a macro's tokens; of ``matches!(v, Pat)`` only in ``v`` (the rest is a
-        pattern, whose ``E::V(x)`` constructs nothing)."""
+        pattern, whose ``E::V(x)`` constructs nothing). An item ``m!(name, ..)`` of a macro
+        of the file that defines ``fn $name`` defines ``name`` (:mod:`rust_macros`)."""
         name = text(node.child_by_field_name("macro")).rsplit("::", 1)[-1]
+        macro = self.fn_macros.get(name) if not self.depth else None
+        defined = generated_name(node) if macro is not None else ""
+        if macro is not None and defined:
+            self.generated(node, defined, macro)
         for child in node.named_children:
             if child.type == "token_tree":
                 self.scan_tokens(child, name in _PATTERN_MACROS, name.endswith("_spanned"))
+
+    def generated(self, node: Node, name: str, macro: FnMacro) -> None:
+        """The function (a method, in an impl or a trait) an item macro invocation defines."""
+        kind: SymbolKind = "method" if self.container else "function"
+        extra: dict[str, object] = (
+            {"bases": (self.trait,)} if kind == "method" and self.trait else {}
+        )
+        self.add_symbol(
+            node,
+            name,
+            kind,
+            signature=re.sub(re.escape(macro.variable) + r"\b", name, macro.header),
+            docstring=self.doc(node),
+            exported=macro.public or self.trait_impl,
+            returns=macro.returns,
+            **extra,
+        )
 
     def scan_tokens(self, tree: Node, first: bool = False, spanned: bool = False) -> None:
         """Calls in a macro's tokens: a path (``a::b``, ``x.y``) followed by ``( ... )``; a
