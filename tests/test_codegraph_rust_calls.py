@@ -435,12 +435,12 @@ FOREIGN = {
         "mod ext;\n"
         "mod plain;\n"
         "\n"
-        "use crate::ext::RequestExt;\n"
+        "use crate::ext::{RequestExt, Size};\n"
         "use http::Request;\n"
         "\n"
         "pub fn handle(req: Request<()>, maybe: Option<Request<()>>) -> u32 {\n"
         "    req.method();\n"
-        "    maybe.limit();\n"
+        "    maybe.limit(); req.size();\n"
         "    req.name();\n"
         "    req.limit()\n"
         "}\n"
@@ -459,6 +459,16 @@ FOREIGN = {
         "        self.name()\n"
         "    }\n"
         "}\n"
+        "\n"
+        "pub trait Size {\n"
+        "    fn size(&self) -> u32;\n"
+        "}\n"
+        "\n"
+        "impl<B> Size for http::Request<B> {\n"
+        "    fn size(&self) -> u32 {\n"
+        "        Self::size(self)\n"
+        "    }\n"
+        "}\n"
     ),
     "src/plain.rs": ("pub fn other(req: http::Request<()>) -> u32 {\n    req.limit()\n}\n"),
 }
@@ -472,7 +482,8 @@ def test_rust_methods_of_crate_traits_implemented_for_outside_types(tmp_path: Pa
         ("handle", "req.limit", 11, ext, "http::Request.limit", *INFERRED),  # the impl's
     ]
     got = {c[1]: c[6] for c in calls(graph, "src/lib.rs") if not c[3]}
-    assert got == {"req.method": "external", "maybe.limit": "external"}  # http's; an Option
+    # http's; an Option; the type's own ``size`` (the impl calls it), which comes first
+    assert got == {"req.method": "external", "maybe.limit": "external", "req.size": "external"}
     assert [c for c in calls(graph, ext) if c[3]] == [
         ("http::Request.limit", "self.name", 11, ext, "RequestExt.name", *EXACT),
     ]

@@ -658,6 +658,8 @@ class RustCalls:
             sym = self.r.index[file].defs.get(f"{prefix}.{name}")
             own = sym is not None and sym.kind == "method" and bool(sym.bases)
             if own and self.impl_trait(file, f"{prefix}.{name}") == ("def", *trait):
+                if self.delegates(file, prefix, name):
+                    return ("ext", name)  # the type's own ``name`` exists, and comes first
                 found.add((("def", file, f"{prefix}.{name}"), trait))
                 continue
             default = self._pick(self.impls().methods.get(trait, {}).get(name, []))
@@ -667,6 +669,15 @@ class RustCalls:
             return ("ext", name) if not found else UNK
         target, trait = found.pop()
         return target if self.visible(("def", *trait), trait[1]) else UNK
+
+    def delegates(self, path: str, prefix: str, name: str) -> bool:
+        """Whether the impl method ``prefix.name`` calls ``Self::name`` (``fn local_addr(&self)
+        { Self::local_addr(self) }``): the type has an inherent ``name`` of its own."""
+        caller = f"{prefix}.{name}"
+        spelled = {f"Self::{name}", f"{prefix}::{name}", f"{prefix.rsplit('.', 1)[-1]}::{name}"}
+        return any(
+            c.caller == caller and c.callee in spelled for c in self.r.index[path].facts.calls
+        )
 
     def impl_trait(self, path: str, method: str) -> Entity:
         """The trait of the ``impl Trait for T`` block a method sits in."""
