@@ -659,3 +659,15 @@ def test_rust_functions_item_macros_define(tmp_path: Path) -> None:
         ("app", "get().post", 42, "src/lib.rs", "Router.post", *INFERRED),  # -> Router
         ("app", "get().post().route", 42, "src/lib.rs", "Router.route", *INFERRED),
     ]
+
+
+def test_rust_macros_with_a_rule_expanding_to_other_items_define_nothing() -> None:
+    source = (
+        "macro_rules! item {\n"
+        "    ($name:ident) => { pub fn $name() {} };\n"
+        "    ($name:ident, unit) => { pub struct $name; };\n"
+        "}\n"
+        "item!(Marker, unit);\n"
+    )
+    f = extract("rust", "src/a.rs", source)
+    assert [s.qualname for s in f.symbols] == []  # ``Marker`` is a struct here, no function

@@ -1,8 +1,8 @@
 """Functions a ``macro_rules!`` macro of the file defines where it is invoked as an item
 (The Rust Reference, macros by example): ``top_level_handler_fn!(get, GET);`` defines ``fn
 get`` when every rule of the macro binds its first fragment ``$name:ident`` (after optional
-``$(#[$m:meta])*`` attributes) and a rule's expansion is ``fn $name ...``. Other macros, and
-what they expand to otherwise, are not read."""
+``$(#[$m:meta])*`` attributes) and expands either to ``fn $name ...`` or to an invocation of
+the macro itself. Other macros are not read."""
 
 from __future__ import annotations
 
@@ -34,11 +34,27 @@ def fn_macro(definition: Node) -> FnMacro | None:
     if len(variables) != 1 or None in variables:
         return None
     variable = variables.pop() or ""
+    name = text(definition.child_by_field_name("name"))
+    found = None
     for rule in rules:
-        found = _defining(rule.child_by_field_name("right"), variable)
-        if found is not None:
-            return found
-    return None
+        body = rule.child_by_field_name("right")
+        defined = _defining(body, variable)
+        if defined is None and not _recursive(body, name):
+            return None  # a rule that expands to something else (a struct named $name?)
+        found = found or defined
+    return found
+
+
+def _recursive(body: Node | None, name: str) -> bool:
+    """Whether an expansion is only an invocation of the macro itself (``m!(..);``)."""
+    inner = body.children[1:-1] if body is not None else []
+    tokens = [c for c in inner if c.type not in _SKIPPED]
+    kinds = [c.type for c in tokens]
+    return (
+        kinds[:3] == ["identifier", "!", "token_tree"]
+        and text(tokens[0]) == name
+        and (kinds[3:] in ([], [";"]))
+    )
 
 
 def generated_name(invocation: Node) -> str:
