@@ -376,6 +376,8 @@ def test_rust_impl_blocks_trait_impls_derives_docs() -> None:
     assert syms(f) == [
         ("User", "struct", 5, 8, True),
         ("Role", "enum", 11, 14, True),
+        ("Role.Admin", "constant", 12, 12, True),  # variants, exported with their enum
+        ("Role.Guest", "constant", 13, 13, True),
         ("User.new", "method", 18, 20, True),
         ("User.fmt", "method", 24, 26, True),
     ]
@@ -388,6 +390,7 @@ def test_rust_impl_blocks_trait_impls_derives_docs() -> None:
     assert sym(f, "User.new").signature == "pub fn new(id: u32, name: &str) -> Self"
     assert imps(f) == [("std", "fmt", "fmt")]
     assert calls(f) == [
+        ("User", "User.new", 19),  # ``User { .. }`` constructs a User
         ("name.to_string", "User.new", 19),
         ("self.name.to_uppercase", "User.fmt", 25),
     ]
@@ -415,6 +418,7 @@ def test_rust_traits_use_trees_mods_and_smart_pointer_fields() -> None:
     assert calls(f) == [
         ("Box::new", "Service.new", 21),
         ("helpers::MemRepo::default", "Service.new", 21),
+        ("Service", "Service.new", 22),  # a struct expression
         ("self.repo.find().cloned().unwrap_or_else", "Service.greet", 26),
         ("self.repo.find().cloned", "Service.greet", 26),
         ("self.repo.find", "Service.greet", 26),

@@ -213,6 +213,9 @@ def test_rust_self_associated_functions_fields_and_trait_methods(tmp_path: Path)
     assert resolved(tmp_path, "src/store.rs") == [
         ("Item.describe", "self.label", 9, "src/store.rs", "Item.label", *EXACT),
         ("Store.new", "Self::with_items", 24, "src/store.rs", "Store.with_items", *EXACT),
+        # struct expressions construct their struct: ``Store { items, main: Item { id: 0 } }``
+        ("Store.with_items", "Item", 28, "src/store.rs", "Item", *EXACT),
+        ("Store.with_items", "Store", 28, "src/store.rs", "Store", *EXACT),
         ("Store.find", "self.lookup", 36, "src/store.rs", "Store.lookup", *EXACT),
         ("Store.main_label", "self.main.describe", 48, "src/store.rs", "Item.describe", *INFERRED),
         ("Store.default", "Store::new", 54, "src/store.rs", "Store.new", *EXACT),
@@ -254,8 +257,10 @@ def test_rust_locals_return_types_try_await_and_path_dependencies(tmp_path: Path
         ("run", "found.describe", 17, store, "Item.describe", *INFERRED),  # Result<Item, _>?
         ("run", "store.lookup", 18, store, "Store.lookup", *INFERRED),
         ("run", "store.lookup().unwrap().describe", 18, store, "Item.describe", *INFERRED),
+        ("run", "Circle", 19, shapes, "Circle", *EXACT),  # ``Circle { r: 1.0 }``
         ("run", "circle.area", 20, shapes, "Circle.area", *INFERRED),  # impl Shape for Circle
         ("run", "circle.name", 21, shapes, "Shape.name", *INFERRED),  # the trait's default
+        ("run", "Circle", 22, shapes, "Circle", *EXACT),
         ("run", "shapes::measure", 22, shapes, "measure", *EXACT),
         ("run", "load", 23, "src/lib.rs", "load", *EXACT),
         ("run", "loaded.count", 24, store, "Store.count", *INFERRED),  # async fn .await
@@ -300,3 +305,369 @@ def test_rust_facts_types_as_written_try_await_and_inline_module_globs() -> None
     assert next(s for s in f.symbols if s.qualname == "S.m").returns == "Result<Self, E>"
     assert [c.callee for c in f.calls] == ["a()?.b", "a", "(self.f)"]
     assert [(i.module, i.name, i.scope) for i in f.imports] == [("self", "*", "tests")]
+
+
+# The Rust Reference, "Scopes": a ``let`` binding is in scope from after the statement to the
+# end of its block, a closure's parameters in its body, a match arm's bindings in the arm;
+# "Struct expressions": ``Path { fields }`` constructs the struct the path names;
+# "Trait and lifetime bounds": ``T::f`` with ``T: Trait`` names the trait's associated item.
+SCOPES = {
+    "Cargo.toml": '[package]\nname = "app"\nversion = "0.1.0"\nedition = "2021"\n',
+    "src/lib.rs": (
+        "mod model;\n"
+        "\n"
+        "use crate::model::{Extract, Page, Socket, Upgrade};\n"
+        "\n"
+        "pub fn scoped(ws: Upgrade, page: Page) {\n"
+        "    ws.on_upgrade(|ws: Socket| ws.send());\n"
+        "    {\n"
+        "        let page = Socket {};\n"
+        "        page.send();\n"
+        "    }\n"
+        "    page.title();\n"
+        "    match Some(1) {\n"
+        "        Some(page) => page.title(),\n"
+        "        None => page.title(),\n"
+        "    };\n"
+        "}\n"
+        "\n"
+        "pub fn made() -> Page {\n"
+        "    let _ = model::Page { n: 1 };\n"
+        "    Page { n: 2 }\n"
+        "}\n"
+        "\n"
+        "pub fn extracted<T, U>(n: u32) -> u32\n"
+        "where\n"
+        "    T: Extract + Send,\n"
+        "    U: Clone + Send,\n"
+        "{\n"
+        "    T::extract(n);\n"
+        "    U::extract(n)\n"
+        "}\n"
+    ),
+    "src/model.rs": (
+        "pub struct Page {\n"
+        "    pub n: u32,\n"
+        "}\n"
+        "\n"
+        "impl Page {\n"
+        "    pub fn title(&self) -> u32 {\n"
+        "        self.n\n"
+        "    }\n"
+        "}\n"
+        "\n"
+        "pub struct Socket {}\n"
+        "\n"
+        "impl Socket {\n"
+        "    pub fn send(&self) {}\n"
+        "}\n"
+        "\n"
+        "pub struct Upgrade {}\n"
+        "\n"
+        "impl Upgrade {\n"
+        "    pub fn on_upgrade<F>(self, f: F) {}\n"
+        "}\n"
+        "\n"
+        "pub enum Shape {\n"
+        "    Square { side: u32 },\n"
+        "}\n"
+        "\n"
+        "pub trait Extract {\n"
+        "    fn extract(n: u32) -> u32;\n"
+        "}\n"
+        "\n"
+        "pub struct Holder<T>(T);\n"
+        "\n"
+        "impl<T> Holder<T> {\n"
+        "    pub fn square() -> Shape {\n"
+        "        Shape::Square { side: 1 }\n"
+        "    }\n"
+        "}\n"
+        "\n"
+        "impl<T> Holder<T>\n"
+        "where\n"
+        "    T: Extract + Clone,\n"
+        "{\n"
+        "    pub fn get(n: u32) -> u32 {\n"
+        "        T::extract(n)\n"
+        "    }\n"
+        "}\n"
+    ),
+}
+
+
+def test_rust_block_scopes_struct_expressions_and_bound_paths(tmp_path: Path) -> None:
+    graph = build(tmp_path, SCOPES)
+    model = "src/model.rs"
+    assert [c for c in calls(graph, "src/lib.rs") if c[3]] == [
+        # the outer ``ws`` (the closure's ``ws`` is bound in its body only), then the inner
+        ("scoped", "ws.on_upgrade", 6, model, "Upgrade.on_upgrade", *INFERRED),
+        ("scoped", "ws.send", 6, model, "Socket.send", *INFERRED),
+        ("scoped", "Socket", 8, model, "Socket", *EXACT),
+        ("scoped", "page.send", 9, model, "Socket.send", *INFERRED),
+        # the block's ``page`` has ended: the parameter again
+        ("scoped", "page.title", 11, model, "Page.title", *INFERRED),
+        ("scoped", "page.title", 14, model, "Page.title", *INFERRED),  # not the arm's
+        ("made", "model::Page", 19, model, "Page", *EXACT),
+        ("made", "Page", 20, model, "Page", *EXACT),
+        # ``T: Extract + Send``: of the bounds only Extract declares ``extract``
+        ("extracted", "T::extract", 28, model, "Extract.extract", *EXACT),
+    ]
+    got = {(c[1], c[2]): c[6] for c in calls(graph, "src/lib.rs") if not c[3]}
+    assert got[("page.title", 13)] == "external"  # the arm's ``page``: of ``Some(1)``, std
+    assert got[("U::extract", 29)] == "unresolved"  # no bound of U declares it
+    inside = [c for c in calls(graph, model) if c[3]]
+    assert inside == [
+        # ``Shape::Square { .. }`` constructs the enum's variant, no struct
+        ("Holder.square", "Shape::Square", 35, model, "Shape.Square", *EXACT),
+        # the bounds of the impl block the method sits in (not the struct's nor the other
+        # impl's ``T``)
+        ("Holder.get", "T::extract", 44, model, "Extract.extract", *EXACT),
+    ]
+
+
+# The Rust Reference, "Method call expressions" and "Implementations": a trait of the crate may
+# be implemented for a type outside it (``impl RequestExt for http::Request<B>``); a method of
+# a value of that type is then the trait's, where the trait is in scope.
+FOREIGN = {
+    "Cargo.toml": '[package]\nname = "ext"\nversion = "0.1.0"\nedition = "2021"\n',
+    "src/lib.rs": (
+        "mod ext;\n"
+        "mod plain;\n"
+        "\n"
+        "use crate::ext::{RequestExt, Size};\n"
+        "use http::Request;\n"
+        "\n"
+        "pub fn handle(req: Request<()>, maybe: Option<Request<()>>) -> u32 {\n"
+        "    req.method();\n"
+        "    maybe.limit(); req.size();\n"
+        "    req.name();\n"
+        "    req.limit()\n"
+        "}\n"
+    ),
+    "src/ext.rs": (
+        "pub trait RequestExt {\n"
+        "    fn limit(self) -> u32;\n"
+        "\n"
+        "    fn name(&self) -> u32 {\n"
+        "        0\n"
+        "    }\n"
+        "}\n"
+        "\n"
+        "impl<B> RequestExt for http::Request<B> {\n"
+        "    fn limit(self) -> u32 {\n"
+        "        self.name()\n"
+        "    }\n"
+        "}\n"
+        "\n"
+        "pub trait Size {\n"
+        "    fn size(&self) -> u32;\n"
+        "}\n"
+        "\n"
+        "impl<B> Size for http::Request<B> {\n"
+        "    fn size(&self) -> u32 {\n"
+        "        Self::size(self)\n"
+        "    }\n"
+        "}\n"
+    ),
+    "src/plain.rs": ("pub fn other(req: http::Request<()>) -> u32 {\n    req.limit()\n}\n"),
+}
+
+
+def test_rust_methods_of_crate_traits_implemented_for_outside_types(tmp_path: Path) -> None:
+    graph = build(tmp_path, FOREIGN)
+    ext = "src/ext.rs"
+    assert [c for c in calls(graph, "src/lib.rs") if c[3]] == [
+        ("handle", "req.name", 10, ext, "RequestExt.name", *INFERRED),  # the trait's default
+        ("handle", "req.limit", 11, ext, "http::Request.limit", *INFERRED),  # the impl's
+    ]
+    got = {c[1]: c[6] for c in calls(graph, "src/lib.rs") if not c[3]}
+    # http's; an Option; the type's own ``size`` (the impl calls it), which comes first
+    assert got == {"req.method": "external", "maybe.limit": "external", "req.size": "external"}
+    assert [c for c in calls(graph, ext) if c[3]] == [
+        ("http::Request.limit", "self.name", 11, ext, "RequestExt.name", *EXACT),
+    ]
+    # RequestExt is not in scope in plain.rs
+    assert calls(graph, "src/plain.rs") == [("other", "req.limit", 2, "", "", 0.0, "unresolved")]
+
+
+# The Rust Reference, "Use declarations" (2018 edition paths): a ``use`` path may start with a
+# name in scope, an inline module or one a glob import brought in, not only a crate's name.
+UNIFORM = {
+    "Cargo.toml": '[package]\nname = "uni"\nversion = "0.1.0"\nedition = "2021"\n',
+    "src/lib.rs": (
+        "mod helpers;\n"
+        "mod tests;\n"
+        "\n"
+        "use clock::Stamp;\n"
+        "use tokio::net::TcpListener;\n"
+        "\n"
+        "pub fn now() -> u32 {\n"
+        "    TcpListener::bind();\n"
+        "    Stamp::now()\n"
+        "}\n"
+        "\n"
+        "mod clock {\n"
+        "    pub struct Stamp;\n"
+        "\n"
+        "    impl Stamp {\n"
+        "        pub fn now() -> u32 {\n"
+        "            0\n"
+        "        }\n"
+        "    }\n"
+        "}\n"
+    ),
+    "src/helpers/mod.rs": "pub(crate) mod counter;\n",
+    "src/helpers/counter.rs": (
+        "pub struct Counter;\n"
+        "\n"
+        "impl Counter {\n"
+        "    pub fn new() -> Self {\n"
+        "        Counter\n"
+        "    }\n"
+        "}\n"
+    ),
+    "src/tests.rs": (
+        "use crate::helpers::*;\nuse counter::Counter;\n\nfn counts() {\n    Counter::new();\n}\n"
+    ),
+}
+
+
+def test_rust_use_paths_from_names_in_scope(tmp_path: Path) -> None:
+    graph = build(tmp_path, UNIFORM)
+    assert calls(graph, "src/lib.rs") == [
+        ("now", "TcpListener::bind", 8, "", "", 0.0, "external"),  # the tokio crate
+        ("now", "Stamp::now", 9, "src/lib.rs", "clock.Stamp.now", *EXACT),  # inline ``mod``
+    ]
+    counter = "src/helpers/counter.rs"
+    assert calls(graph, "src/tests.rs") == [
+        ("counts", "Counter::new", 5, counter, "Counter.new", *EXACT)
+    ]
+
+
+# The Rust Reference, "Enumerations": a variant's name is its constructor (``Shape::Circle(1)``,
+# ``Self::Empty``); ``matches!(v, Pat)`` and a ``select!`` / ``match`` arm's left side in a
+# macro's tokens are patterns, which construct nothing.
+VARIANTS = {
+    "Cargo.toml": '[package]\nname = "var"\nversion = "0.1.0"\nedition = "2021"\n',
+    "src/lib.rs": (
+        "pub enum Shape {\n"
+        "    /// A circle.\n"
+        "    Circle(u32),\n"
+        "    Empty,\n"
+        "}\n"
+        "\n"
+        "impl Shape {\n"
+        "    pub fn area(&self) -> u32 {\n"
+        "        0\n"
+        "    }\n"
+        "\n"
+        "    pub fn unit() -> Self {\n"
+        "        Self::Circle(1)\n"
+        "    }\n"
+        "}\n"
+        "\n"
+        "pub fn shapes(s: Shape) -> bool {\n"
+        "    Shape::Circle(2).area();\n"
+        "    tokio::select! {\n"
+        "        Shape::Circle(r) = next() => r,\n"
+        "    };\n"
+        "    matches!(s, Shape::Circle(_))\n"
+        "}\n"
+    ),
+}
+
+
+def test_rust_enum_variants_are_constructors_and_macro_patterns_are_not(tmp_path: Path) -> None:
+    graph = build(tmp_path, VARIANTS)
+    (variant,) = graph.symbols("Shape.Circle")
+    assert (variant["kind"], variant["docstring"]) == ("constant", "A circle.")
+    assert calls(graph, "src/lib.rs") == [
+        ("Shape.unit", "Self::Circle", 13, "src/lib.rs", "Shape.Circle", *EXACT),
+        ("shapes", "Shape::Circle", 18, "src/lib.rs", "Shape.Circle", *EXACT),
+        ("shapes", "Shape::Circle().area", 18, "src/lib.rs", "Shape.area", *INFERRED),
+        ("shapes", "next", 20, "", "", 0.0, "unresolved"),  # the pattern left of ``=`` is none
+    ]
+
+
+# The Rust Reference, "Macros by example": an item ``handler_fn!(get, GET);`` expands to what
+# the matching rule transcribes; a macro whose every rule binds ``$name:ident`` first and
+# transcribes ``fn $name`` (directly or by invoking itself) defines function ``get`` there.
+MACROS = {
+    "Cargo.toml": '[package]\nname = "mac"\nversion = "0.1.0"\nedition = "2021"\n',
+    "src/lib.rs": (
+        "pub struct Router;\n"
+        "\n"
+        "macro_rules! handler_fn {\n"
+        "    ($name:ident, GET) => {\n"
+        '        handler_fn!(#[doc = "GET"] $name, GET);\n'
+        "    };\n"
+        "    ($(#[$m:meta])+ $name:ident, $method:ident) => {\n"
+        "        $(#[$m])+\n"
+        "        pub fn $name(handler: u32) -> Router {\n"
+        "            Router\n"
+        "        }\n"
+        "    };\n"
+        "}\n"
+        "\n"
+        "macro_rules! chained_fn {\n"
+        "    ($name:ident) => {\n"
+        "        pub fn $name(self) -> Self {\n"
+        "            self\n"
+        "        }\n"
+        "    };\n"
+        "}\n"
+        "\n"
+        "macro_rules! other {\n"
+        "    ($x:expr) => {\n"
+        "        $x\n"
+        "    };\n"
+        "}\n"
+        "\n"
+        "handler_fn!(get, GET);\n"
+        "\n"
+        "impl Router {\n"
+        "    chained_fn!(post);\n"
+        "\n"
+        "    pub fn route(self) -> Self {\n"
+        "        self\n"
+        "    }\n"
+        "}\n"
+        "\n"
+        "other!(put);\n"
+        "\n"
+        "pub fn app() -> Router {\n"
+        "    get(1).post().route()\n"
+        "}\n"
+    ),
+}
+
+
+def test_rust_functions_item_macros_define(tmp_path: Path) -> None:
+    graph = build(tmp_path, MACROS)
+    (get,) = graph.symbols("get")
+    assert (get["kind"], get["line"], get["signature"], get["exported"]) == (
+        "function",
+        29,
+        "pub fn get(handler: u32) -> Router",
+        True,
+    )
+    assert [s["kind"] for s in graph.symbols("Router.post")] == ["method"]
+    assert graph.symbols("put") == []  # ``other!`` defines no function
+    assert calls(graph, "src/lib.rs") == [
+        ("app", "get", 42, "src/lib.rs", "get", *EXACT),
+        ("app", "get().post", 42, "src/lib.rs", "Router.post", *INFERRED),  # -> Router
+        ("app", "get().post().route", 42, "src/lib.rs", "Router.route", *INFERRED),
+    ]
+
+
+def test_rust_macros_with_a_rule_expanding_to_other_items_define_nothing() -> None:
+    source = (
+        "macro_rules! item {\n"
+        "    ($name:ident) => { pub fn $name() {} };\n"
+        "    ($name:ident, unit) => { pub struct $name; };\n"
+        "}\n"
+        "item!(Marker, unit);\n"
+    )
+    f = extract("rust", "src/a.rs", source)
+    assert [s.qualname for s in f.symbols] == []  # ``Marker`` is a struct here, no function

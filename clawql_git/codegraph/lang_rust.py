@@ -14,6 +14,14 @@ Conventions:
   ``use a::b::*`` -> name '*'; ``use a::b::{self}`` -> module 'a::b', name '';
   ``mod x;`` -> module 'self::x', name '', alias 'x'; ``extern crate x`` -> module 'x'.
   Inside inline modules the ``super``s climbing back to the file are written ``self``.
+- an enum's variants are constants ``Enum.Variant``; ``E::V(..)`` and ``E::V { .. }`` call them.
+- a struct expression ``Foo { .. }`` is a call of ``Foo`` (it constructs one, as ``Foo(..)``
+  does a tuple struct).
+- locals carry the span where they are in scope (The Rust Reference, scopes): a ``let`` from
+  its end to the end of its block, a closure's parameters in its body, a ``for`` / match arm
+  / ``if let`` pattern in what it guards; parameters and ``self`` have none (the function).
+- an item ``m!(get, GET);`` of a ``macro_rules! m`` of the file whose rules expand to ``fn
+  $name`` defines ``get`` (``rust_macros``; axum's ``top_level_handler_fn!``).
 - calls inside macro arguments (``println!("{}", x.name())``, ``vec![Foo::new()]``) are
   found by scanning the macro's token tree for ``path(`` sequences.
 - assignments (the evidence ``rust_resolve`` types receivers with): ``let x: Foo<T>``,
@@ -38,12 +46,15 @@ from __future__ import annotations
 import dataclasses
 import posixpath
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import ClassVar
 
 from tree_sitter import Node
 
-from clawql_git.codegraph.model import FileFacts, RepoView, SymbolKind
+from clawql_git.codegraph.model import Assignment, FileFacts, RepoView, SymbolKind
 from clawql_git.codegraph.rust_crates import Manifests, crate_dir
+from clawql_git.codegraph.rust_macros import FnMacro, fn_macro, generated_name
 from clawql_git.codegraph.rust_resolve import RustCalls
 from clawql_git.codegraph.rust_routes import rust_routes
 from clawql_git.codegraph.ts_util import (
@@ -52,6 +63,7 @@ from clawql_git.codegraph.ts_util import (
     clean_block_doc,
     clean_line_docs,
     collapse,
+    line,
     strip_generics,
     text,
     walk_file,
@@ -62,6 +74,7 @@ _ATTRIBUTES = frozenset({"attribute_item"})
 _WRAPPERS = frozenset({"Box", "Arc", "Rc", "Cow"})
 _PATH_TOKENS = frozenset({"identifier", "self", "super", "crate"})
 _ROOT_FILES = ("lib.rs", "main.rs")
+_PATTERN_MACROS = frozenset({"matches", "assert_matches", "debug_assert_matches"})
 _SELF_TYPED = re.compile(r"^(mut\s+)?self\s*:")
 # values whose type the resolver reads from the expression (``callee_name`` writes them)
 _VALUES = frozenset(
@@ -179,6 +192,43 @@ def _bounds(node: Node | None) -> list[str]:
     return [written_type(b) for b in node.named_children if b.type in kept] if node else []
 
 
+def _span(start: Node, end: Node | None) -> tuple[int, ...]:
+    """(line, column, end line, end column) from the end of ``start`` to the end of ``end``
+    (lines 1-based, as calls have them)."""
+    if end is None:
+        return ()
+    return (start.end_point[0] + 1, start.end_point[1], end.end_point[0] + 1, end.end_point[1])
+
+
+def binding_span(node: Node) -> tuple[int, ...]:
+    """Where the names a binding construct introduces are in scope (The Rust Reference:
+    patterns, scopes): a ``let`` from its end to the end of its block, a closure's
+    parameters in its body, a ``for`` pattern in the loop body, a match arm's in the arm,
+    an ``if let`` / ``while let`` pattern in the block it guards; () for none known."""
+    kind = node.type
+    if kind == "let_declaration":
+        return _span(node, node.parent)
+    if kind == "closure_parameters":
+        return _span(node, node.parent)
+    if kind == "for_expression":
+        body = node.child_by_field_name("body")
+        return _span(node.child_by_field_name("value") or node, body)
+    if kind == "match_arm":
+        pattern = node.child_by_field_name("pattern")
+        return _span(pattern, node) if pattern is not None else ()
+    if kind == "let_condition":
+        up = node.parent
+        while up is not None and up.type not in {"if_expression", "while_expression"}:
+            if up.type == "match_arm":  # a guard's ``if let``: the arm
+                return _span(node, up)
+            up = up.parent
+        if up is None:
+            return ()
+        guarded = up.child_by_field_name("consequence" if up.type == "if_expression" else "body")
+        return _span(node, guarded)
+    return ()
+
+
 class RustWalker(Walker):
     """One pass over a Rust tree."""
 
@@ -201,7 +251,9 @@ class RustWalker(Walker):
         "let_declaration": "on_let",
         "assignment_expression": "on_assign",
         "call_expression": "on_call",
+        "struct_expression": "on_struct_expression",
         "macro_invocation": "on_macro",
+        "macro_definition": "on_macro_definition",
         "parameters": "on_params",
         "closure_parameters": "on_closure_params",
         "for_expression": "on_binding",
@@ -220,6 +272,24 @@ class RustWalker(Walker):
         self.inline = 0  # how many inline ``mod x { ... }`` enclose the walk
         self.depth = 0
         self.impls: dict[str, list[str]] = {}  # type -> traits implemented in this file
+        self.span: tuple[int, ...] = ()  # where the names being bound are in scope
+        self.fn_macros: dict[str, FnMacro] = {}  # the file's macros defining a function
+
+    def assign(self, target: str, value: str, node: Node, annotation: bool) -> None:
+        """As :meth:`Walker.assign`, with the ``span`` of the binding being walked."""
+        if target and value and target not in self.unnamed and value not in self.untyped:
+            self.facts.assignments.append(
+                Assignment(target, value, self.qualname, line(node), annotation, span=self.span)
+            )
+
+    @contextmanager
+    def binding(self, node: Node) -> Iterator[None]:
+        """The names assigned inside are bound by ``node`` (:func:`binding_span`)."""
+        saved, self.span = self.span, binding_span(node)
+        try:
+            yield
+        finally:
+            self.span = saved
 
     # -- helpers -------------------------------------------------------------------------
 
@@ -356,12 +426,25 @@ class RustWalker(Walker):
                 for i, field_type in enumerate(types):  # a tuple struct's fields: ``0``, ``1``
                     self.assign(str(i), written_type(field_type), field_type, True)
 
-    def variants(self, body: Node | None) -> None:
-        """The fields of an enum's variants: ``A(Route)`` -> ``A.0``, ``B { x: Foo }`` ->
-        ``B.x``, with their types as written (target ``Variant.field``, scope the enum)."""
+    def variants(self, body: Node | None, exported: bool) -> None:
+        """An enum's variants, constants ``Enum.Variant`` (exported with the enum), and their
+        fields: ``A(Route)`` -> ``A.0``, ``B { x: Foo }`` -> ``B.x``, with their types as
+        written (target ``Variant.field``, scope the enum)."""
         for variant in body.named_children if body is not None else []:
-            fields = variant.child_by_field_name("body") if variant.type == "enum_variant" else None
+            if variant.type != "enum_variant":
+                self.visit(variant)  # a comment or an attribute: noted for the next variant
+                continue
+            fields = variant.child_by_field_name("body")
             name = text(variant.child_by_field_name("name"))
+            self.add_symbol(
+                variant,
+                name,
+                "constant",
+                signature=collapse(text(variant)),
+                docstring=self.doc(variant),
+                exported=exported,
+                decorators=self.attributes(variant),
+            )
             if fields is not None and fields.type == "ordered_field_declaration_list":
                 for i, field_type in enumerate(fields.children_by_field_name("type")):
                     self.assign(f"{name}.{i}", written_type(field_type), field_type, True)
@@ -391,7 +474,7 @@ class RustWalker(Walker):
         elif node.type == "enum_item":
             with self.enter(name):
                 self.type_parameters(node)
-                self.variants(node.child_by_field_name("body"))
+                self.variants(node.child_by_field_name("body"), _has_pub(node))
         value = node.child_by_field_name("value")
         if value is not None:
             self.visit(value)
@@ -458,12 +541,13 @@ class RustWalker(Walker):
         value = node.child_by_field_name("value")
         if pattern is not None and pattern.type == "mut_pattern" and pattern.named_children:
             pattern = pattern.named_children[0]
-        if pattern is not None and pattern.type == "identifier":
-            target = text(pattern)
-            self.assign(target, written_type(node.child_by_field_name("type")), node, True)
-            self.evidence(target, value, node)
-        elif pattern is not None:
-            self.unwrapped(pattern, value, node)  # ``let Some(x) = v else { .. }``
+        with self.binding(node):
+            if pattern is not None and pattern.type == "identifier":
+                target = text(pattern)
+                self.assign(target, written_type(node.child_by_field_name("type")), node, True)
+                self.evidence(target, value, node)
+            elif pattern is not None:
+                self.unwrapped(pattern, value, node)  # ``let Some(x) = v else { .. }``
         self.visit(value)
         self.visit(node.child_by_field_name("alternative"))
 
@@ -486,20 +570,71 @@ class RustWalker(Walker):
                 self.visit(fn)
         self.visit(node.child_by_field_name("arguments"))
 
+    def on_struct_expression(self, node: Node) -> None:
+        """``Foo { a, b: 1 }`` constructs a ``Foo``, as ``Foo(a, 1)`` does a tuple struct:
+        a call of the struct's name (``Self``, ``m::Foo``; ``E::V { .. }``, a variant,
+        stays unresolved)."""
+        name = node.child_by_field_name("name")
+        if name is not None:
+            self.add_call(strip_generics("".join(text(name).split())), node)
+        self.visit_children(node)
+
+    def on_macro_definition(self, node: Node) -> None:
+        """A ``macro_rules!`` that defines a function where it is invoked (macros by example
+        are seen from their definition down, as here)."""
+        found = fn_macro(node)
+        if found is not None:
+            self.fn_macros[text(node.child_by_field_name("name"))] = found
+
     def on_macro(self, node: Node) -> None:
+        """Calls in a macro's tokens; of ``matches!(v, Pat)`` only in ``v`` (the rest is a
+        pattern, whose ``E::V(x)`` constructs nothing). An item ``m!(name, ..)`` of a macro
+        of the file that defines ``fn $name`` defines ``name`` (:mod:`rust_macros`)."""
+        name = text(node.child_by_field_name("macro")).rsplit("::", 1)[-1]
+        macro = self.fn_macros.get(name) if not self.depth else None
+        defined = generated_name(node) if macro is not None else ""
+        if macro is not None and defined:
+            self.generated(node, defined, macro)
         for child in node.named_children:
             if child.type == "token_tree":
-                self.scan_tokens(child)
+                self.scan_tokens(child, name in _PATTERN_MACROS, name.endswith("_spanned"))
 
-    def scan_tokens(self, tree: Node) -> None:
+    def generated(self, node: Node, name: str, macro: FnMacro) -> None:
+        """The function (a method, in an impl or a trait) an item macro invocation defines."""
+        kind: SymbolKind = "method" if self.container else "function"
+        extra: dict[str, object] = (
+            {"bases": (self.trait,)} if kind == "method" and self.trait else {}
+        )
+        self.add_symbol(
+            node,
+            name,
+            kind,
+            signature=re.sub(re.escape(macro.variable) + r"\b", name, macro.header),
+            docstring=self.doc(node),
+            exported=macro.public or self.trait_impl,
+            returns=macro.returns,
+            **extra,
+        )
+
+    def scan_tokens(self, tree: Node, first: bool = False, spanned: bool = False) -> None:
         """Calls in a macro's tokens: a path (``a::b``, ``x.y``) followed by ``( ... )``; a
         call's ``.m(``, ``?``, ``.await`` continue its chain (``x.a()?.b()`` -> ``x.a()?.b``);
         a literal's method is ``.m`` as outside macros; ``#name`` and ``#[attr]`` (``quote!``
-        interpolations, attributes) are no calls."""
+        interpolations, attributes) are no calls, nor is what comes before ``=`` or ``=>``
+        (with no ``=`` between) since the last ``,`` / ``;`` / block: a pattern
+        (``Some(E::V(x)) => ..``, ``E::V(x) = fut => ..`` in ``select!``, ``let E::V(x) =``),
+        but for the span of ``quote_spanned! {s.span()=> ..}`` (``spanned``)."""
         path: list[str] = []
         hashed = False
+        since, bound = len(self.facts.calls), spanned  # calls since the last boundary, ``=``
         for child in tree.children:
             kind = child.type
+            if first and kind == ",":
+                return  # ``first``: the tokens of the first argument only
+            if kind == "=" or (kind == "=>" and not bound):
+                del self.facts.calls[since:]
+            if kind in {"=>", "=", ",", ";"}:
+                since, bound = len(self.facts.calls), kind == "="
             if hashed and (kind in _PATH_TOKENS or kind == "token_tree"):
                 hashed, path = False, []
                 if not text(child).startswith("("):
@@ -519,6 +654,8 @@ class RustWalker(Walker):
                     self.add_call("".join(path), child)
                 self.scan_tokens(child)
                 path = [*path, "()"] if called else []
+                if text(child).startswith("{"):
+                    since, bound = len(self.facts.calls), False
             else:
                 hashed, path = kind == "#", []
 
@@ -535,10 +672,11 @@ class RustWalker(Walker):
             match = node.parent.parent if node.parent is not None else None
             value = match.child_by_field_name("value") if match is not None else None
             pattern = pattern.named_children[0] if pattern and pattern.named_children else None
-        if pattern is not None and node.type == "for_expression":
-            self.unknown(pattern, node)
-        elif pattern is not None:
-            self.unwrapped(pattern, value, node)
+        with self.binding(node):
+            if pattern is not None and node.type == "for_expression":
+                self.unknown(pattern, node)
+            elif pattern is not None:
+                self.unwrapped(pattern, value, node)
         self.visit_children(node)
 
     def unwrapped(self, pattern: Node, value: Node | None, at: Node) -> None:
@@ -558,6 +696,10 @@ class RustWalker(Walker):
             self.unknown(pattern, at)
 
     def on_closure_params(self, node: Node) -> None:
+        with self.binding(node):
+            self.closure_params(node)
+
+    def closure_params(self, node: Node) -> None:
         for param in node.named_children:
             pattern = param.child_by_field_name("pattern") if param.type == "parameter" else param
             declared = written_type(param.child_by_field_name("type"))
@@ -599,7 +741,7 @@ class RustWalker(Walker):
 class RustExtractor:
     """The Rust extractor the code graph loads as ``lang_rust.EXTRACTOR``."""
 
-    version = "2"  # 2: types as written, ``?``/``.await`` in callees, type parameters
+    version = "3"  # 3: local spans, struct expressions, variants; 2: types as written
 
     def __init__(self) -> None:
         self.suffixes = {".rs": "rust"}

@@ -5,6 +5,9 @@ functions a value comes from (``T::new()`` / ``-> Self``, ``-> Result<T, E>`` un
 ``?``, ``.unwrap()`` or ``.expect()``, an ``async fn``'s result by ``.await``); methods looked
 up in the ``impl T`` and ``impl Trait for T`` blocks of the crate (any file), then in the
 traits ``T`` implements (their default methods) and their supertraits.
+A value of a declared type outside the repository (``req: http::Request``) has the methods of
+the repository traits implemented for that type (``impl RequestExt for Request``) where the
+trait is in scope; ``T::f`` with ``T: A + B`` is the one bound trait's declaring ``f``.
 
 A callee as ``lang_rust`` writes it (``Router::new().route().layer``, ``self.inner.call``,
 ``client.get().await``, ``a()?.b``) is read left to right. Anything not proven (a type
@@ -18,7 +21,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from clawql_git.codegraph.model import Assignment, Call
+from clawql_git.codegraph.model import Assignment, Call, Import, Supertype
 from clawql_git.codegraph.resolve import UNK, Entity, ResolutionNotes, parent
 from clawql_git.codegraph.rust_types import (
     FUTURES,
@@ -43,8 +46,43 @@ TYPES = frozenset({"struct", "enum", "trait", "type"})
 MAX_DEPTH = 12
 Type = tuple[str, str]  # (file, qualname) of a type of the repository
 # A value: ('val', file, type qualname, layers): layers outermost first, 'r' a Result or
-# an Option of it, 'f' a future of it; ('ext', name); ('unk',).
+# an Option of it, 'f' a future of it; ('ext', name); ('ext', path, 'type'): a value of a
+# declared type outside the repository (``http::Request``); ('unk',).
 Value = tuple[str, ...]
+Point = tuple[int, int]  # (line 1-based, column) of a call or a declaration
+
+
+def sees(asg: Assignment, at: Point, skip: str | None) -> bool:
+    """Whether a declaration is in scope at ``at``: within its span when it has one (a
+    ``let``, a closure's or a pattern's names), else declared on an earlier line (a
+    parameter, ``self``, an assignment; ``skip``: the target typed on ``at``'s line)."""
+    if asg.span:
+        return (asg.span[0], asg.span[1]) <= at <= (asg.span[2], asg.span[3])
+    return asg.line < at[0] or (asg.line == at[0] and asg.target != skip)
+
+
+def declared_at(asg: Assignment) -> Point:
+    """Where a declaration starts to hold: the start of its span, else its line (an inner
+    block's declaration starts later, so it shadows an outer one)."""
+    return (asg.span[0], asg.span[1]) if asg.span else (asg.line, -1)
+
+
+def outside(value: Value) -> Value:
+    """What a value outside the repository gives (a call, ``?``, ``.await``): external, of
+    no known type."""
+    return ("ext", value[1]) if value[0] == "ext" else UNK
+
+
+def foreign_name(written: str) -> str:
+    """One spelling of a path outside the repository (``http.Request``, as an import is
+    followed, and ``http::Request``)."""
+    return written.replace(".", "::")
+
+
+def before(asg: Assignment) -> Point:
+    """A point of a declaration's initialiser: just before its span (its line without
+    one)."""
+    return (asg.span[0], asg.span[1] - 1) if asg.span else (asg.line, 0)
 
 
 @dataclass
@@ -59,6 +97,9 @@ class Impls:
     futures: set[Type] = field(default_factory=set)
     derived: dict[Type, set[str]] = field(default_factory=dict)
     outputs: dict[Type, list[tuple[str, str, str]]] = field(default_factory=dict)
+    # a type outside the repository (``http::Request``) -> the repository traits implemented
+    # for it: (trait, file of the impl, qualname prefix of its methods)
+    foreign: dict[str, list[tuple[Type, str, str]]] = field(default_factory=dict)
 
 
 class RustCalls:
@@ -90,8 +131,8 @@ class RustCalls:
             return UNK
         last = parts[-1].path
         if len(parts) == 1:
-            return self.function(path, scope, last, call.line)
-        receiver = self.chain(path, scope, parts[:-1], call.line, ctx, 0)
+            return self.function(path, scope, last, (call.line, call.column))
+        receiver = self.chain(path, scope, parts[:-1], (call.line, call.column), ctx, 0)
         if parts[0].path != "self" or len(parts) > 2:
             ctx.inferred = True
         if "::" in last:
@@ -99,21 +140,21 @@ class RustCalls:
         return self.method_of(receiver, last)
 
     def chain(
-        self, path: str, scope: str, parts: list[Token], line: int, ctx: ResolutionNotes, depth: int
+        self, path: str, scope: str, parts: list[Token], at: Point, ctx: ResolutionNotes, depth: int
     ) -> Value:
         """The value a chain of links gives, read left to right."""
         if depth > MAX_DEPTH:
             return UNK
         head = parts[0]
         if head.call:
-            made = self.function(path, scope, head.path, line)
+            made = self.function(path, scope, head.path, at)
             value = self.returned(made, None, depth + 1)
         elif "::" in head.path or head.path == "await":
             return UNK
         else:
-            value = self.variable(path, scope, head.path, line, None, depth + 1)
+            value = self.variable(path, scope, head.path, at, None, depth + 1)
             if value[0] == "unk" and head.path[:1].isupper():  # a unit struct: ``Fail.m()``
-                value = self.returned(self.function(path, scope, head.path, line), None, depth)
+                value = self.returned(self.function(path, scope, head.path, at), None, depth)
         value = self.tried(value, head.tries)
         for part in parts[1:]:
             value = self.step(value, part, depth + 1)
@@ -136,8 +177,11 @@ class RustCalls:
         if value[0] == "bnd":
             target = self.bound_method(value, name)
             return self.returned(target, None, depth + 1) if target[0] == "def" else target
+        if value[0] == "ext" and len(value) == 3:
+            target = self.method_of(value, name)
+            return self.returned(target, None, depth + 1) if target[0] == "def" else target
         if value[0] != "val":
-            return value if value[0] == "ext" else UNK
+            return outside(value)
         layers = value[3]
         if layers[:1] == "r":
             if name in UNWRAP:
@@ -154,7 +198,7 @@ class RustCalls:
         """``value?`` (``tries`` times): a Result's or an Option's value."""
         for _ in range(tries):
             if value[0] != "val":
-                return value if value[0] == "ext" else UNK
+                return outside(value)
             if value[3][:1] != "r":
                 return UNK
             value = (*value[:3], value[3][1:])
@@ -164,7 +208,7 @@ class RustCalls:
         """``value.await``: an ``async fn``'s result, or the ``Output`` of the type's
         ``IntoFuture``/``Future`` impl."""
         if value[0] != "val":
-            return value if value[0] == "ext" else UNK
+            return outside(value)
         if value[3][:1] == "f":
             return (*value[:3], value[3][1:])
         if value[3]:
@@ -179,20 +223,23 @@ class RustCalls:
 
     # ------------------------------------------------------------ names
 
-    def function(self, path: str, scope: str, written: str, line: int) -> Entity:
+    def function(self, path: str, scope: str, written: str, at: Point) -> Entity:
         """The function a called path names: ``f``, ``m::f``, ``T::new``, ``Self::f``,
         ``Self(..)`` / ``T(..)`` (a tuple struct's constructor)."""
         if "::" not in written:
             if written == "Self":
                 return self.type_named(path, scope, "Self")
-            if self.is_local(path, scope, written, line):  # a closure held by a local
+            if self.is_local(path, scope, written, at):  # a closure held by a local
                 return UNK
             found = self.name(path, scope, written)
             if found[0] == "def" and self.r.index[found[1]].defs[found[2]].kind == "trait":
                 return UNK
             return found
         owner_path, _, name = written.rpartition("::")
-        generic = self.type_parameter(path, scope, owner_path.split("::")[0]) is not None
+        bound = self.type_parameter(path, scope, owner_path.split("::")[0], at[0])
+        generic = bound is not None
+        if generic and "+" in (bound or "") and "::" not in owner_path and name[:1].islower():
+            return self.bound_method(("bnd", path, scope, bound or ""), name)  # ``T::f``
         owner = self.path_entity(path, scope, owner_path) if not generic else UNK
         if generic or (owner[0] == "def" and self.is_type(owner[1], owner[2])):
             owner = self.type_named(path, scope, owner_path)  # aliases followed, ``H::call``
@@ -201,10 +248,19 @@ class RustCalls:
         if owner[0] == "def" and self.r.index[owner[1]].defs[owner[2]].kind == "module":
             return self.r._nested(owner[1], f"{owner[2]}.{name}", ResolutionNotes())
         if owner[0] == "def" and self.is_type(owner[1], owner[2]):
-            if name[:1].isupper():  # an enum variant or an associated constant
-                return UNK
+            if name[:1].isupper():  # an enum's variant (its constructor), or a constant
+                return self.variant(owner[1], owner[2], name)
             return self.method(owner[1], owner[2], name)
         return owner if owner[0] == "ext" else UNK
+
+    def variant(self, path: str, enum: str, name: str) -> Entity:
+        """Variant ``name`` of an enum, as the declaration it is ('var': no function; UNK
+        for anything else, an associated constant)."""
+        idx = self.r.index[path]
+        sym = idx.defs.get(f"{enum}.{name}")
+        if idx.defs[enum].kind == "enum" and sym is not None and sym.kind == "constant":
+            return ("var", path, sym.qualname)
+        return UNK
 
     def name(self, path: str, scope: str, name: str) -> Entity:
         """An item a simple path names from ``scope``: defined in an enclosing scope (an
@@ -226,7 +282,8 @@ class RustCalls:
                 return ("def", path, qual)
             imports = idx.imports.get((cur, name))
             if imports:
-                return self.r.rust_namespaces(path, imports, ctx, 0)
+                found = self.r.rust_namespaces(path, imports, ctx, 0)
+                return self.uniform(path, cur, imports[-1]) if found[0] == "ext" else found
             for imp in idx.stars.get(cur, []):
                 module = self.glob_module(path, cur, imp.module)
                 if module[0] in ("mod", "def"):
@@ -234,6 +291,20 @@ class RustCalls:
                     if found[0] != "unk":
                         return found
         return ("ext", name) if name in PRELUDE else UNK
+
+    def uniform(self, path: str, scope: str, imp: Import) -> Entity:
+        """A ``use`` whose path starts with a name in scope rather than a crate (The Rust
+        Reference, use paths: ``use helpers::Thing`` where ``helpers`` is a module a glob
+        brought in); else external, as the import of another crate it is."""
+        outer = ("ext", f"{imp.module}::{imp.name}" if imp.name else imp.module)
+        head = imp.module.split("::")[0]
+        if not head or head in ("crate", "self", "super") or head == imp.alias:
+            return outer
+        local = self.name(path, scope, head)
+        if local[0] not in ("mod", "def"):
+            return outer
+        found = self.path_entity(path, scope, outer[1])
+        return found if found[0] in ("mod", "def") else outer
 
     def glob_module(self, path: str, scope: str, module: str) -> Entity:
         """The module a ``use m::*`` of ``scope`` reads (an item of a module file too: ``use
@@ -268,12 +339,14 @@ class RustCalls:
             if entity[0] == "unk" and parts[0][:1].islower():  # an extern crate: ``tokio::``
                 files = self.r.module_files(path, parts[0])
                 entity = ("mod", *files) if files else ("ext", parts[0])
-        for part in parts[lead:]:
+        for i, part in enumerate(parts[lead:], lead):
             if entity[0] == "def" and self.r.index[entity[1]].defs[entity[2]].kind == "module":
                 entity = self.r._nested(entity[1], f"{entity[2]}.{part}", ResolutionNotes())
                 continue  # an inline ``mod m { ... }`` of the file
+            if entity[0] == "ext":  # ``http::request::Parts``: its whole path
+                return ("ext", "::".join([entity[1], *parts[i:]]))
             if entity[0] != "mod":
-                return entity if entity[0] == "ext" else UNK
+                return UNK
             deeper = self.r.module_files(path, f"{module}::{part}") if module else ()
             if deeper and deeper != entity[1:]:
                 entity, module = ("mod", *deeper), f"{module}::{part}"
@@ -298,7 +371,7 @@ class RustCalls:
         bound = self.type_parameter(path, scope, head)
         if bound is not None:
             several = bound == "?" or "+" in bound or "::" in written
-            return UNK if several else self.type_named(path, scope, bound)
+            return UNK if several else self.type_named(path, scope, split_generic(bound)[0])
         found = self.path_entity(path, scope, written)
         if found[0] == "def" and self.is_type(found[1], found[2]):
             alias = self.alias(found[1], found[2])
@@ -317,15 +390,20 @@ class RustCalls:
             return None
         return self.type_named(path, parent(qual), base)
 
-    def type_parameter(self, path: str, scope: str, name: str) -> str | None:
+    def type_parameter(self, path: str, scope: str, name: str, line: int = 0) -> str | None:
         """The bound of type parameter ``name`` of an item around ``scope`` ('?' for none or
-        several), None when ``name`` is no type parameter there."""
+        several), None when ``name`` is no type parameter there. The impls of one type
+        share its scope: seen from ``line``, the one declared nearest above it (impl blocks
+        do not nest); without a line, their bounds must agree."""
         assigns = self.r.index[path].assigns
         cur = scope
         while True:
             found = assigns.get((cur, f"<{name}>"))
             if found:
-                return found[0].value
+                above = [a for a in found if a.line <= line]
+                if above:
+                    return max(above, key=lambda a: a.line).value
+                return found[0].value if len({a.value for a in found}) == 1 else "?"
             if not cur:
                 return None
             cur = parent(cur)
@@ -354,33 +432,29 @@ class RustCalls:
 
     # ------------------------------------------------------------ values
 
-    def is_local(self, path: str, scope: str, name: str, line: int) -> bool:
-        """Whether ``name`` is a local or parameter of the functions around ``scope``
-        declared above ``line`` (``let f = f(x);`` calls the function)."""
+    def is_local(self, path: str, scope: str, name: str, at: Point) -> bool:
+        """Whether ``name`` is a local or parameter of the functions around ``scope`` in
+        scope at ``at`` (``let f = f(x);`` calls the function)."""
         cur = scope
         while cur and not self.is_type(path, cur):
-            if any(a.line < line for a in self.r.index[path].assigns.get((cur, name), [])):
+            if any(sees(a, at, name) for a in self.r.index[path].assigns.get((cur, name), [])):
                 return True
             cur = parent(cur)
         return False
 
     def variable(
-        self, path: str, scope: str, name: str, line: int, skip: str | None, depth: int
+        self, path: str, scope: str, name: str, at: Point, skip: str | None, depth: int
     ) -> Value:
-        """The value of local, parameter or ``self`` ``name`` at ``line``: its nearest
-        declaration above (the declared type, else its initialiser's type); ``skip``: the
-        target whose own declaration on ``line`` is being typed."""
+        """The value of local, parameter or ``self`` ``name`` at ``at``: its nearest
+        declaration in scope there (the declared type, else its initialiser's type);
+        ``skip``: the target whose own declaration on that line is being typed."""
         cur = scope
         idx = self.r.index[path]
         while cur and not self.is_type(path, cur):
-            seen = [
-                a
-                for a in idx.assigns.get((cur, name), [])
-                if a.line < line or (a.line == line and a.target != skip)
-            ]
+            seen = [a for a in idx.assigns.get((cur, name), []) if sees(a, at, skip)]
             if seen:
-                nearest = max(a.line for a in seen)
-                here = [a for a in seen if a.line == nearest]
+                nearest = max(declared_at(a) for a in seen)
+                here = [a for a in seen if declared_at(a) == nearest]
                 typed = [a for a in here if a.annotation] or here
                 values = {self.assigned(path, cur, a, depth + 1) for a in typed}
                 return values.pop() if len(values) == 1 else UNK
@@ -395,7 +469,7 @@ class RustCalls:
         self._values[key] = None
         if asg.target in ("self", "Self"):
             own = self.impl_type(path, asg.value)
-            found: Value = ("val", *own, "") if own is not None else UNK
+            found: Value = ("val", *own, "") if own is not None else self.foreign(path, asg.value)
         elif asg.annotation:
             found = self.typed(path, scope, asg.value, None, depth + 1)
         else:
@@ -410,12 +484,12 @@ class RustCalls:
         """An initialiser's chain, its names seen from the declaration's line."""
         head = parts[0]
         if not head.call and "::" not in head.path and head.path != "await":
-            value = self.variable(path, scope, head.path, asg.line, asg.target, depth + 1)
+            value = self.variable(path, scope, head.path, before(asg), asg.target, depth + 1)
             value = self.tried(value, head.tries)
             for part in parts[1:]:
                 value = self.step(value, part, depth + 1)
             return value
-        return self.chain(path, scope, parts, asg.line, ResolutionNotes(), depth + 1)
+        return self.chain(path, scope, parts, before(asg), ResolutionNotes(), depth + 1)
 
     def field(self, value: Value, name: str, depth: int) -> Value:
         """``value.name``: the declared type of a field of the value's struct."""
@@ -442,7 +516,7 @@ class RustCalls:
         last = base.rsplit("::", 1)[-1]
         if last in FUTURES and len(args) == 1 and args[0].startswith("Output"):
             inner = self.typed(path, scope, args[0].split("=", 1)[-1], own, depth + 1)
-            return (*inner[:3], "f" + inner[3]) if inner[0] == "val" else inner
+            return (*inner[:3], "f" + inner[3]) if inner[0] == "val" else outside(inner)
         if base == "Self" and own is not None:
             return ("val", *own, "")
         bounds = self.type_parameter(path, scope, base)
@@ -455,8 +529,8 @@ class RustCalls:
         if last in WRAPPED | SEE_THROUGH and args and found[0] != "unk":
             inner = self.typed(path, scope, args[0], own, depth + 1)
             wrap = "r" if last in WRAPPED else ""
-            return (*inner[:3], wrap + inner[3]) if inner[0] == "val" else inner
-        return ("ext", base) if found[0] == "ext" else UNK
+            return (*inner[:3], wrap + inner[3]) if inner[0] == "val" else outside(inner)
+        return ("ext", foreign_name(found[1]), "type") if found[0] == "ext" else UNK
 
     def tuple_field(self, path: str, scope: str, written: str, depth: int) -> Value:
         """Field ``i`` of a tuple struct written ``State<App>#i``: the field's declared type,
@@ -492,6 +566,8 @@ class RustCalls:
     def returned(self, made: Entity, own: Type | None, depth: int) -> Value:
         """What calling ``made`` gives: a type (a tuple struct's constructor) its value, a
         function its declared return type (an ``async fn`` a future of it)."""
+        if made[0] == "var":  # ``E::V(..)``: a value of the enum
+            return ("val", made[1], parent(made[2]), "")
         if made[0] != "def":
             return made if made[0] == "ext" else UNK
         sym = self.r.index[made[1]].defs[made[2]]
@@ -511,7 +587,7 @@ class RustCalls:
         """The method ``name`` a value of ``receiver``'s type has (Result/Option/future
         methods, and those of types outside the repository, are external)."""
         if receiver[0] == "ext":
-            return ("ext", name)
+            return self.foreign_method(receiver, name) if len(receiver) == 3 else ("ext", name)
         if receiver[0] == "bnd":
             return self.bound_method(receiver, name)
         if receiver[0] != "val":
@@ -561,6 +637,47 @@ class RustCalls:
         if own in impls.outside or any(t in impls.outside for t in self.traits(own)):
             return ("ext", name)
         return UNK
+
+    def foreign(self, path: str, qual: str) -> Value:
+        """``self`` in an impl whose items are named ``qual.*`` for a type outside the
+        repository (``impl RequestExt for Request``)."""
+        name = qual.rsplit(".", 1)[-1]
+        if self.r.index[path].assigns.get((qual, f"<{name}>")):
+            return UNK  # ``impl<T> Trait for T``
+        found = self.type_named(path, parent(qual), name)
+        return ("ext", foreign_name(found[1]), "type") if found[0] == "ext" else UNK
+
+    def foreign_method(self, receiver: Value, name: str) -> Entity:
+        """Method ``name`` of a value of a type outside the repository: of the one
+        repository trait implemented for that type that has it (the impl's method, else the
+        trait's default), when the trait is in scope; else external. (The Rust Reference,
+        method call expressions: the type's inherent methods come first; those of a type
+        outside the repository are not known, so the trait's is taken, as ``inferred``.)"""
+        found: set[tuple[Entity, Type]] = set()
+        for trait, file, prefix in self.impls().foreign.get(receiver[1], []):
+            sym = self.r.index[file].defs.get(f"{prefix}.{name}")
+            own = sym is not None and sym.kind == "method" and bool(sym.bases)
+            if own and self.impl_trait(file, f"{prefix}.{name}") == ("def", *trait):
+                if self.delegates(file, prefix, name):
+                    return ("ext", name)  # the type's own ``name`` exists, and comes first
+                found.add((("def", file, f"{prefix}.{name}"), trait))
+                continue
+            default = self._pick(self.impls().methods.get(trait, {}).get(name, []))
+            if default is not None:
+                found.add((default, trait))
+        if len(found) != 1:
+            return ("ext", name) if not found else UNK
+        target, trait = found.pop()
+        return target if self.visible(("def", *trait), trait[1]) else UNK
+
+    def delegates(self, path: str, prefix: str, name: str) -> bool:
+        """Whether the impl method ``prefix.name`` calls ``Self::name`` (``fn local_addr(&self)
+        { Self::local_addr(self) }``): the type has an inherent ``name`` of its own."""
+        caller = f"{prefix}.{name}"
+        spelled = {f"Self::{name}", f"{prefix}::{name}", f"{prefix.rsplit('.', 1)[-1]}::{name}"}
+        return any(
+            c.caller == caller and c.callee in spelled for c in self.r.index[path].facts.calls
+        )
 
     def impl_trait(self, path: str, method: str) -> Entity:
         """The trait of the ``impl Trait for T`` block a method sits in."""
@@ -668,6 +785,7 @@ class RustCalls:
         for sup in facts.supertypes:
             child = self.impl_type(path, f"{sup.scope}.{sup.child}" if sup.scope else sup.child)
             if child is None:
+                self._index_foreign(path, sup, impls)
                 continue
             scope = sup.scope if sup.relation == "implements" else parent(child[1])
             trait = self.type_named(path, scope, sup.base)
@@ -682,3 +800,15 @@ class RustCalls:
                 own = self.impl_type(path, asg.scope) if asg.scope else None
                 if own is not None:
                     impls.outputs.setdefault(own, []).append((path, asg.scope, asg.value))
+
+    def _index_foreign(self, path: str, sup: Supertype, impls: Impls) -> None:
+        """``impl Trait for T`` of a repository trait and a type outside the repository."""
+        if sup.relation != "implements":
+            return
+        prefix = f"{sup.scope}.{sup.child}" if sup.scope else sup.child
+        own = self.foreign(path, prefix)
+        trait = self.type_named(path, sup.scope, sup.base)
+        if own[0] != "ext" or trait[0] != "def":
+            return
+        if self.r.index[trait[1]].defs[trait[2]].kind == "trait":
+            impls.foreign.setdefault(own[1], []).append(((trait[1], trait[2]), path, prefix))
