@@ -512,7 +512,7 @@ class SwiftWalker(Walker):
 class SwiftExtractor:
     """The Swift extractor the code graph loads as ``lang_swift.EXTRACTOR``."""
 
-    version = "2"
+    version = "3"
 
     def __init__(self) -> None:
         self.suffixes = {".swift": "swift"}

@@ -25,8 +25,8 @@ from typing import TYPE_CHECKING
 
 from clawql_git.codegraph.java_resolve import Method, Type, segments
 from clawql_git.codegraph.kotlin_resolve import FUNCTIONS, KotlinCalls
-from clawql_git.codegraph.model import Assignment, Call
-from clawql_git.codegraph.resolve import UNK, Entity, ResolutionNotes, parent
+from clawql_git.codegraph.model import Assignment, Call, Symbol
+from clawql_git.codegraph.resolve import UNK, Entity, ResolutionNotes, parent, swift_module_root
 
 if TYPE_CHECKING:
     from clawql_git.codegraph.resolve import Resolver
@@ -37,6 +37,12 @@ ELEMENT_METHODS = frozenset(
     {"first", "last", "removeFirst", "removeLast", "popFirst", "popLast", "randomElement",
      "min", "max", "next"}
 )  # fmt: skip
+
+
+def is_test(path: str) -> bool:
+    """Whether ``path`` is test code (under a ``Tests`` directory), which the code it tests
+    does not see."""
+    return any(part.endswith("Tests") for part in path.split("/")[:-1])
 
 
 def labels_given(labels: tuple[str, ...], at: int) -> list[str] | None:
@@ -79,9 +85,14 @@ class SwiftCalls(KotlinCalls):
         super().__init__(resolver)
         self._extensions: dict[Type, list[Type]] | None = None  # type -> (file, extension)
         self._extended: dict[Type, Entity] = {}  # (file, extension qualname) -> its type
+        self._outside: dict[str, list[Type]] | None = None  # outside type -> its extensions
         self._making: set[tuple[str, str, str]] = set()  # values being typed (a cycle stops)
         self.path = ""  # the file of the call being resolved
         self.labels: tuple[str, ...] = ()  # its argument labels, per call of its chain
+        # whether the receiver of the member looked up is a type (None: not known); the
+        # static members of an outside type's extensions are told from its instance ones
+        self.static: bool | None = None
+        self.call_at: tuple[int, str] = (0, "")  # the line and callee of the call resolved
 
     # ------------------------------------------------------------ calls
 
@@ -90,7 +101,8 @@ class SwiftCalls(KotlinCalls):
         not prove is left to the generic resolver."""
         # Java's walk passes each call's argument count down the chain; here it is the index
         # of the call in the chain, whose labels (``self.labels``) pick the overloads
-        self.path, self.labels = path, call.labels
+        self.path, self.labels, self.static = path, call.labels, None
+        self.call_at = (call.line, call.callee)
         indexed = tuple(range(len(call.labels)))
         call = Call(call.callee, call.caller, call.line, call.column, call.context, indexed)
         if call.callee == "Self":  # ``Self(...)``: the enclosing type's initializer
@@ -138,6 +150,8 @@ class SwiftCalls(KotlinCalls):
     def initializer(self, path: str, klass: str, at: int) -> Entity:
         """``T(...)``: the ``init`` of ``T`` (a class's inherited one) the labels of call
         ``at`` of the chain fit, else ``T`` itself (a memberwise or default one)."""
+        if self.is_outside(path, klass):
+            return self.outside_initializer(path, klass, at)
         places = [(path, klass)]
         if self.r.index[path].defs[klass].kind == "class":
             places += self.ancestors(path, klass)
@@ -146,6 +160,16 @@ class SwiftCalls(KotlinCalls):
             if found is not None:
                 return ("def", found[0], found[1])
         return ("def", path, klass)
+
+    def outside_initializer(self, path: str, klass: str, at: int) -> Entity:
+        """``T(...)`` of a type outside the repository: an ``init`` of one of its extensions
+        when the labels of call ``at`` fit it and name at least one argument (the type's own
+        initializers, overloaded by type, may take unnamed ones as well); else unknown."""
+        given = labels_given(self.labels, at) or []
+        self.static = None
+        found = self.declared_here(path, klass, "init", at)
+        named = any(label not in ("_", "{") for label in given)
+        return ("def", found[0], found[1]) if found is not None and named else UNK
 
     def is_local(self, path: str, scope: str, call: Call) -> bool:
         """Whether ``call.callee`` names a local or parameter of the enclosing functions
@@ -165,6 +189,13 @@ class SwiftCalls(KotlinCalls):
     ) -> Entity:
         """As Kotlin's, with ``super`` of an extension's type and a global function's result
         as heads."""
+        found = self.receiver_type(path, scope, parts, arities, ctx)
+        self.static = found[0] == "def"
+        return found
+
+    def receiver_type(
+        self, path: str, scope: str, parts: list[str], arities: list[int], ctx: ResolutionNotes
+    ) -> Entity:
         head = parts[0]
         if head == "super":
             around = self.enclosing_types(path, scope)
@@ -212,6 +243,7 @@ class SwiftCalls(KotlinCalls):
         ``removeFirst()``, ``first(where:)``... its element."""
         if entity[0] == "elem":
             return ("inst", *entity[1:3]) if name in ELEMENT_METHODS else UNK
+        self.static = entity[0] == "def"
         if entity[0] in ("inst", "def") and self.is_type(entity[1], entity[2]):
             found = self.method(entity[1], entity[2], name, arity)
             if found is not None and found[2].returns == "Self":
@@ -309,14 +341,26 @@ class SwiftCalls(KotlinCalls):
 
     def in_scope(self, path: str, scope: str, assigns: list[Assignment]) -> list[Assignment]:
         """The declarations of a local the call sees: the nearest one above it, in the
-        overload it sits in."""
+        overload it sits in (``var x = try x.f()``: not the one the call gives its value)."""
         if assigns:
             assigns = self.same_overload(path, scope, self.line, (scope, assigns[0].target))
+        given = [a for a in assigns if self.gives(a)]
+        assigns = [a for a in assigns if a not in given]
         above = [a for a in assigns if a.line <= self.line]
         if not above:
-            return assigns
+            return [] if given else assigns
         nearest = max(a.line for a in above)
         return [a for a in above if a.line == nearest]
+
+    def gives(self, given: Assignment) -> bool:
+        """Whether the call resolved (or one of its chain) is the value of ``given``."""
+        line, callee = self.call_at
+        value = given.value
+        return (
+            line == self.line == given.line
+            and not given.annotation
+            and (value == callee or value.startswith(f"{callee}()"))
+        )
 
     # ------------------------------------------------------------ types and members
 
@@ -341,8 +385,43 @@ class SwiftCalls(KotlinCalls):
                 # needed to find what an extension extends
                 file, named = self.r._type_def(path, "", qual, False)
                 found = ("def", file, named) if file and self.is_type(file, named) else UNK
+                if found[0] == "unk":  # a type outside the repository: the extension itself
+                    found = ("def", path, qual)
             self._extended[key] = found
         return self._extended[key]
+
+    def outside_types(self) -> dict[str, list[Type]]:
+        """The types outside the repository the repository extends (``extension
+        DispatchQueue``): each name to its extensions (file, qualname), in path order."""
+        if self._outside is None:
+            self._outside = {}
+            for file in sorted(self.r.index):
+                if self.r.index[file].facts.language != "swift":
+                    continue
+                for qual in sorted(self.extension_names(file)):
+                    own = super().is_type(file, qual)  # ``extension T`` beside ``T``
+                    if not own and self.extended(file, qual) == ("def", file, qual):
+                        self._outside.setdefault(qual, []).append((file, qual))
+        return self._outside
+
+    def is_outside(self, path: str, qual: str) -> bool:
+        """Whether ``qual`` of ``path`` is an extension of a type outside the repository."""
+        return (path, qual) in self.outside_types().get(qual, ())
+
+    def outside_places(self, path: str, written: str) -> list[Type]:
+        """The extensions of the outside type ``written`` that ``path`` sees: those of its
+        module and of the modules it imports."""
+        places = self.outside_types().get(written, [])
+        if not places:
+            return []
+        idx = self.r.index[path]
+        imported = {f for imp in idx.facts.imports for f in self.r.module_files(path, imp.module)}
+        root, tests = swift_module_root(path), is_test(path)
+        return [
+            (f, q)
+            for f, q in places
+            if (swift_module_root(f) == root or f in imported) and (tests or not is_test(f))
+        ]
 
     def extension_names(self, path: str) -> set[str]:
         return {s.qualname for s in self.r.index[path].facts.symbols if s.kind == "extension"}
@@ -371,7 +450,10 @@ class SwiftCalls(KotlinCalls):
         if found[0] == "unk" and rest:
             outer = self.type_named(path, scope, head)
             inner = self.nested_in(outer[1], outer[2], rest) if outer[0] == "def" else None
-            return inner or UNK
+            found = inner or UNK
+        if found[0] in ("unk", "ext"):  # a type outside the repository, extended in it
+            seen = self.outside_places(path, written)
+            return ("def", *seen[0]) if seen else found
         return found
 
     def nested_in(self, path: str, klass: str, written: str) -> Entity | None:
@@ -388,7 +470,11 @@ class SwiftCalls(KotlinCalls):
         return None
 
     def places(self, path: str, klass: str) -> list[Type]:
-        """Where the members of ``klass`` are declared: its body, then its extensions."""
+        """Where the members of ``klass`` are declared: its body, then its extensions (of a
+        type outside the repository: its extensions the caller's file sees)."""
+        if self.is_outside(path, klass):
+            seen = self.outside_places(self.path or path, klass)
+            return [(path, klass), *(p for p in seen if p != (path, klass))]
         if self._extensions is None:
             self._extensions = {}
             for file in sorted(self.r.index):
@@ -407,7 +493,7 @@ class SwiftCalls(KotlinCalls):
         fits = []
         for file, qual in self.places(path, klass):
             for sym in self.overloads(file).get(f"{qual}.{name}", []):
-                if sym.kind not in FUNCTIONS:
+                if sym.kind not in FUNCTIONS or not self.on_receiver(file, qual, sym):
                     continue
                 if given is None or labels_fit(sym.labels, given, self.closure_type(file, qual)):
                     fits.append((file, sym))
@@ -420,6 +506,14 @@ class SwiftCalls(KotlinCalls):
             return file, sym.qualname, sym
         return file, sym.qualname, replace(sym, returns="")
 
+    def on_receiver(self, path: str, klass: str, sym: Symbol) -> bool:
+        """Whether ``sym``, of an extension of an outside type, may be called on the receiver:
+        a ``static``/``class`` one on the type, another on a value."""
+        if self.static is None or not self.is_outside(path, klass):
+            return True
+        words = sym.signature.split("(", 1)[0].split()[:-2]
+        return ("static" in words or "class" in words) == self.static
+
     def closure_type(self, path: str, scope: str) -> Callable[[str], bool]:
         """Whether a parameter type written in ``scope`` of ``path`` takes a closure: a
         function type, or a type alias of one of the repository."""
@@ -428,7 +522,7 @@ class SwiftCalls(KotlinCalls):
             if written in ("{}", ""):
                 return bool(written)
             found = self.type_named(path, scope, written)
-            sym = self.r.index[found[1]].defs[found[2]] if found[0] == "def" else None
+            sym = self.r.index[found[1]].defs.get(found[2]) if found[0] == "def" else None
             return sym is not None and sym.kind == "type" and "->" in sym.signature
 
         return takes
@@ -450,9 +544,20 @@ class SwiftCalls(KotlinCalls):
                     return self.declared(place, owner, assigns, ctx)
         return None
 
+    def is_type(self, path: str, qual: str) -> bool:
+        """A type of the repository, or an extension of a type outside it."""
+        return super().is_type(path, qual) or self.is_outside(path, qual)
+
+    def element_of(self, path: str, klass: str, depth: int = 0) -> Type | None:
+        return None if self.is_outside(path, klass) else super().element_of(path, klass, depth)
+
     def _work_out_bases(self, path: str, klass: str) -> tuple[list[Type], bool, Type | None]:
-        """What ``klass`` derives from: its declaration's bases and its extensions'."""
+        """What ``klass`` derives from: its declaration's bases and its extensions' (a type
+        outside the repository, or deriving from one it extends, reaches outside)."""
+        if self.is_outside(path, klass):  # what an outside type conforms to is not looked at
+            return [], True, None
         inside, outside, element = super()._work_out_bases(path, klass)
+        outside = outside or any(self.is_outside(*base) for base in inside)
         for file, qual in self.places(path, klass)[1:]:
             for sym in self.r.index[file].facts.symbols:
                 if sym.kind != "extension" or sym.qualname != qual:
