@@ -23,7 +23,8 @@ Conventions:
 - calls: ``f()``, ``a.b.c()``, ``self.x()``, ``super.x()``, ``a?.b()`` with dots; ``Foo()``
   and ``Foo<T>()`` -> ``Foo`` (an initializer call), ``Foo().bar().baz()`` ->
   ``Foo().bar().baz``; ``f(x)`` and a trailing closure read by tree-sitter as a call of a
-  call are one call; each records the argument labels of its chain (``Call.labels``).
+  call are one call; each records the argument labels of its chain (``Call.labels``;
+  ``handler?(x)``, a call of an optional closure, has '?' among them).
 - functions record their declared return type (``returns``, '' for one of their own type
   parameters) and their parameters' labels and types (``Symbol.labels``).
 - assignments: property and parameter type annotations (``T?``, ``any P``, ``(T)`` -> ``T``;
@@ -184,9 +185,11 @@ def call_name(node: Node) -> str:
 
 def call_labels(node: Node) -> str:
     """The argument labels of one call, joined by ',': '_' for an unlabelled argument, '{'
-    for a trailing closure (``f(x, y: 1) { }`` -> ``_,y,{``)."""
+    for a trailing closure (``f(x, y: 1) { }`` -> ``_,y,{``); '?' first for a call of an
+    optional closure (``handler?(x)`` -> ``?,_``), which no function's labels fit."""
     suffix = next((c for c in node.named_children if c.type in _SUFFIXES), None)
-    out: list[str] = []
+    optional = any(c.type == "?" for c in node.children) and not subscript(suffix)
+    out: list[str] = ["?"] if optional else []
     for part in suffix.named_children if suffix is not None else ():
         if part.type == "value_arguments":
             for arg in (a for a in part.named_children if a.type == "value_argument"):
@@ -195,6 +198,17 @@ def call_labels(node: Node) -> str:
         elif part.type == "lambda_literal":
             out.append("{")
     return ",".join(out)
+
+
+def subscript(suffix: Node | None) -> bool:
+    """Whether a call suffix is a subscript's ``[...]`` (tree-sitter-swift reads ``a[i]`` as a
+    call)."""
+    args = (
+        next((c for c in suffix.named_children if c.type == "value_arguments"), None)
+        if suffix
+        else None
+    )
+    return args is not None and args.child_count > 0 and args.children[0].type == "["
 
 
 def chain_labels(node: Node | None) -> tuple[str, ...]:

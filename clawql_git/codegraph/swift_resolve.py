@@ -105,6 +105,8 @@ class SwiftCalls(KotlinCalls):
         self.call_at = (call.line, call.callee)
         indexed = tuple(range(len(call.labels)))
         call = Call(call.callee, call.caller, call.line, call.column, call.context, indexed)
+        if self.labels and self.labels[-1].startswith("?"):  # ``handler?(x)``: no function
+            return self.closure_property(path, scope, call)
         if call.callee == "Self":  # ``Self(...)``: the enclosing type's initializer
             around = self.enclosing_types(path, scope)
             return self.initializer(*around[0], len(indexed) - 1) if around else UNK
@@ -121,6 +123,24 @@ class SwiftCalls(KotlinCalls):
         nested = call.callee.rsplit(".", 1)[-1]  # ``T.Inner(...)``, Inner in an extension
         made = self.nested_in(receiver[1], receiver[2], nested) if receiver[0] == "def" else None
         return self.initializer(made[1], made[2], len(indexed) - 1) if made else UNK
+
+    def closure_property(self, path: str, scope: str, call: Call) -> Entity:
+        """``handler?(x)`` / ``self.handler?(x)``: the property of that name of the enclosing
+        types (their extensions and supertypes) whose optional closure is called; unknown for
+        a local, a parameter or another receiver."""
+        parts = segments(call.callee)
+        if parts is None or len(parts) > 2 or parts[0] != "self" and len(parts) == 2:
+            return UNK
+        if len(parts) == 1 and self.is_local(path, scope, call):
+            return UNK
+        name = parts[-1]
+        for file, klass in self.enclosing_types(path, scope):
+            for owner_file, owner in [(file, klass), *self.ancestors(file, klass)]:
+                for place, qual in self.places(owner_file, owner):
+                    found = self.overloads(place).get(f"{qual}.{name}", [])
+                    if any(s.kind == "variable" for s in found):
+                        return ("var", place, f"{qual}.{name}")
+        return UNK
 
     def typed_receiver(self, path: str, scope: str, callee: str) -> Entity | None:
         """The receiver of ``callee`` when it has a type of the repository (a bare call: an
