@@ -524,3 +524,131 @@ def test_swift_argument_labels_pick_the_overload() -> None:
         ("s.request().response", ("_,method", "{")),
         ("s.request", ("_,method",)),
     ]
+
+
+# The Swift Programming Language's Extensions (``Int.repetitions(task:)``, ``square()``) and
+# Optional Protocol Requirements (``CounterDataSource``) chapters, in an Xcode layout (no
+# ``Sources/``: one module) with a test file: members of extensions of types outside the
+# repository (the standard library's) resolve by their labels, a static one apart from an
+# instance one (Alamofire's ``static func removeItem(at:)`` of ``extension FileManager``
+# beside Foundation's instance method); an initializer only when it names an argument;
+# ``handler?(x)`` calls the optional closure of a property, not a method of the same name.
+OUTSIDE = {
+    "Source/Extensions.swift": (
+        "extension Int {\n"
+        "    func repetitions(task: () -> Void) {\n"
+        "        for _ in 0..<self {\n"
+        "            task()\n"
+        "        }\n"
+        "    }\n"
+        "    mutating func square() {\n"
+        "        self = self * self\n"
+        "    }\n"
+        "}\n"
+        "\n"
+        "extension String {\n"
+        "    init(word: String, times: Int) {\n"
+        '        self = Array(repeating: word, count: times).joined(separator: " ")\n'
+        "    }\n"
+        "    static func lowercased() -> String {\n"
+        '        ""\n'
+        "    }\n"
+        "    func shout() -> String {\n"
+        "        uppercased()\n"
+        "    }\n"
+        "}\n"
+    ),
+    "Source/Counter.swift": (
+        "import Foundation\n"
+        "\n"
+        "@objc protocol CounterDataSource {\n"
+        "    @objc optional func increment(forCount count: Int) -> Int\n"
+        "    @objc optional var fixedIncrement: Int { get }\n"
+        "}\n"
+        "\n"
+        "class Counter {\n"
+        "    var count = 0\n"
+        "    var dataSource: CounterDataSource?\n"
+        "    var didIncrement: ((Int) -> Void)?\n"
+        "    func increment() {\n"
+        "        if let amount = dataSource?.increment?(forCount: count) {\n"
+        "            count += amount\n"
+        "        }\n"
+        "        didIncrement?(count)\n"
+        "        didIncrement(count)\n"
+        "    }\n"
+        "    func didIncrement(_ count: Int) {}\n"
+        "}\n"
+        "\n"
+        "func play(word: String) {\n"
+        "    var three: Int = 3\n"
+        '    three.repetitions { print("Hello!") }\n'
+        "    three.square()\n"
+        "    let twice = String(word: word, times: 2)\n"
+        "    let plain = String(repeating: word, count: 2)\n"
+        "    word.shout()\n"
+        "    word.lowercased()\n"
+        "    String.lowercased()\n"
+        "    word.whisper()\n"
+        "    var counter = Counter()\n"
+        "    var other = counter.count.square()\n"
+        "}\n"
+        "\n"
+        "protocol Reading {\n"
+        "    func read() -> Counter\n"
+        "}\n"
+        "\n"
+        "func consume(_ counter: any Reading) {\n"
+        "    let counter = counter.read()\n"
+        "    counter.increment()\n"
+        "}\n"
+    ),
+    "Tests/CounterTests.swift": (
+        "extension String {\n"
+        "    func whisper() -> String {\n"
+        "        lowercased()\n"
+        "    }\n"
+        "}\n"
+        "\n"
+        "func check(word: String) {\n"
+        "    word.whisper()\n"
+        "}\n"
+    ),
+}
+EX, CT, TS = "Source/Extensions.swift", "Source/Counter.swift", "Tests/CounterTests.swift"
+
+
+def test_swift_members_of_extended_outside_types_and_optional_closures(tmp_path: Path) -> None:
+    graph = build(tmp_path, OUTSIDE)
+    assert calls(graph, EX) == [
+        ("Int.repetitions", "task", 4, "", "", 0.0, "unresolved"),  # a parameter
+        ("String.init", "Array", 14, "", "", 0.0, "unresolved"),
+        ("String.init", "Array().joined", 14, "", "", 0.0, "unresolved"),
+        ("String.shout", "uppercased", 20, "", "", 0.0, "unresolved"),  # the standard library's
+    ]
+    assert calls(graph, CT) == [
+        # an optional requirement of an @objc protocol, called with ``?``
+        ("Counter.increment", "dataSource.increment", 13, CT, "CounterDataSource.increment",
+         0.8, "inferred"),
+        # the optional closure of the property, then the method of the same name
+        ("Counter.increment", "didIncrement", 16, CT, "Counter.didIncrement", 1.0, "exact"),
+        ("Counter.increment", "didIncrement", 17, CT, "Counter.didIncrement", 1.0, "exact"),
+        ("play", "print", 24, "", "", 0.0, "unresolved"),
+        ("play", "three.repetitions", 24, EX, "Int.repetitions", 0.8, "inferred"),
+        ("play", "three.square", 25, EX, "Int.square", 0.8, "inferred"),
+        ("play", "String", 26, EX, "String.init", 1.0, "exact"),  # init(word:times:)
+        ("play", "String", 27, "", "", 0.0, "unresolved"),  # the standard library's
+        ("play", "word.shout", 28, EX, "String.shout", 0.8, "inferred"),
+        # the instance method is the standard library's, the static one the extension's
+        ("play", "word.lowercased", 29, "", "", 0.0, "unresolved"),
+        ("play", "String.lowercased", 30, EX, "String.lowercased", 1.0, "exact"),
+        ("play", "word.whisper", 31, "", "", 0.0, "unresolved"),  # a test's extension
+        ("play", "Counter", 32, CT, "Counter", 1.0, "exact"),
+        ("play", "counter.count.square", 33, "", "", 0.0, "unresolved"),  # count = 0: untyped
+        ("consume", "counter.read", 41, CT, "Reading.read", 0.8, "inferred"),  # the parameter
+        ("consume", "counter.increment", 42, CT, "Counter.increment", 0.8, "inferred"),
+    ]  # fmt: skip
+    assert calls(graph, TS) == [
+        ("String.whisper", "lowercased", 3, "", "", 0.0, "unresolved"),  # not the static one
+        ("check", "word.whisper", 8, TS, "String.whisper", 0.8, "inferred"),
+    ]

@@ -45,6 +45,12 @@ def is_test(path: str) -> bool:
     return any(part.endswith("Tests") for part in path.split("/")[:-1])
 
 
+def is_static(sym: Symbol) -> bool:
+    """Whether a member is declared ``static`` (or ``class``): the type's, not a value's."""
+    words = sym.signature.split("(", 1)[0].split()[:-2]
+    return "static" in words or "class" in words
+
+
 def labels_given(labels: tuple[str, ...], at: int) -> list[str] | None:
     """The argument labels of call ``at`` of a chain (None: not known)."""
     if at < 0 or at >= len(labels):
@@ -106,7 +112,21 @@ class SwiftCalls(KotlinCalls):
         indexed = tuple(range(len(call.labels)))
         call = Call(call.callee, call.caller, call.line, call.column, call.context, indexed)
         if self.labels and self.labels[-1].startswith("?"):  # ``handler?(x)``: no function
-            return self.closure_property(path, scope, call)
+            found = self.closure_property(path, scope, call)
+            if found[0] != "unk":
+                return found
+            # ``source?.increment?(forCount: n)``: an optional requirement of an @objc protocol
+            self.labels = (*self.labels[:-1], self.labels[-1].removeprefix("?").lstrip(","))
+            found = self.member_callee(path, scope, call, ctx)
+            return found if self.optional_requirement(found) else UNK
+        return self.member_callee(path, scope, call, ctx)
+
+    def member_callee(self, path: str, scope: str, call: Call, ctx: ResolutionNotes) -> Entity:
+        """``callee`` of a call that is no optional closure's."""
+        indexed = call.args
+        if "." not in call.callee:  # a bare call: on ``self``, or on ``Self`` in a static one
+            sym = self.r.index[path].defs.get(scope)
+            self.static = sym is not None and sym.kind in FUNCTIONS and is_static(sym)
         if call.callee == "Self":  # ``Self(...)``: the enclosing type's initializer
             around = self.enclosing_types(path, scope)
             return self.initializer(*around[0], len(indexed) - 1) if around else UNK
@@ -129,7 +149,7 @@ class SwiftCalls(KotlinCalls):
         types (their extensions and supertypes) whose optional closure is called; unknown for
         a local, a parameter or another receiver."""
         parts = segments(call.callee)
-        if parts is None or len(parts) > 2 or parts[0] != "self" and len(parts) == 2:
+        if parts is None or len(parts) > 2 or (parts[0] != "self" and len(parts) == 2):
             return UNK
         if len(parts) == 1 and self.is_local(path, scope, call):
             return UNK
@@ -141,6 +161,11 @@ class SwiftCalls(KotlinCalls):
                     if any(s.kind == "variable" for s in found):
                         return ("var", place, f"{qual}.{name}")
         return UNK
+
+    def optional_requirement(self, found: Entity) -> bool:
+        """Whether ``found`` is an ``optional func`` requirement of an @objc protocol."""
+        sym = self.r.index[found[1]].defs.get(found[2]) if found[0] == "def" else None
+        return sym is not None and "optional" in sym.signature.split("func", 1)[0].split()
 
     def typed_receiver(self, path: str, scope: str, callee: str) -> Entity | None:
         """The receiver of ``callee`` when it has a type of the repository (a bare call: an
@@ -531,8 +556,7 @@ class SwiftCalls(KotlinCalls):
         a ``static``/``class`` one on the type, another on a value."""
         if self.static is None or not self.is_outside(path, klass):
             return True
-        words = sym.signature.split("(", 1)[0].split()[:-2]
-        return ("static" in words or "class" in words) == self.static
+        return is_static(sym) == self.static
 
     def closure_type(self, path: str, scope: str) -> Callable[[str], bool]:
         """Whether a parameter type written in ``scope`` of ``path`` takes a closure: a
