@@ -557,6 +557,13 @@ OUTSIDE = {
         "        uppercased()\n"
         "    }\n"
         "}\n"
+        "\n"
+        "extension Int {\n"
+        "    init(double: Int, padding: Int = 0) {\n"
+        "        self.init()\n"
+        "        self = double * 2 + padding\n"
+        "    }\n"
+        "}\n"
     ),
     "Source/Counter.swift": (
         "import Foundation\n"
@@ -625,6 +632,7 @@ def test_swift_members_of_extended_outside_types_and_optional_closures(tmp_path:
         ("String.init", "Array", 14, "", "", 0.0, "unresolved"),
         ("String.init", "Array().joined", 14, "", "", 0.0, "unresolved"),
         ("String.shout", "uppercased", 20, "", "", 0.0, "unresolved"),  # the standard library's
+        ("Int.init", "self.init", 26, "", "", 0.0, "unresolved"),  # not init(double:padding:)
     ]
     assert calls(graph, CT) == [
         # an optional requirement of an @objc protocol, called with ``?``

@@ -208,13 +208,10 @@ class SwiftCalls(KotlinCalls):
 
     def outside_initializer(self, path: str, klass: str, at: int) -> Entity:
         """``T(...)`` of a type outside the repository: an ``init`` of one of its extensions
-        when the labels of call ``at`` fit it and name at least one argument (the type's own
-        initializers, overloaded by type, may take unnamed ones as well); else unknown."""
-        given = labels_given(self.labels, at) or []
+        the labels of call ``at`` fit (see ``declared_here``), else unknown."""
         self.static = None
         found = self.declared_here(path, klass, "init", at)
-        named = any(label not in ("_", "{") for label in given)
-        return ("def", found[0], found[1]) if found is not None and named else UNK
+        return ("def", found[0], found[1]) if found is not None else UNK
 
     def is_local(self, path: str, scope: str, call: Call) -> bool:
         """Whether ``call.callee`` names a local or parameter of the enclosing functions
@@ -535,8 +532,13 @@ class SwiftCalls(KotlinCalls):
         """The declarations ``klass.name`` in the body or the extensions of ``klass`` that
         the labels of call ``at`` of the chain fit (-1: any)."""
         given = labels_given(self.labels, at)
+        # the initializers of an outside type, overloaded by type, may take unnamed arguments
+        # as well as one of its extensions: one must name an argument (``self.init()`` no)
+        named = given is not None and any(label not in ("_", "{") for label in given)
         fits = []
         for file, qual in self.places(path, klass):
+            if name == "init" and not named and self.is_outside(file, qual):
+                continue
             for sym in self.overloads(file).get(f"{qual}.{name}", []):
                 if sym.kind not in FUNCTIONS or not self.on_receiver(file, qual, sym):
                     continue
