@@ -559,7 +559,7 @@ OUTSIDE = {
         "}\n"
         "\n"
         "extension Int {\n"
-        "    init(double: Int, padding: Int = 0) {\n"
+        "    init(double: Int = 1, padding: Int = 0) {\n"
         "        self.init()\n"
         "        self = double * 2 + padding\n"
         "    }\n"
