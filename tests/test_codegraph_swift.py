@@ -516,7 +516,7 @@ def test_swift_argument_labels_pick_the_overload() -> None:
     assert labels_fit(("_:Validation",), ["{"], lambda written: written == "Validation")
     assert not labels_fit((), ["{"], bool)
     f = extract("swift", "A.swift", "func f(_ a: Int, b: Int = 1, c: () -> Void) {}\n")
-    assert [s.labels for s in f.symbols] == [("_:Int", "b:Int=", "c:{}")]
+    assert [s.labels for s in f.symbols] == [("_:Int", "b:Int=", "c:{() -> Void}")]
     g = extract(
         "swift", "B.swift", "func g() {\n    s.request(u, method: .get).response {\n    }\n}\n"
     )
@@ -659,4 +659,57 @@ def test_swift_members_of_extended_outside_types_and_optional_closures(tmp_path:
     assert calls(graph, TS) == [
         ("String.whisper", "lowercased", 3, "", "", 0.0, "unresolved"),  # not the static one
         ("check", "word.whisper", 8, TS, "String.whisper", 0.8, "inferred"),
+    ]
+
+
+# The Swift Programming Language's Closures chapter (closure expressions given as arguments,
+# shorthand argument names, trailing closures) with its ``loadPicture(from:completion:
+# onFailure:)``: a closure's parameter is typed, inside the closure only, by the closure type
+# of the parameter its argument fills (a type alias of one included); a generic one is not.
+CLOSURES = {
+    "Gallery.swift": (
+        "class Picture {\n"
+        "    func show() {}\n"
+        "}\n"
+        "class Frame {\n"
+        "    func show() {}\n"
+        "}\n"
+        "class Server {}\n"
+        "typealias Handler = (Picture) -> Void\n"
+        "\n"
+        "func loadPicture(from server: Server, completion: (Picture) -> Void,\n"
+        "                 onFailure: () -> Void) {}\n"
+        "func forEvery(_ body: (Picture) -> Void) {}\n"
+        "func later(_ handler: @escaping Handler) {}\n"
+        "func apply<T>(_ value: T, _ body: (T) -> Void) {}\n"
+        "\n"
+        "func gallery(server: Server) {\n"
+        "    let picture = Frame()\n"
+        "    loadPicture(from: server, completion: { picture in\n"
+        "        picture.show()\n"
+        "    }, onFailure: {})\n"
+        "    picture.show()\n"
+        "    forEvery { $0.show() }\n"
+        "    later { picture in picture.show() }\n"
+        "    apply(Picture()) { $0.show() }\n"
+        "}\n"
+    ),
+}
+
+
+def test_swift_closure_parameters_typed_by_the_parameter_they_fill(tmp_path: Path) -> None:
+    graph = build(tmp_path, CLOSURES)
+    g = "Gallery.swift"
+    assert calls(graph, g) == [
+        ("gallery", "Frame", 17, g, "Frame", 1.0, "exact"),
+        ("gallery", "loadPicture", 18, g, "loadPicture", 1.0, "exact"),
+        ("gallery", "picture.show", 19, g, "Picture.show", 0.8, "inferred"),  # the parameter
+        ("gallery", "picture.show", 21, g, "Frame.show", 0.8, "inferred"),  # the local again
+        ("gallery", "$0.show", 22, g, "Picture.show", 0.8, "inferred"),
+        ("gallery", "forEvery", 22, g, "forEvery", 1.0, "exact"),
+        ("gallery", "later", 23, g, "later", 1.0, "exact"),
+        ("gallery", "picture.show", 23, g, "Picture.show", 0.8, "inferred"),  # a type alias
+        ("gallery", "$0.show", 24, "", "", 0.0, "unresolved"),  # T: generic
+        ("gallery", "Picture", 24, g, "Picture", 1.0, "exact"),
+        ("gallery", "apply", 24, g, "apply", 1.0, "exact"),
     ]

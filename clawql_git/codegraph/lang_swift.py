@@ -50,6 +50,7 @@ from clawql_git.codegraph.ts_util import (
     clean_block_doc,
     clean_line_docs,
     collapse,
+    end_line,
     line,
     text,
     walk_file,
@@ -231,10 +232,35 @@ def chain_labels(node: Node | None) -> tuple[str, ...]:
     return ()
 
 
+def argument_of(closure: Node) -> tuple[Node | None, int]:
+    """The call a closure is an argument of and its place among the call's labels (a
+    trailing closure's, of ``f(x) { }`` read as a call of a call, counted after ``f``'s own
+    arguments); (None, -1) for a closure that is no argument."""
+    holder = closure.parent
+    if holder is not None and holder.type == "value_argument":
+        holder = holder.parent.parent if holder.parent is not None else None
+    call = holder.parent if holder is not None and holder.type in _SUFFIXES else None
+    if call is None or call.type not in _CALLS:
+        return None, -1
+    inner = closure_of(call) if call.type == "call_expression" else None
+    parts: list[Node] = []
+    for suffix in (s for c in (inner, call) if c is not None for s in c.named_children):
+        if suffix.type not in _SUFFIXES:
+            continue
+        for part in suffix.named_children:
+            if part.type == "value_arguments":
+                parts += [a for a in part.named_children if a.type == "value_argument"]
+            elif part.type == "lambda_literal":
+                parts.append(part)
+    place = next((i for i, p in enumerate(parts) if closure in (p, *p.named_children)), -1)
+    return (call if place >= 0 else None), place
+
+
 def parameter_labels(node: Node) -> tuple[str, ...]:
     """A function's parameters as ``Symbol.labels`` writes them: the argument label, ``:``
-    and the type named (``{}`` for a function type, nothing for another unnamed one), then
-    ``...`` for a variadic one, ``=`` for one with a default value (``_:Int``, ``b:Int=``)."""
+    and the type named (a function type as written in braces, ``{(Int) -> Void}``; nothing
+    for another unnamed one), then ``...`` for a variadic one, ``=`` for one with a default
+    value (``_:Int``, ``b:Int=``)."""
     out: list[str] = []
     for i, child in enumerate(node.children):
         if child.type == "parameter":
@@ -242,9 +268,10 @@ def parameter_labels(node: Node) -> tuple[str, ...]:
             names = child.children_by_field_name("name")
             label = text(outer if outer is not None else names[0]) if names else "_"
             written = next((n for n in names[1:] if n.type != "simple_identifier"), None)
-            named = "{}" if written is not None and "->" in text(written) else type_name(written)
+            closure = written is not None and "->" in text(written)
+            named = f"{{{collapse(text(written))}}}" if closure else type_name(written)
             if "@autoclosure" in text(child):  # takes a value, not a closure
-                named = named.replace("{}", "")
+                named = "" if closure else named
             variadic = any(c.type == "..." for c in child.children)
             out.append(f"{label}:{named}" + ("..." if variadic else ""))
         elif out and node.field_name_for_child(i) == "default_value":
@@ -285,6 +312,7 @@ class SwiftWalker(Walker):
         "guard_statement": "on_condition",
         "for_statement": "on_for",
         "attribute": "on_attribute",
+        "lambda_literal": "on_closure",
         "comment": "on_above",
         "multiline_comment": "on_above",
     }
@@ -517,6 +545,32 @@ class SwiftWalker(Walker):
         elif inner.type in {"navigation_expression", "simple_identifier", "self_expression"}:
             written = callee_name(inner)
             self.assign(name, f"={written}" if written else "", at, False)
+
+    def on_closure(self, node: Node) -> None:
+        """A closure's parameters (``{ a, b in }``, else ``$0``, ``$1``, ``$2``), seen inside
+        its span only: an argument of a call is given ``{ARG:I}CALLEE`` (the closure is
+        argument ARG of the call, as its labels count, and this is its parameter I), with
+        the call's labels; the parameters of another closure are given ``{}`` (unknown)."""
+        names = [
+            text(name)
+            for params in node.named_children
+            if params.type == "lambda_function_type"
+            for group in params.named_children
+            if group.type == "lambda_function_type_parameters"
+            for param in group.named_children
+            if param.type == "lambda_parameter"
+            for name in param.children_by_field_name("name")[:1]
+        ]
+        call, at = argument_of(node)
+        value = f"{call_name(call)}" if call is not None else ""
+        labels = chain_labels(call) if call is not None else ()
+        span = (line(node), node.start_point[1], end_line(node), node.end_point[1])
+        for i, name in enumerate(names or ["$0", "$1", "$2"]):
+            given = f"{{{at}:{i}}}{value}" if value else "{}"
+            self.facts.assignments.append(
+                Assignment(name, given, self.qualname, span[0], False, labels, span)
+            )
+        self.visit_children(node)
 
     def on_attribute(self, node: Node) -> None:
         with self.in_context("decorator"):

@@ -19,6 +19,7 @@ the generic resolver (which links ``x.m()`` by the value ``x`` was given, as bef
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
@@ -27,6 +28,7 @@ from clawql_git.codegraph.java_resolve import Method, Type, segments
 from clawql_git.codegraph.kotlin_resolve import FUNCTIONS, KotlinCalls
 from clawql_git.codegraph.model import Assignment, Call, Symbol
 from clawql_git.codegraph.resolve import UNK, Entity, ResolutionNotes, parent, swift_module_root
+from clawql_git.codegraph.swift_closures import CLOSURE_PARAMETER, bind, closure_parameter
 
 if TYPE_CHECKING:
     from clawql_git.codegraph.resolve import Resolver
@@ -62,26 +64,8 @@ def labels_fit(
     params: tuple[str, ...], given: list[str], takes_closure: Callable[[str], bool]
 ) -> bool:
     """Whether a call with argument labels ``given`` may call a function whose parameters
-    are ``params`` (as ``Symbol.labels`` writes them): the labels in order, a parameter with
-    a default value left out, a variadic one taking several, a trailing closure the next
-    parameter left whose type ``takes_closure``."""
-    closures = given.count("{")
-    args = [label for label in given if label != "{"]
-    i = 0
-    for param in params:
-        label, _, written = param.partition(":")
-        default = written.endswith("=")
-        written = written.removesuffix("=")
-        variadic = written.endswith("...")
-        if i < len(args) and args[i] == label:
-            i += 1
-            while variadic and i < len(args) and args[i] == "_":
-                i += 1
-        elif i == len(args) and closures and takes_closure(written.removesuffix("...")):
-            closures -= 1
-        elif not default:
-            return False
-    return i == len(args) and not closures
+    are ``params`` (see :func:`swift_closures.bind`)."""
+    return bind(params, given, takes_closure) is not None
 
 
 class SwiftCalls(KotlinCalls):
@@ -219,7 +203,11 @@ class SwiftCalls(KotlinCalls):
         cur = scope
         while cur and self.scope_type(path, cur) is None:
             assigns = self.same_overload(path, cur, call.line, (cur, call.callee))
-            if any(a.line < call.line or a.annotation for a in assigns):
+            at = (call.line, call.column)
+            if any(
+                a.span[:2] <= at <= a.span[2:] if a.span else a.line < call.line or a.annotation
+                for a in assigns
+            ):
                 return True
             cur = parent(cur)
         return False
@@ -340,6 +328,9 @@ class SwiftCalls(KotlinCalls):
         or (``=value``) what the name ``value`` holds, read above the declaration (``if let
         x = x`` reads the ``x`` declared before)."""
         value = given.value
+        if value.startswith("{"):  # a closure's parameter
+            closure = CLOSURE_PARAMETER.match(value)
+            return self.closure_argument(path, scope, given, closure, ctx) if closure else UNK
         if value.startswith("[]="):  # ``for x in xs``: an element of ``xs``
             parts = segments(value[3:])
             found = self.type_of(path, scope, parts, [], ctx) if parts else UNK
@@ -357,6 +348,98 @@ class SwiftCalls(KotlinCalls):
         finally:
             self.line, self.labels = line, labels
             self._making.discard(key)
+
+    def closure_argument(
+        self, path: str, scope: str, given: Assignment, found: re.Match[str], ctx: ResolutionNotes
+    ) -> Entity:
+        """Parameter I of the closure given as argument ARG of the call CALLEE: typed by the
+        closure type of the function parameter the argument fills (``performEvent { $0.m() }``
+        with ``func performEvent(_ event: (any EventMonitor) -> Void)``: an EventMonitor)."""
+        place, index, callee = int(found.group(1)), int(found.group(2)), found.group(3)
+        key = (path, scope, given.value)
+        if key in self._making:
+            return UNK
+        self._making.add(key)
+        line, self.line = self.line, given.line - 1
+        labels, self.labels = self.labels, given.labels
+        try:
+            function = self.called_function(path, scope, callee, ctx)
+        finally:
+            self.line, self.labels = line, labels
+            self._making.discard(key)
+        if function is None:
+            return UNK
+        file, qual, _ = function
+        named = set()
+        for sym in self.overloads(file).get(qual, []):  # those the labels fit: one type
+            written = self.parameter_type(file, qual, sym, given.labels, place)
+            named.add(closure_parameter(self.unaliased(file, parent(qual), written), index))
+        written = (named - {""}).pop() if len(named - {""}) == 1 else ""
+        if not written or self.generic(file, qual, written):
+            return UNK
+        ctx.inferred = True
+        return self.typed(file, parent(qual), written)
+
+    def called_function(
+        self, path: str, scope: str, callee: str, ctx: ResolutionNotes
+    ) -> Method | None:
+        """The function the call ``callee`` (its labels in ``self.labels``) calls, by the
+        declared types."""
+        parts = segments(callee)
+        at = len(self.labels) - 1
+        if parts is None:
+            return None
+        if len(parts) == 1:
+            found = self.implicit(path, scope, parts[0], at)
+            return found if found is not None else self.global_function(path, scope, parts[0])
+        receiver = self.type_of(path, scope, parts[:-1], list(range(len(self.labels))), ctx)
+        if receiver[0] == "super":
+            return self.method_in_bases(receiver[1], receiver[2], parts[-1], at)
+        if receiver[0] in ("inst", "def") and self.is_type(receiver[1], receiver[2]):
+            return self.method(receiver[1], receiver[2], parts[-1], at)
+        return None
+
+    def global_function(self, path: str, scope: str, name: str) -> Method | None:
+        """The global function ``name`` in reach of ``path`` (not a local closure)."""
+        if self.local_call(path, scope, Call(name, scope, self.line + 1, 0, "body")):
+            return None
+        found = self.r.callee(path, scope, name, ResolutionNotes())
+        if found[0] != "def" or self.r.index[found[1]].defs[found[2]].kind != "function":
+            return None
+        return found[1], found[2], self.r.index[found[1]].defs[found[2]]
+
+    def parameter_type(
+        self, file: str, qual: str, sym: Symbol, labels: tuple[str, ...], place: int
+    ) -> str:
+        """The type written for the parameter argument ``place`` of the call fills ('' when
+        the labels do not fit ``sym``)."""
+        given = labels_given(labels, len(labels) - 1) or []
+        if sym.kind not in FUNCTIONS:
+            return ""
+        filled = bind(sym.labels, given, self.closure_type(file, parent(qual)))
+        if filled is None or place >= len(filled) or filled[place] < 0:
+            return ""
+        written = sym.labels[filled[place]].partition(":")[2].rstrip("=").removesuffix("...")
+        return written[1:-1] if written.startswith("{") else written
+
+    def unaliased(self, path: str, scope: str, written: str) -> str:
+        """A closure type a type alias of the repository names, else ``written``."""
+        bare = written.split("?")[0].split()[-1] if written.strip() else ""
+        if "(" in written or not bare:
+            return written
+        found = self.type_named(path, scope, bare)
+        sym = self.r.index[found[1]].defs.get(found[2]) if found[0] == "def" else None
+        if sym is None or sym.kind != "type" or "->" not in sym.signature:
+            return written
+        return sym.signature.partition("=")[2].strip()
+
+    def generic(self, path: str, qual: str, name: str) -> bool:
+        """Whether ``name`` is a type parameter of the function ``qual`` or of a type around
+        it (``<Value>``, ``<T: Decodable>``, ``where`` clauses aside)."""
+        pattern = re.compile(rf"<([^>]*[,\s])?{re.escape(name.split('.')[0])}\b")
+        owners = [qual, *(t for _, t in self.enclosing_types(path, qual))]
+        defs = self.r.index[path].defs
+        return any(o in defs and pattern.search(defs[o].signature) for o in owners)
 
     def same_overload(
         self, path: str, scope: str, line: int, key: tuple[str, str]
@@ -386,6 +469,11 @@ class SwiftCalls(KotlinCalls):
         overload it sits in (``var x = try x.f()``: not the one the call gives its value)."""
         if assigns:
             assigns = self.same_overload(path, scope, self.line, (scope, assigns[0].target))
+        at = (self.line, self.column)  # a closure's parameter: inside it only, the innermost
+        around = [a for a in assigns if a.span and a.span[:2] <= at <= a.span[2:]]
+        if around:
+            return [max(around, key=lambda a: a.span[:2])]
+        assigns = [a for a in assigns if not a.span]
         given = [a for a in assigns if self.gives(a)]
         assigns = [a for a in assigns if a not in given]
         above = [a for a in assigns if a.line <= self.line]
@@ -565,7 +653,7 @@ class SwiftCalls(KotlinCalls):
         function type, or a type alias of one of the repository."""
 
         def takes(written: str) -> bool:
-            if written in ("{}", ""):
+            if written.startswith("{") or not written:
                 return bool(written)
             found = self.type_named(path, scope, written)
             sym = self.r.index[found[1]].defs.get(found[2]) if found[0] == "def" else None
@@ -585,7 +673,9 @@ class SwiftCalls(KotlinCalls):
         """The type of property ``name`` of ``klass`` (its extensions, its supertypes)."""
         for file, qual in [(path, klass), *self.ancestors(path, klass)]:
             for place, owner in self.places(file, qual):
-                assigns = self.r.index[place].assigns.get((owner, name))
+                assigns = [
+                    a for a in self.r.index[place].assigns.get((owner, name), []) if not a.span
+                ]
                 if assigns:
                     return self.declared(place, owner, assigns, ctx)
         return None
