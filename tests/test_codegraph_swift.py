@@ -693,6 +693,12 @@ CLOSURES = {
         "    later { picture in picture.show() }\n"
         "    apply(Picture()) { $0.show() }\n"
         "}\n"
+        "\n"
+        "typealias Snapshot = Frame\n"
+        "func capture(_ done: (Snapshot) -> Void) {}\n"
+        "func develop() {\n"
+        "    capture { $0.show() }\n"
+        "}\n"
     ),
 }
 
@@ -712,4 +718,6 @@ def test_swift_closure_parameters_typed_by_the_parameter_they_fill(tmp_path: Pat
         ("gallery", "$0.show", 24, "", "", 0.0, "unresolved"),  # T: generic
         ("gallery", "Picture", 24, g, "Picture", 1.0, "exact"),
         ("gallery", "apply", 24, g, "apply", 1.0, "exact"),
+        ("develop", "$0.show", 30, g, "Frame.show", 0.8, "inferred"),  # the alias's type
+        ("develop", "capture", 30, g, "capture", 1.0, "exact"),
     ]

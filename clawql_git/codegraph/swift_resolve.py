@@ -27,7 +27,14 @@ from typing import TYPE_CHECKING
 from clawql_git.codegraph.java_resolve import Method, Type, segments
 from clawql_git.codegraph.kotlin_resolve import FUNCTIONS, KotlinCalls
 from clawql_git.codegraph.model import Assignment, Call, Symbol
-from clawql_git.codegraph.resolve import UNK, Entity, ResolutionNotes, parent, swift_module_root
+from clawql_git.codegraph.resolve import (
+    UNK,
+    Entity,
+    ResolutionNotes,
+    parent,
+    strip_generics,
+    swift_module_root,
+)
 from clawql_git.codegraph.swift_closures import CLOSURE_PARAMETER, bind, closure_parameter
 
 if TYPE_CHECKING:
@@ -462,7 +469,20 @@ class SwiftCalls(KotlinCalls):
         if written.startswith("[") and written.endswith("]"):  # an array of the element
             element = self.type_named(path, scope, written[1:-1])
             return ("elem", *element[1:3]) if element[0] == "def" else UNK
-        return super().typed(path, scope, written)
+        return self.aliased(super().typed(path, scope, written), 0)
+
+    def aliased(self, entity: Entity, depth: int) -> Entity:
+        """A value of the type a type alias names (``typealias AFDataResponse<S> =
+        DataResponse<S, AFError>``: a ``DataResponse``); the alias of another type (a closure,
+        a composition) as it is."""
+        sym = self.r.index[entity[1]].defs.get(entity[2]) if entity[0] == "inst" else None
+        if sym is None or sym.kind != "type" or depth > 4:
+            return entity
+        named = strip_generics(sym.signature.partition("=")[2].strip())
+        if not re.fullmatch(r"[A-Za-z_][\w.]*", named):
+            return entity
+        found = self.instance(self.type_named(entity[1], parent(entity[2]), named))
+        return self.aliased(found, depth + 1) if found[0] == "inst" else entity
 
     def in_scope(self, path: str, scope: str, assigns: list[Assignment]) -> list[Assignment]:
         """The declarations of a local the call sees: the nearest one above it, in the
