@@ -665,7 +665,8 @@ def test_swift_members_of_extended_outside_types_and_optional_closures(tmp_path:
 # The Swift Programming Language's Closures chapter (closure expressions given as arguments,
 # shorthand argument names, trailing closures) with its ``loadPicture(from:completion:
 # onFailure:)``: a closure's parameter is typed, inside the closure only, by the closure type
-# of the parameter its argument fills (a type alias of one included); a generic one is not.
+# of the parameter its argument fills (a type alias of one included); a generic one is not,
+# unless it is the one type parameter of the receiver's type, declared with a type argument.
 CLOSURES = {
     "Gallery.swift": (
         "class Picture {\n"
@@ -699,6 +700,13 @@ CLOSURES = {
         "func develop() {\n"
         "    capture { $0.show() }\n"
         "}\n"
+        "\n"
+        "final class Box<Value> {\n"
+        "    func read(_ body: (Value) -> Void) {}\n"
+        "}\n"
+        "func unpack(box: Box<Picture>) {\n"
+        "    box.read { $0.show() }\n"
+        "}\n"
     ),
 }
 
@@ -720,4 +728,7 @@ def test_swift_closure_parameters_typed_by_the_parameter_they_fill(tmp_path: Pat
         ("gallery", "apply", 24, g, "apply", 1.0, "exact"),
         ("develop", "$0.show", 30, g, "Frame.show", 0.8, "inferred"),  # the alias's type
         ("develop", "capture", 30, g, "capture", 1.0, "exact"),
+        # the type argument the receiver is declared with: Value is a Picture
+        ("unpack", "$0.show", 37, g, "Picture.show", 0.8, "inferred"),
+        ("unpack", "box.read", 37, g, "Box.read", 0.8, "inferred"),
     ]

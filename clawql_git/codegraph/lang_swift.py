@@ -97,9 +97,17 @@ def type_name(node: Node | None) -> str:
 
 def value_type(node: Node | None) -> str:
     """A declared type as the resolver reads it: the type it names, ``[T]`` for an array of
-    one (``[Request]``), '' for others."""
+    one (``[Request]``), ``G<T>`` for a generic type given one type it names
+    (``Protected<State>``), '' for others."""
     if node is not None and node.type == "type_annotation":
         return value_type(node.child_by_field_name("name"))
+    if node is not None and node.type in _WRAPPED_TYPES and len(node.named_children) == 1:
+        return value_type(node.named_children[0])
+    arguments = [c for c in node.named_children if c.type == "type_arguments"] if node else []
+    if node is not None and node.type == "user_type" and len(arguments) == 1:
+        given = [type_name(a) for a in arguments[0].named_children]
+        named = type_name(node)
+        return f"{named}<{given[0]}>" if named and len(given) == 1 and given[0] else named
     if node is not None and node.type == "array_type" and len(node.named_children) == 1:
         element = type_name(node.named_children[0])
         return f"[{element}]" if element else ""

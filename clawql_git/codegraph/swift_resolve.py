@@ -90,6 +90,7 @@ class SwiftCalls(KotlinCalls):
         # static members of an outside type's extensions are told from its instance ones
         self.static: bool | None = None
         self.call_at: tuple[int, str] = (0, "")  # the line and callee of the call resolved
+        self.receiver: Entity = UNK  # the receiver of the last function ``called_function`` found
 
     # ------------------------------------------------------------ calls
 
@@ -377,22 +378,41 @@ class SwiftCalls(KotlinCalls):
         if function is None:
             return UNK
         file, qual, _ = function
+        receiver, self.receiver = self.receiver, UNK
         named = set()
         for sym in self.overloads(file).get(qual, []):  # those the labels fit: one type
             written = self.parameter_type(file, qual, sym, given.labels, place)
             named.add(closure_parameter(self.unaliased(file, parent(qual), written), index))
         written = (named - {""}).pop() if len(named - {""}) == 1 else ""
-        if not written or self.generic(file, qual, written):
+        if written and self.generic(file, qual, written):
+            return self.type_argument(file, parent(qual), receiver, written, ctx)
+        if not written:
             return UNK
         ctx.inferred = True
         return self.typed(file, parent(qual), written)
+
+    def type_argument(
+        self, path: str, klass: str, receiver: Entity, written: str, ctx: ResolutionNotes
+    ) -> Entity:
+        """The type argument a receiver of a generic type of one type parameter was declared
+        with (``let s: Protected<State>``), when ``written`` is that parameter."""
+        sym = self.r.index[path].defs.get(klass)
+        generics = re.match(r"[^<(]*<([^<>]*)>", sym.signature) if sym is not None else None
+        if generics is None or len(receiver) != 5 or receiver[2] != klass:
+            return UNK
+        params = [p.split(":")[0].strip() for p in generics.group(1).split(",")]
+        if params != [written]:
+            return UNK
+        ctx.inferred = True
+        return ("inst", receiver[3], receiver[4])
 
     def called_function(
         self, path: str, scope: str, callee: str, ctx: ResolutionNotes
     ) -> Method | None:
         """The function the call ``callee`` (its labels in ``self.labels``) calls, by the
-        declared types."""
+        declared types; its receiver is kept in ``self.receiver``."""
         parts = segments(callee)
+        self.receiver = UNK
         at = len(self.labels) - 1
         if parts is None:
             return None
@@ -400,6 +420,7 @@ class SwiftCalls(KotlinCalls):
             found = self.implicit(path, scope, parts[0], at)
             return found if found is not None else self.global_function(path, scope, parts[0])
         receiver = self.type_of(path, scope, parts[:-1], list(range(len(self.labels))), ctx)
+        self.receiver = receiver
         if receiver[0] == "super":
             return self.method_in_bases(receiver[1], receiver[2], parts[-1], at)
         if receiver[0] in ("inst", "def") and self.is_type(receiver[1], receiver[2]):
