@@ -564,6 +564,18 @@ OUTSIDE = {
         "        self = double * 2 + padding\n"
         "    }\n"
         "}\n"
+        "\n"
+        "extension Error {\n"
+        '    func describe() -> String { "" }\n'
+        "}\n"
+        "func risky() throws {}\n"
+        "func attempt() {\n"
+        "    do {\n"
+        "        try risky()\n"
+        "    } catch {\n"
+        "        error.describe()\n"
+        "    }\n"
+        "}\n"
     ),
     "Source/Counter.swift": (
         "import Foundation\n"
@@ -633,6 +645,9 @@ def test_swift_members_of_extended_outside_types_and_optional_closures(tmp_path:
         ("String.init", "Array().joined", 14, "", "", 0.0, "unresolved"),
         ("String.shout", "uppercased", 20, "", "", 0.0, "unresolved"),  # the standard library's
         ("Int.init", "self.init", 26, "", "", 0.0, "unresolved"),  # not init(double:padding:)
+        ("attempt", "risky", 37, EX, "risky", 1.0, "exact"),
+        # ``catch { }`` binds ``error``, an ``any Error``: the extension's method
+        ("attempt", "error.describe", 39, EX, "Error.describe", 0.8, "inferred"),
     ]
     assert calls(graph, CT) == [
         # an optional requirement of an @objc protocol, called with ``?``

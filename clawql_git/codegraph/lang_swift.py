@@ -29,7 +29,9 @@ Conventions:
   parameters) and their parameters' labels and types (``Symbol.labels``).
 - assignments: property and parameter type annotations (``T?``, ``any P``, ``(T)`` -> ``T``;
   a closure type as written), ``let x = Foo()`` / ``if let x = f()`` (value the callee,
-  with the call's labels), ``let x = a.b`` / ``guard let x = y`` (value ``=a.b``).
+  with the call's labels), ``let x = a.b`` / ``guard let x = y`` (value ``=a.b``); a
+  closure's parameters (value ``{ARG:I}CALLEE``: ``on_closure``) and the ``error`` of a
+  ``catch { }`` without a pattern are seen inside their span only.
 - ``resolve_module``: a module name -> the ``.swift`` files under ``Sources/<name>/``
   (Swift Package Manager), else under a directory named ``<name>``; system frameworks
   (``Foundation``, ``UIKit``, ...) -> [].
@@ -321,6 +323,7 @@ class SwiftWalker(Walker):
         "for_statement": "on_for",
         "attribute": "on_attribute",
         "lambda_literal": "on_closure",
+        "catch_block": "on_catch",
         "comment": "on_above",
         "multiline_comment": "on_above",
     }
@@ -577,6 +580,16 @@ class SwiftWalker(Walker):
             given = f"{{{at}:{i}}}{value}" if value else "{}"
             self.facts.assignments.append(
                 Assignment(name, given, self.qualname, span[0], False, labels, span)
+            )
+        self.visit_children(node)
+
+    def on_catch(self, node: Node) -> None:
+        """``catch { }`` without a pattern binds the error to a local ``error`` of type
+        ``any Error`` (The Swift Programming Language, Error Handling), inside it only."""
+        if node.child_by_field_name("error") is None:
+            span = (line(node), node.start_point[1], end_line(node), node.end_point[1])
+            self.facts.assignments.append(
+                Assignment("error", "Error", self.qualname, span[0], True, (), span)
             )
         self.visit_children(node)
 
