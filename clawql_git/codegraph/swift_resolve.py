@@ -15,6 +15,24 @@ no overload's labels fit. ``T(...)`` calls the type's ``init`` (the superclass's
 inherits) and is the type itself when none is declared (a memberwise or default
 initializer); ``-> Self`` gives the receiver's type. A receiver not typed this way is left to
 the generic resolver (which links ``x.m()`` by the value ``x`` was given, as before).
+
+A type outside the repository (``DispatchQueue``, ``URLRequest``, ``Error``) that the
+repository extends stands for the extensions the caller's file sees (its module's and its
+imports', test code's not from other code): their members resolve by labels, a ``static``
+one only on the type and another only on a value, an ``init`` only when the call names an
+argument (the type's own initializers, overloaded by type, may fit as well); what they do not
+declare is the type's own, unresolved. A value of a repository type conforming to one
+(``AFError: Error``) reaches its extensions' members too.
+
+``handler?(x)`` calls the optional closure of the property ``handler`` of the enclosing
+types, never a function of that name (an @objc protocol's ``optional func`` aside). A
+closure's parameters (named, or ``$0``...) are typed inside the closure only, by the closure
+type of the parameter its argument fills in the function the call resolves to (the overloads
+its labels fit agreeing; a type alias of a closure type read); a type parameter is not a
+type, unless it is the one type parameter of the receiver's type and the receiver was
+declared with a type argument (``let s: Protected<State>``: ``s.write { $0.m() }``). A
+``catch { }`` without a pattern binds ``error``, an ``any Error``. A value of a type alias
+of a repository type is a value of that type.
 """
 
 from __future__ import annotations
