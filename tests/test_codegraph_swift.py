@@ -722,6 +722,16 @@ CLOSURES = {
         "func unpack(box: Box<Picture>) {\n"
         "    box.read { $0.show() }\n"
         "}\n"
+        "\n"
+        "final class Filter {\n"
+        "    let accepts: (Picture) -> Bool\n"
+        "    init(accepts: @escaping (Picture) -> Bool) {\n"
+        "        self.accepts = accepts\n"
+        "    }\n"
+        "    func check(_ picture: Picture) -> Bool {\n"
+        "        accepts(picture)\n"
+        "    }\n"
+        "}\n"
     ),
 }
 
@@ -746,4 +756,6 @@ def test_swift_closure_parameters_typed_by_the_parameter_they_fill(tmp_path: Pat
         # the type argument the receiver is declared with: Value is a Picture
         ("unpack", "$0.show", 37, g, "Picture.show", 0.8, "inferred"),
         ("unpack", "box.read", 37, g, "Box.read", 0.8, "inferred"),
+        # a property declared with a closure type, called: the property
+        ("Filter.check", "accepts", 46, g, "Filter.accepts", 1.0, "exact"),
     ]

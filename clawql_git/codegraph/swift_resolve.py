@@ -147,6 +147,9 @@ class SwiftCalls(KotlinCalls):
             return self.initializer(found[1], found[2], len(indexed) - 1)
         if found[0] != "unk" or self.local_call(path, scope, call):
             return found
+        held = self.closure_property(path, scope, call, declared=True)  # ``handler(x)``
+        if held[0] != "unk":
+            return held
         receiver = self.typed_receiver(path, scope, call.callee)
         if receiver is None:
             return self.r.callee(path, scope, call.callee, ctx)
@@ -154,10 +157,11 @@ class SwiftCalls(KotlinCalls):
         made = self.nested_in(receiver[1], receiver[2], nested) if receiver[0] == "def" else None
         return self.initializer(made[1], made[2], len(indexed) - 1) if made else UNK
 
-    def closure_property(self, path: str, scope: str, call: Call) -> Entity:
+    def closure_property(self, path: str, scope: str, call: Call, declared: bool = False) -> Entity:
         """``handler?(x)`` / ``self.handler?(x)``: the property of that name of the enclosing
-        types (their extensions and supertypes) whose optional closure is called; unknown for
-        a local, a parameter or another receiver."""
+        types (their extensions and supertypes) whose optional closure is called (``declared``:
+        ``handler(x)``, of a property declared with a closure type, no function of that name
+        fitting); unknown for a local, a parameter or another receiver."""
         parts = segments(call.callee)
         if parts is None or len(parts) > 2 or (parts[0] != "self" and len(parts) == 2):
             return UNK
@@ -168,9 +172,18 @@ class SwiftCalls(KotlinCalls):
             for owner_file, owner in [(file, klass), *self.ancestors(file, klass)]:
                 for place, qual in self.places(owner_file, owner):
                     found = self.overloads(place).get(f"{qual}.{name}", [])
-                    if any(s.kind == "variable" for s in found):
+                    held = [s for s in found if s.kind == "variable"]
+                    if held and (not declared or self.holds_closure(place, qual, held[0])):
                         return ("var", place, f"{qual}.{name}")
         return UNK
+
+    def holds_closure(self, path: str, klass: str, sym: Symbol) -> bool:
+        """Whether property ``sym`` is declared with a closure type (or an alias of one)."""
+        if "->" in sym.signature.partition("=")[0]:
+            return True
+        written = self.r.index[path].assigns.get((klass, sym.name), [])
+        takes = self.closure_type(path, klass)
+        return any(a.annotation and not a.span and takes(a.value) for a in written)
 
     def optional_requirement(self, found: Entity) -> bool:
         """Whether ``found`` is an ``optional func`` requirement of an @objc protocol."""
