@@ -25,7 +25,8 @@ declare is the type's own, unresolved. A value of a repository type conforming t
 (``AFError: Error``) reaches its extensions' members too.
 
 ``handler?(x)`` calls the optional closure of the property ``handler`` of the enclosing
-types, never a function of that name (an @objc protocol's ``optional func`` aside). A
+types, never a function of that name (an @objc protocol's ``optional func`` aside); so does
+``handler(x)`` when the property is declared with a closure type and no function fits. A
 closure's parameters (named, or ``$0``...) are typed inside the closure only, by the closure
 type of the parameter its argument fills in the function the call resolves to (the overloads
 its labels fit agreeing; a type alias of a closure type read); a type parameter is not a
