@@ -516,11 +516,246 @@ def test_swift_argument_labels_pick_the_overload() -> None:
     assert labels_fit(("_:Validation",), ["{"], lambda written: written == "Validation")
     assert not labels_fit((), ["{"], bool)
     f = extract("swift", "A.swift", "func f(_ a: Int, b: Int = 1, c: () -> Void) {}\n")
-    assert [s.labels for s in f.symbols] == [("_:Int", "b:Int=", "c:{}")]
+    assert [s.labels for s in f.symbols] == [("_:Int", "b:Int=", "c:{() -> Void}")]
     g = extract(
         "swift", "B.swift", "func g() {\n    s.request(u, method: .get).response {\n    }\n}\n"
     )
     assert [(c.callee, c.labels) for c in g.calls] == [
         ("s.request().response", ("_,method", "{")),
         ("s.request", ("_,method",)),
+    ]
+
+
+# The Swift Programming Language's Extensions (``Int.repetitions(task:)``, ``square()``) and
+# Optional Protocol Requirements (``CounterDataSource``) chapters, in an Xcode layout (no
+# ``Sources/``: one module) with a test file: members of extensions of types outside the
+# repository (the standard library's) resolve by their labels, a static one apart from an
+# instance one (Alamofire's ``static func removeItem(at:)`` of ``extension FileManager``
+# beside Foundation's instance method); an initializer only when it names an argument;
+# ``handler?(x)`` calls the optional closure of a property, not a method of the same name.
+OUTSIDE = {
+    "Source/Extensions.swift": (
+        "extension Int {\n"
+        "    func repetitions(task: () -> Void) {\n"
+        "        for _ in 0..<self {\n"
+        "            task()\n"
+        "        }\n"
+        "    }\n"
+        "    mutating func square() {\n"
+        "        self = self * self\n"
+        "    }\n"
+        "}\n"
+        "\n"
+        "extension String {\n"
+        "    init(word: String, times: Int) {\n"
+        '        self = Array(repeating: word, count: times).joined(separator: " ")\n'
+        "    }\n"
+        "    static func lowercased() -> String {\n"
+        '        ""\n'
+        "    }\n"
+        "    func shout() -> String {\n"
+        "        uppercased()\n"
+        "    }\n"
+        "}\n"
+        "\n"
+        "extension Int {\n"
+        "    init(double: Int = 1, padding: Int = 0) {\n"
+        "        self.init()\n"
+        "        self = double * 2 + padding\n"
+        "    }\n"
+        "}\n"
+        "\n"
+        "extension Error {\n"
+        '    func describe() -> String { "" }\n'
+        "}\n"
+        "func risky() throws {}\n"
+        "func attempt() {\n"
+        "    do {\n"
+        "        try risky()\n"
+        "    } catch {\n"
+        "        error.describe()\n"
+        "    }\n"
+        "}\n"
+    ),
+    "Source/Counter.swift": (
+        "import Foundation\n"
+        "\n"
+        "@objc protocol CounterDataSource {\n"
+        "    @objc optional func increment(forCount count: Int) -> Int\n"
+        "    @objc optional var fixedIncrement: Int { get }\n"
+        "}\n"
+        "\n"
+        "class Counter {\n"
+        "    var count = 0\n"
+        "    var dataSource: CounterDataSource?\n"
+        "    var didIncrement: ((Int) -> Void)?\n"
+        "    func increment() {\n"
+        "        if let amount = dataSource?.increment?(forCount: count) {\n"
+        "            count += amount\n"
+        "        }\n"
+        "        didIncrement?(count)\n"
+        "        didIncrement(count)\n"
+        "    }\n"
+        "    func didIncrement(_ count: Int) {}\n"
+        "}\n"
+        "\n"
+        "func play(word: String) {\n"
+        "    var three: Int = 3\n"
+        '    three.repetitions { print("Hello!") }\n'
+        "    three.square()\n"
+        "    let twice = String(word: word, times: 2)\n"
+        "    let plain = String(repeating: word, count: 2)\n"
+        "    word.shout()\n"
+        "    word.lowercased()\n"
+        "    String.lowercased()\n"
+        "    word.whisper()\n"
+        "    var counter = Counter()\n"
+        "    var other = counter.count.square()\n"
+        "}\n"
+        "\n"
+        "protocol Reading {\n"
+        "    func read() -> Counter\n"
+        "}\n"
+        "\n"
+        "func consume(_ counter: any Reading) {\n"
+        "    let counter = counter.read()\n"
+        "    counter.increment()\n"
+        "}\n"
+    ),
+    "Tests/CounterTests.swift": (
+        "extension String {\n"
+        "    func whisper() -> String {\n"
+        "        lowercased()\n"
+        "    }\n"
+        "}\n"
+        "\n"
+        "func check(word: String) {\n"
+        "    word.whisper()\n"
+        "}\n"
+    ),
+}
+EX, CT, TS = "Source/Extensions.swift", "Source/Counter.swift", "Tests/CounterTests.swift"
+
+
+def test_swift_members_of_extended_outside_types_and_optional_closures(tmp_path: Path) -> None:
+    graph = build(tmp_path, OUTSIDE)
+    assert calls(graph, EX) == [
+        ("Int.repetitions", "task", 4, "", "", 0.0, "unresolved"),  # a parameter
+        ("String.init", "Array", 14, "", "", 0.0, "unresolved"),
+        ("String.init", "Array().joined", 14, "", "", 0.0, "unresolved"),
+        ("String.shout", "uppercased", 20, "", "", 0.0, "unresolved"),  # the standard library's
+        ("Int.init", "self.init", 26, "", "", 0.0, "unresolved"),  # not init(double:padding:)
+        ("attempt", "risky", 37, EX, "risky", 1.0, "exact"),
+        # ``catch { }`` binds ``error``, an ``any Error``: the extension's method
+        ("attempt", "error.describe", 39, EX, "Error.describe", 0.8, "inferred"),
+    ]
+    assert calls(graph, CT) == [
+        # an optional requirement of an @objc protocol, called with ``?``
+        ("Counter.increment", "dataSource.increment", 13, CT, "CounterDataSource.increment",
+         0.8, "inferred"),
+        # the optional closure of the property, then the method of the same name
+        ("Counter.increment", "didIncrement", 16, CT, "Counter.didIncrement", 1.0, "exact"),
+        ("Counter.increment", "didIncrement", 17, CT, "Counter.didIncrement", 1.0, "exact"),
+        ("play", "print", 24, "", "", 0.0, "unresolved"),
+        ("play", "three.repetitions", 24, EX, "Int.repetitions", 0.8, "inferred"),
+        ("play", "three.square", 25, EX, "Int.square", 0.8, "inferred"),
+        ("play", "String", 26, EX, "String.init", 1.0, "exact"),  # init(word:times:)
+        ("play", "String", 27, "", "", 0.0, "unresolved"),  # the standard library's
+        ("play", "word.shout", 28, EX, "String.shout", 0.8, "inferred"),
+        # the instance method is the standard library's, the static one the extension's
+        ("play", "word.lowercased", 29, "", "", 0.0, "unresolved"),
+        ("play", "String.lowercased", 30, EX, "String.lowercased", 1.0, "exact"),
+        ("play", "word.whisper", 31, "", "", 0.0, "unresolved"),  # a test's extension
+        ("play", "Counter", 32, CT, "Counter", 1.0, "exact"),
+        ("play", "counter.count.square", 33, "", "", 0.0, "unresolved"),  # count = 0: untyped
+        ("consume", "counter.read", 41, CT, "Reading.read", 0.8, "inferred"),  # the parameter
+        ("consume", "counter.increment", 42, CT, "Counter.increment", 0.8, "inferred"),
+    ]  # fmt: skip
+    assert calls(graph, TS) == [
+        ("String.whisper", "lowercased", 3, "", "", 0.0, "unresolved"),  # not the static one
+        ("check", "word.whisper", 8, TS, "String.whisper", 0.8, "inferred"),
+    ]
+
+
+# The Swift Programming Language's Closures chapter (closure expressions given as arguments,
+# shorthand argument names, trailing closures) with its ``loadPicture(from:completion:
+# onFailure:)``: a closure's parameter is typed, inside the closure only, by the closure type
+# of the parameter its argument fills (a type alias of one included); a generic one is not,
+# unless it is the one type parameter of the receiver's type, declared with a type argument.
+CLOSURES = {
+    "Gallery.swift": (
+        "class Picture {\n"
+        "    func show() {}\n"
+        "}\n"
+        "class Frame {\n"
+        "    func show() {}\n"
+        "}\n"
+        "class Server {}\n"
+        "typealias Handler = (Picture) -> Void\n"
+        "\n"
+        "func loadPicture(from server: Server, completion: (Picture) -> Void,\n"
+        "                 onFailure: () -> Void) {}\n"
+        "func forEvery(_ body: (Picture) -> Void) {}\n"
+        "func later(_ handler: @escaping Handler) {}\n"
+        "func apply<T>(_ value: T, _ body: (T) -> Void) {}\n"
+        "\n"
+        "func gallery(server: Server) {\n"
+        "    let picture = Frame()\n"
+        "    loadPicture(from: server, completion: { picture in\n"
+        "        picture.show()\n"
+        "    }, onFailure: {})\n"
+        "    picture.show()\n"
+        "    forEvery { $0.show() }\n"
+        "    later { picture in picture.show() }\n"
+        "    apply(Picture()) { $0.show() }\n"
+        "}\n"
+        "\n"
+        "typealias Snapshot = Frame\n"
+        "func capture(_ done: (Snapshot) -> Void) {}\n"
+        "func develop() {\n"
+        "    capture { $0.show() }\n"
+        "}\n"
+        "\n"
+        "final class Box<Value> {\n"
+        "    func read(_ body: (Value) -> Void) {}\n"
+        "}\n"
+        "func unpack(box: Box<Picture>) {\n"
+        "    box.read { $0.show() }\n"
+        "}\n"
+        "\n"
+        "final class Filter {\n"
+        "    let accepts: (Picture) -> Bool\n"
+        "    init(accepts: @escaping (Picture) -> Bool) {\n"
+        "        self.accepts = accepts\n"
+        "    }\n"
+        "    func check(_ picture: Picture) -> Bool {\n"
+        "        accepts(picture)\n"
+        "    }\n"
+        "}\n"
+    ),
+}
+
+
+def test_swift_closure_parameters_typed_by_the_parameter_they_fill(tmp_path: Path) -> None:
+    graph = build(tmp_path, CLOSURES)
+    g = "Gallery.swift"
+    assert calls(graph, g) == [
+        ("gallery", "Frame", 17, g, "Frame", 1.0, "exact"),
+        ("gallery", "loadPicture", 18, g, "loadPicture", 1.0, "exact"),
+        ("gallery", "picture.show", 19, g, "Picture.show", 0.8, "inferred"),  # the parameter
+        ("gallery", "picture.show", 21, g, "Frame.show", 0.8, "inferred"),  # the local again
+        ("gallery", "$0.show", 22, g, "Picture.show", 0.8, "inferred"),
+        ("gallery", "forEvery", 22, g, "forEvery", 1.0, "exact"),
+        ("gallery", "later", 23, g, "later", 1.0, "exact"),
+        ("gallery", "picture.show", 23, g, "Picture.show", 0.8, "inferred"),  # a type alias
+        ("gallery", "$0.show", 24, "", "", 0.0, "unresolved"),  # T: generic
+        ("gallery", "Picture", 24, g, "Picture", 1.0, "exact"),
+        ("gallery", "apply", 24, g, "apply", 1.0, "exact"),
+        ("develop", "$0.show", 30, g, "Frame.show", 0.8, "inferred"),  # the alias's type
+        ("develop", "capture", 30, g, "capture", 1.0, "exact"),
+        # the type argument the receiver is declared with: Value is a Picture
+        ("unpack", "$0.show", 37, g, "Picture.show", 0.8, "inferred"),
+        ("unpack", "box.read", 37, g, "Box.read", 0.8, "inferred"),
+        # a property declared with a closure type, called: the property
+        ("Filter.check", "accepts", 46, g, "Filter.accepts", 1.0, "exact"),
     ]

@@ -23,12 +23,15 @@ Conventions:
 - calls: ``f()``, ``a.b.c()``, ``self.x()``, ``super.x()``, ``a?.b()`` with dots; ``Foo()``
   and ``Foo<T>()`` -> ``Foo`` (an initializer call), ``Foo().bar().baz()`` ->
   ``Foo().bar().baz``; ``f(x)`` and a trailing closure read by tree-sitter as a call of a
-  call are one call; each records the argument labels of its chain (``Call.labels``).
+  call are one call; each records the argument labels of its chain (``Call.labels``;
+  ``handler?(x)``, a call of an optional closure, has '?' among them).
 - functions record their declared return type (``returns``, '' for one of their own type
   parameters) and their parameters' labels and types (``Symbol.labels``).
 - assignments: property and parameter type annotations (``T?``, ``any P``, ``(T)`` -> ``T``;
   a closure type as written), ``let x = Foo()`` / ``if let x = f()`` (value the callee,
-  with the call's labels), ``let x = a.b`` / ``guard let x = y`` (value ``=a.b``).
+  with the call's labels), ``let x = a.b`` / ``guard let x = y`` (value ``=a.b``); a
+  closure's parameters (value ``{ARG:I}CALLEE``: ``on_closure``) and the ``error`` of a
+  ``catch { }`` without a pattern are seen inside their span only.
 - ``resolve_module``: a module name -> the ``.swift`` files under ``Sources/<name>/``
   (Swift Package Manager), else under a directory named ``<name>``; system frameworks
   (``Foundation``, ``UIKit``, ...) -> [].
@@ -49,6 +52,7 @@ from clawql_git.codegraph.ts_util import (
     clean_block_doc,
     clean_line_docs,
     collapse,
+    end_line,
     line,
     text,
     walk_file,
@@ -95,9 +99,17 @@ def type_name(node: Node | None) -> str:
 
 def value_type(node: Node | None) -> str:
     """A declared type as the resolver reads it: the type it names, ``[T]`` for an array of
-    one (``[Request]``), '' for others."""
+    one (``[Request]``), ``G<T>`` for a generic type given one type it names
+    (``Protected<State>``), '' for others."""
     if node is not None and node.type == "type_annotation":
         return value_type(node.child_by_field_name("name"))
+    if node is not None and node.type in _WRAPPED_TYPES and len(node.named_children) == 1:
+        return value_type(node.named_children[0])
+    arguments = [c for c in node.named_children if c.type == "type_arguments"] if node else []
+    if node is not None and node.type == "user_type" and len(arguments) == 1:
+        given = [type_name(a) for a in arguments[0].named_children]
+        named = type_name(node)
+        return f"{named}<{given[0]}>" if named and len(given) == 1 and given[0] else named
     if node is not None and node.type == "array_type" and len(node.named_children) == 1:
         element = type_name(node.named_children[0])
         return f"[{element}]" if element else ""
@@ -184,9 +196,11 @@ def call_name(node: Node) -> str:
 
 def call_labels(node: Node) -> str:
     """The argument labels of one call, joined by ',': '_' for an unlabelled argument, '{'
-    for a trailing closure (``f(x, y: 1) { }`` -> ``_,y,{``)."""
+    for a trailing closure (``f(x, y: 1) { }`` -> ``_,y,{``); '?' first for a call of an
+    optional closure (``handler?(x)`` -> ``?,_``), which no function's labels fit."""
     suffix = next((c for c in node.named_children if c.type in _SUFFIXES), None)
-    out: list[str] = []
+    optional = any(c.type == "?" for c in node.children) and not subscript(suffix)
+    out: list[str] = ["?"] if optional else []
     for part in suffix.named_children if suffix is not None else ():
         if part.type == "value_arguments":
             for arg in (a for a in part.named_children if a.type == "value_argument"):
@@ -195,6 +209,17 @@ def call_labels(node: Node) -> str:
         elif part.type == "lambda_literal":
             out.append("{")
     return ",".join(out)
+
+
+def subscript(suffix: Node | None) -> bool:
+    """Whether a call suffix is a subscript's ``[...]`` (tree-sitter-swift reads ``a[i]`` as a
+    call)."""
+    args = (
+        next((c for c in suffix.named_children if c.type == "value_arguments"), None)
+        if suffix
+        else None
+    )
+    return args is not None and args.child_count > 0 and args.children[0].type == "["
 
 
 def chain_labels(node: Node | None) -> tuple[str, ...]:
@@ -217,10 +242,35 @@ def chain_labels(node: Node | None) -> tuple[str, ...]:
     return ()
 
 
+def argument_of(closure: Node) -> tuple[Node | None, int]:
+    """The call a closure is an argument of and its place among the call's labels (a
+    trailing closure's, of ``f(x) { }`` read as a call of a call, counted after ``f``'s own
+    arguments); (None, -1) for a closure that is no argument."""
+    holder = closure.parent
+    if holder is not None and holder.type == "value_argument":
+        holder = holder.parent.parent if holder.parent is not None else None
+    call = holder.parent if holder is not None and holder.type in _SUFFIXES else None
+    if call is None or call.type not in _CALLS:
+        return None, -1
+    inner = closure_of(call) if call.type == "call_expression" else None
+    parts: list[Node] = []
+    for suffix in (s for c in (inner, call) if c is not None for s in c.named_children):
+        if suffix.type not in _SUFFIXES:
+            continue
+        for part in suffix.named_children:
+            if part.type == "value_arguments":
+                parts += [a for a in part.named_children if a.type == "value_argument"]
+            elif part.type == "lambda_literal":
+                parts.append(part)
+    place = next((i for i, p in enumerate(parts) if closure in (p, *p.named_children)), -1)
+    return (call if place >= 0 else None), place
+
+
 def parameter_labels(node: Node) -> tuple[str, ...]:
     """A function's parameters as ``Symbol.labels`` writes them: the argument label, ``:``
-    and the type named (``{}`` for a function type, nothing for another unnamed one), then
-    ``...`` for a variadic one, ``=`` for one with a default value (``_:Int``, ``b:Int=``)."""
+    and the type named (a function type as written in braces, ``{(Int) -> Void}``; nothing
+    for another unnamed one), then ``...`` for a variadic one, ``=`` for one with a default
+    value (``_:Int``, ``b:Int=``)."""
     out: list[str] = []
     for i, child in enumerate(node.children):
         if child.type == "parameter":
@@ -228,9 +278,10 @@ def parameter_labels(node: Node) -> tuple[str, ...]:
             names = child.children_by_field_name("name")
             label = text(outer if outer is not None else names[0]) if names else "_"
             written = next((n for n in names[1:] if n.type != "simple_identifier"), None)
-            named = "{}" if written is not None and "->" in text(written) else type_name(written)
+            closure = written is not None and "->" in text(written)
+            named = f"{{{collapse(text(written))}}}" if closure else type_name(written)
             if "@autoclosure" in text(child):  # takes a value, not a closure
-                named = named.replace("{}", "")
+                named = "" if closure else named
             variadic = any(c.type == "..." for c in child.children)
             out.append(f"{label}:{named}" + ("..." if variadic else ""))
         elif out and node.field_name_for_child(i) == "default_value":
@@ -271,6 +322,8 @@ class SwiftWalker(Walker):
         "guard_statement": "on_condition",
         "for_statement": "on_for",
         "attribute": "on_attribute",
+        "lambda_literal": "on_closure",
+        "catch_block": "on_catch",
         "comment": "on_above",
         "multiline_comment": "on_above",
     }
@@ -504,6 +557,42 @@ class SwiftWalker(Walker):
             written = callee_name(inner)
             self.assign(name, f"={written}" if written else "", at, False)
 
+    def on_closure(self, node: Node) -> None:
+        """A closure's parameters (``{ a, b in }``, else ``$0``, ``$1``, ``$2``), seen inside
+        its span only: an argument of a call is given ``{ARG:I}CALLEE`` (the closure is
+        argument ARG of the call, as its labels count, and this is its parameter I), with
+        the call's labels; the parameters of another closure are given ``{}`` (unknown)."""
+        names = [
+            text(name)
+            for params in node.named_children
+            if params.type == "lambda_function_type"
+            for group in params.named_children
+            if group.type == "lambda_function_type_parameters"
+            for param in group.named_children
+            if param.type == "lambda_parameter"
+            for name in param.children_by_field_name("name")[:1]
+        ]
+        call, at = argument_of(node)
+        value = f"{call_name(call)}" if call is not None else ""
+        labels = chain_labels(call) if call is not None else ()
+        span = (line(node), node.start_point[1], end_line(node), node.end_point[1])
+        for i, name in enumerate(names or ["$0", "$1", "$2"]):
+            given = f"{{{at}:{i}}}{value}" if value else "{}"
+            self.facts.assignments.append(
+                Assignment(name, given, self.qualname, span[0], False, labels, span)
+            )
+        self.visit_children(node)
+
+    def on_catch(self, node: Node) -> None:
+        """``catch { }`` without a pattern binds the error to a local ``error`` of type
+        ``any Error`` (The Swift Programming Language, Error Handling), inside it only."""
+        if node.child_by_field_name("error") is None:
+            span = (line(node), node.start_point[1], end_line(node), node.end_point[1])
+            self.facts.assignments.append(
+                Assignment("error", "Error", self.qualname, span[0], True, (), span)
+            )
+        self.visit_children(node)
+
     def on_attribute(self, node: Node) -> None:
         with self.in_context("decorator"):
             self.visit_children(node)
@@ -512,7 +601,7 @@ class SwiftWalker(Walker):
 class SwiftExtractor:
     """The Swift extractor the code graph loads as ``lang_swift.EXTRACTOR``."""
 
-    version = "2"
+    version = "3"
 
     def __init__(self) -> None:
         self.suffixes = {".swift": "swift"}

@@ -163,6 +163,7 @@ class FileIndex:
         idx = cls(facts)
         python = facts.language == "python"
         objects = facts.language in JS_OBJECTS
+        swift = facts.language == "swift"
         for sym in facts.symbols:
             if sym.kind != "extension":  # a Swift extension's members are its type's
                 idx.defs.setdefault(sym.qualname, sym)
@@ -170,6 +171,8 @@ class FileIndex:
                 idx.overloads.setdefault(sym.qualname, []).append(sym)
                 if idx.defs[sym.qualname].kind == "constant" and sym.kind != "constant":
                     idx.defs[sym.qualname] = sym  # a constant beside a method or a class
+            elif swift and sym.kind in CALLABLE and idx.defs[sym.qualname].kind == "variable":
+                idx.defs[sym.qualname] = sym  # ``var x`` beside ``func x(...)``: calls
             if objects and sym.kind == "method":
                 idx.owners.add(parent(sym.qualname))
         for imp in facts.imports:
