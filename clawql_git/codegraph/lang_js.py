@@ -32,7 +32,9 @@ from tree_sitter import Node
 from clawql_git.codegraph import js_resolve, js_routes
 from clawql_git.codegraph.js_members import (
     FUNCTION_VALUES,
+    MIXED_IN,
     JsMemberWalker,
+    mixin_sources,
     object_literal,
     returned_receiver,
     type_literals,
@@ -72,9 +74,13 @@ def _languages() -> dict[str, object]:
 
 
 def value_name(node: Node | None) -> tuple[str, bool]:
-    """Type evidence from an initialiser: (``Foo`` of ``new Foo()``, False) or the callee."""
+    """Type evidence from an initialiser: (``Foo`` of ``new Foo()``, False) or the callee;
+    ``a = module.exports = make()`` is what it assigns last (an assignment's value is the
+    value assigned)."""
     while node is not None and node.type in _WRAPPERS:
         node = node.named_children[0] if node.named_children else None
+    if node is not None and node.type == "assignment_expression":
+        return value_name(_assigned_value(node))
     if node is None:
         return "", False
     if node.type == "this":  # ``var self = this``: an alias of the receiver
@@ -388,6 +394,9 @@ class JsWalker(JsMemberWalker):
                 return
         self.add_call(callee_name(fn), node)
         self.express.on_call(node, fn, args)
+        destination, sources = mixin_sources(fn, args, self.facts.imports)
+        for source in sources:
+            self.assign(destination + MIXED_IN, "=" + source, node, False)
         if fn.type != "identifier":
             self.visit(fn)
         self.visit(args_node)
@@ -481,8 +490,9 @@ class JsWalker(JsMemberWalker):
 class JsExtractor:
     """The JS/TS/TSX extractor the code graph loads as ``lang_js.EXTRACTOR``."""
 
-    version = "3"  # 1: definitions written as values (js_members); 2: TypeScript types;
-    # 3: CommonJS whole exports, aliased members, `this` of constructors and returns
+    version = "4"  # 1: definitions written as values (js_members); 2: TypeScript types;
+    # 3: CommonJS whole exports, aliased members, `this` of constructors and returns;
+    # 4: mixins (``app.*``), ``return f`` of a ``var f = function`` in the body
 
     def __init__(self) -> None:
         self.suffixes = {
