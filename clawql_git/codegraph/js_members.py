@@ -305,7 +305,8 @@ def returned_receiver(fn: Node) -> str:
 def _declared_functions(body: Node) -> set[str]:
     """Names a function body declares as functions: ``function inner() {}`` and ``var
     inner = function () {}`` (or an arrow function) among its own statements."""
-    names, others = set(), set()  # ``var f = function`` then ``var f = 1``: not proven
+    names: set[str] = set()
+    others: set[str] = set()  # ``var f = function`` then ``var f = 1``: not proven
     for statement in body.named_children:
         if statement.type == "function_declaration":
             names.add(text(statement.child_by_field_name("name")))
@@ -324,9 +325,9 @@ def _declared_variables(node: Node) -> set[str]:
     for child in node.named_children:
         if child.type == "variable_declarator":
             named, value = child.child_by_field_name("name"), child.child_by_field_name("value")
-            if named is not None and named.type == "identifier":
-                if value is None or value.type not in FUNCTION_VALUES:
-                    names.add(text(named))
+            function = value is not None and value.type in FUNCTION_VALUES
+            if named is not None and named.type == "identifier" and not function:
+                names.add(text(named))
         if child.type not in FUNCTION_VALUES | _NESTED_SCOPES:
             names |= _declared_variables(child)
     return names

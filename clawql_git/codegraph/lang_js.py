@@ -151,8 +151,29 @@ class JsWalker(JsMemberWalker):
         self.assign(f"{name}()", "=" + returned if returned else "", node, False)
         if self.function_depth and node.type != "arrow_function":  # its own ``this``
             scope = f"{self.qualname}.{name}" if self.qualname else name
-            self.facts.assignments.append(Assignment("this", "?", scope, line(node), True))
+            this, typed = self.accessor_this(node)
+            self.facts.assignments.append(Assignment("this", this, scope, line(node), typed))
         super().walk_function(name, node)
+
+    def accessor_this(self, fn: Node) -> tuple[str, bool]:
+        """``this`` in a nested function: '?' (its own, not known), but in the accessor of
+        ``Object.defineProperty(obj, key, {get: function g() {...}})`` the object the
+        property is defined on (MDN: the getter is called with ``this`` the object through
+        which the property is read): ``=obj``, or what ``this`` is where ``obj`` is
+        ``this``."""
+        obj = _defined_on(fn)
+        if obj is None:
+            return "?", True
+        if obj.type == "identifier":
+            return "=" + text(obj), False
+        here = [
+            a
+            for a in self.facts.assignments
+            if a.target == "this" and a.scope == self.qualname and a.value != "?"
+        ]
+        if obj.type == "this" and len({a.value for a in here}) == 1:
+            return here[0].value, here[0].annotation
+        return "?", True
 
     def on_class(self, node: Node) -> None:
         name_node = node.child_by_field_name("name")
@@ -456,6 +477,8 @@ class JsWalker(JsMemberWalker):
             name = text(pattern) if pattern is not None and pattern.type == "identifier" else ""
             if name and not declared and self.facts.language in TYPESCRIPT:
                 self.shadow(name, param)
+            if param.type == "identifier":  # JavaScript: a parameter has no type
+                self.shadow(text(param), param)
             if name and declared:
                 self.assign(name, declared, param, True)
                 self.express.note_param(name, declared)
@@ -473,8 +496,9 @@ class JsWalker(JsMemberWalker):
                 self.visit(param)
 
     def shadow(self, name: str, param: Node) -> None:
-        """A TypeScript parameter of no nominal type hides the outer ``name``: evidence
-        that proves nothing ('?'), so the name resolves to nothing in the function."""
+        """A parameter of no nominal type (every JavaScript one) hides the outer ``name``:
+        evidence that proves nothing ('?'), so the name resolves to nothing in the
+        function."""
         self.facts.assignments.append(Assignment(name, "?", self.qualname, line(param), True))
 
     def on_jsx(self, node: Node) -> None:
@@ -492,7 +516,8 @@ class JsExtractor:
 
     version = "4"  # 1: definitions written as values (js_members); 2: TypeScript types;
     # 3: CommonJS whole exports, aliased members, `this` of constructors and returns;
-    # 4: mixins (``app.*``), ``return f`` of a ``var f = function`` in the body
+    # 4: mixins (``app.*``), ``return x`` of a variable declared in the body, `this` of
+    # defineProperty accessors, JavaScript parameters hide outer names
 
     def __init__(self) -> None:
         self.suffixes = {
@@ -526,6 +551,29 @@ class JsExtractor:
     def resolve_module(self, importer: str, module: str, repo: RepoView) -> list[str]:
         """Repository files a specifier denotes ([] for packages and node built-ins)."""
         return self._resolver.resolve(importer, module, repo)
+
+
+def _defined_on(fn: Node) -> Node | None:
+    """The object ``fn`` is an accessor of: ``obj`` of ``Object.defineProperty(obj, key,
+    {get: fn})`` (also ``set``), else None."""
+    pair = fn.parent
+    if pair is None or pair.type != "pair" or _property_key(pair) not in {"get", "set"}:
+        return None
+    descriptor = pair.parent
+    args = descriptor.parent if descriptor is not None else None
+    call = args.parent if args is not None else None
+    if call is None or call.type != "call_expression":
+        return None
+    given = js_routes.arguments(args)
+    function = call.child_by_field_name("function")
+    if text(function) != "Object.defineProperty" or len(given) != 3 or given[2] != descriptor:
+        return None
+    return given[0]
+
+
+def _property_key(pair: Node) -> str:
+    key = pair.child_by_field_name("key")
+    return (string_value(key) or text(key)) if key is not None else ""
 
 
 def _assigned_value(right: Node) -> Node:

@@ -1,0 +1,126 @@
+"""JS members copied by mixins (issue #18): express builds its app as a function and mixes
+``lib/application.js`` into it with merge-descriptors, so ``express().use`` is
+``app.use`` there. Expected edges follow the documentation of what each step does:
+
+- merge-descriptors' README: ``mixin(destination, source, redefine)`` defines the own
+  properties of ``source`` on ``destination``;
+- ECMAScript ``Object.assign(target, ...sources)``: each source's own enumerable properties
+  are copied to ``target``;
+- Node's events docs list the methods of ``EventEmitter.prototype`` (``on``, ``emit``...);
+- MDN ``Object.defineProperty``: a getter is called with ``this`` the object through which
+  the property is read; a function's value is what its ``return`` gives; a parameter hides
+  a name of the enclosing scope.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.codegraph_facts import build, calls
+
+APP = "lib/application.js"
+EXPRESS = "lib/express.js"
+FILES = {
+    "index.js": "module.exports = require('./lib/express');\n",
+    EXPRESS: (
+        "var EventEmitter = require('node:events').EventEmitter;\n"
+        "var mixin = require('merge-descriptors');\n"
+        "var proto = require('./application');\n"
+        "exports = module.exports = createApplication;\n"
+        "function createApplication() {\n"
+        "  var app = function (req, res, next) { app.handle(req, res, next); };\n"
+        "  mixin(app, EventEmitter.prototype, false);\n"
+        "  mixin(app, proto, false);\n"
+        "  app.init();\n"
+        "  return app;\n"
+        "}\n"
+    ),
+    APP: (
+        "var app = exports = module.exports = {};\n"
+        "app.init = function init() {\n"
+        "  Object.defineProperty(this, 'router', {\n"
+        "    get: function getrouter() { return this.enabled('strict routing'); }\n"
+        "  });\n"
+        "};\n"
+        "app.handle = function handle(req, res) {};\n"
+        "app.use = function use(fn) { return this; };\n"
+        "app.enabled = function enabled(setting) { return true; };\n"
+        "app.listen = function listen() {};\n"
+    ),
+    "lib/base.js": "exports.greet = function greet() {};\n",
+    "lib/kit.js": (
+        "var base = require('./base');\n"
+        "var extra = require('some-package');\n"
+        "exports.make = make;\n"
+        "exports.mixed = mixed;\n"
+        "function make() {\n"
+        "  var handler = function () {};\n"
+        "  Object.assign(handler, base);\n"
+        "  return handler;\n"
+        "}\n"
+        "function mixed() {\n"
+        "  var handler = function () {};\n"
+        "  Object.assign(handler, base, extra);\n"  # extra may hold greet too
+        "  return handler;\n"
+        "}\n"
+    ),
+    "test/app.js": (
+        "var express = require('../');\n"
+        "var kit = require('../lib/kit');\n"
+        "var app = express();\n"
+        "app.use(function (req, res) {});\n"
+        "app.on('mount', function () {});\n"
+        "app.get('/');\n"  # app[method] = ...: no definition of get
+        "var server = module.exports = express();\n"
+        "server.listen(3000);\n"
+        "function createApp() {\n"
+        "  var made = express();\n"
+        "  made.use(function () {});\n"
+        "  return made;\n"
+        "}\n"
+        "createApp().listen();\n"
+        "function setup(app) {\n"
+        "  app.use(function () {});\n"  # the parameter, not the module's app
+        "}\n"
+        "kit.make().greet();\n"
+        "kit.mixed().greet();\n"
+    ),
+}
+
+
+def test_members_mixed_in_by_merge_descriptors_and_object_assign(tmp_path: Path) -> None:
+    graph = build(tmp_path, FILES)
+    assert calls(graph, "test/app.js") == [
+        ("", "express", 3, EXPRESS, "createApplication", 1.0, "exact"),
+        ("", "app.use", 4, APP, "app.use", 0.8, "inferred"),
+        ("", "app.on", 5, "", "", 0.0, "external"),  # EventEmitter.prototype.on
+        ("", "app.get", 6, "", "", 0.0, "unresolved"),
+        ("", "express", 7, EXPRESS, "createApplication", 1.0, "exact"),
+        ("", "server.listen", 8, APP, "app.listen", 0.8, "inferred"),  # a = b = express()
+        ("createApp", "express", 10, EXPRESS, "createApplication", 1.0, "exact"),
+        ("createApp", "made.use", 11, APP, "app.use", 0.8, "inferred"),
+        ("", "createApp", 14, "test/app.js", "createApp", 1.0, "exact"),
+        ("", "createApp().listen", 14, APP, "app.listen", 0.8, "inferred"),  # return made
+        ("setup", "app.use", 16, "", "", 0.0, "unresolved"),
+        ("", "kit.make", 18, "lib/kit.js", "make", 1.0, "exact"),
+        ("", "kit.make().greet", 18, "lib/base.js", "greet", 0.8, "inferred"),
+        ("", "kit.mixed", 19, "lib/kit.js", "mixed", 1.0, "exact"),
+        ("", "kit.mixed().greet", 19, "", "", 0.0, "unresolved"),
+    ]
+
+
+def test_the_mixed_in_app_inside_express_and_a_getter_of_define_property(
+    tmp_path: Path,
+) -> None:
+    graph = build(tmp_path, FILES)
+    assert calls(graph, EXPRESS) == [
+        ("createApplication.app", "app.handle", 6, APP, "app.handle", 1.0, "exact"),
+        ("createApplication", "mixin", 7, "", "", 0.0, "external"),
+        ("createApplication", "mixin", 8, "", "", 0.0, "external"),
+        ("createApplication", "app.init", 9, APP, "app.init", 1.0, "exact"),
+    ]
+    assert calls(graph, APP) == [
+        ("app.init", "Object.defineProperty", 3, "", "", 0.0, "unresolved"),
+        # the getter's this is the object the property is defined on: app.init's this
+        ("app.init.getrouter", "this.enabled", 4, APP, "app.enabled", 1.0, "exact"),
+    ]
