@@ -8,8 +8,9 @@
   are copied to ``target``;
 - Node's events docs list the methods of ``EventEmitter.prototype`` (``on``, ``emit``...);
 - MDN ``Object.defineProperty``: a getter is called with ``this`` the object through which
-  the property is read; a function's value is what its ``return`` gives; a parameter hides
-  a name of the enclosing scope.
+  the property is read (also when a helper of the file passes it on);
+- a function's value is what its ``return`` gives; a parameter hides a name of the
+  enclosing scope.
 """
 
 from __future__ import annotations
@@ -46,6 +47,16 @@ FILES = {
         "app.use = function use(fn) { return this; };\n"
         "app.enabled = function enabled(setting) { return true; };\n"
         "app.listen = function listen() {};\n"
+    ),
+    "lib/request.js": (
+        "var req = Object.create(http.IncomingMessage.prototype);\n"
+        "module.exports = req;\n"
+        "req.get = function get(name) { return name; };\n"
+        "defineGetter(req, 'host', function host() { return this.get('Host'); });\n"
+        "defineGetter(req, 'xhr', wrap(function xhr() { return this.get('X'); }));\n"
+        "function defineGetter(obj, name, getter) {\n"
+        "  Object.defineProperty(obj, name, { configurable: true, get: getter });\n"
+        "}\n"
     ),
     "lib/base.js": "exports.greet = function greet() {};\n",
     "lib/kit.js": (
@@ -109,7 +120,7 @@ def test_members_mixed_in_by_merge_descriptors_and_object_assign(tmp_path: Path)
     ]
 
 
-def test_the_mixed_in_app_inside_express_and_a_getter_of_define_property(
+def test_the_mixed_in_app_inside_express_and_getters_of_define_property(
     tmp_path: Path,
 ) -> None:
     graph = build(tmp_path, FILES)
@@ -123,4 +134,15 @@ def test_the_mixed_in_app_inside_express_and_a_getter_of_define_property(
         ("app.init", "Object.defineProperty", 3, "", "", 0.0, "unresolved"),
         # the getter's this is the object the property is defined on: app.init's this
         ("app.init.getrouter", "this.enabled", 4, APP, "app.enabled", 1.0, "exact"),
+    ]
+    request = "lib/request.js"
+    assert calls(graph, request) == [
+        ("", "Object.create", 1, "", "", 0.0, "unresolved"),
+        ("", "defineGetter", 4, request, "defineGetter", 1.0, "exact"),
+        # a getter through the file's helper of Object.defineProperty: this is req
+        ("host", "this.get", 4, request, "req.get", 1.0, "exact"),
+        ("", "defineGetter", 5, request, "defineGetter", 1.0, "exact"),
+        ("xhr", "this.get", 5, "", "", 0.0, "unresolved"),  # wrap's argument, no accessor
+        ("", "wrap", 5, "", "", 0.0, "unresolved"),
+        ("defineGetter", "Object.defineProperty", 7, "", "", 0.0, "unresolved"),
     ]

@@ -29,7 +29,7 @@ from typing import ClassVar
 
 from tree_sitter import Node
 
-from clawql_git.codegraph import js_resolve, js_routes
+from clawql_git.codegraph import js_accessors, js_resolve, js_routes
 from clawql_git.codegraph.js_members import (
     FUNCTION_VALUES,
     MIXED_IN,
@@ -102,6 +102,10 @@ def value_name(node: Node | None) -> tuple[str, bool]:
 class JsWalker(JsMemberWalker):
     """One pass over a JS/TS tree."""
 
+    def __init__(self, facts: FileFacts, source: bytes) -> None:
+        super().__init__(facts, source)
+        self.accessor_helpers: js_accessors.Helpers | None = None  # read on first need
+
     handlers: ClassVar[dict[str, str]] = {
         **JsMemberWalker.handlers,
         "function_declaration": "on_function",
@@ -149,19 +153,26 @@ class JsWalker(JsMemberWalker):
         written = text(annotation).lstrip(":").strip() if annotation is not None else ""
         returned = returned_receiver(node) if written in {"", "this"} else ""
         self.assign(f"{name}()", "=" + returned if returned else "", node, False)
-        if self.function_depth and node.type != "arrow_function":  # its own ``this``
-            scope = f"{self.qualname}.{name}" if self.qualname else name
-            this, typed = self.accessor_this(node)
+        obj = self.accessor_object(node) if node.type != "arrow_function" else None
+        if obj is not None or (self.function_depth and node.type != "arrow_function"):
+            scope = f"{self.qualname}.{name}" if self.qualname else name  # its own ``this``
+            this, typed = self.accessor_this(obj)
             self.facts.assignments.append(Assignment("this", this, scope, line(node), typed))
         super().walk_function(name, node)
 
-    def accessor_this(self, fn: Node) -> tuple[str, bool]:
-        """``this`` in a nested function: '?' (its own, not known), but in the accessor of
-        ``Object.defineProperty(obj, key, {get: function g() {...}})`` the object the
-        property is defined on (MDN: the getter is called with ``this`` the object through
-        which the property is read): ``=obj``, or what ``this`` is where ``obj`` is
+    def accessor_object(self, fn: Node) -> Node | None:
+        """The object ``fn`` is a getter or setter of (:mod:`js_accessors`)."""
+        if self.accessor_helpers is None:
+            root = fn
+            while root.parent is not None:
+                root = root.parent
+            self.accessor_helpers = js_accessors.helpers(root)
+        return js_accessors.defined_on(fn, self.accessor_helpers)
+
+    def accessor_this(self, obj: Node | None) -> tuple[str, bool]:
+        """``this`` in a nested function: '?' (its own, not known), but in an accessor the
+        object it is defined on: ``=obj``, or what ``this`` is here when ``obj`` is
         ``this``."""
-        obj = _defined_on(fn)
         if obj is None:
             return "?", True
         if obj.type == "identifier":
@@ -551,29 +562,6 @@ class JsExtractor:
     def resolve_module(self, importer: str, module: str, repo: RepoView) -> list[str]:
         """Repository files a specifier denotes ([] for packages and node built-ins)."""
         return self._resolver.resolve(importer, module, repo)
-
-
-def _defined_on(fn: Node) -> Node | None:
-    """The object ``fn`` is an accessor of: ``obj`` of ``Object.defineProperty(obj, key,
-    {get: fn})`` (also ``set``), else None."""
-    pair = fn.parent
-    if pair is None or pair.type != "pair" or _property_key(pair) not in {"get", "set"}:
-        return None
-    descriptor = pair.parent
-    args = descriptor.parent if descriptor is not None else None
-    call = args.parent if args is not None else None
-    if call is None or call.type != "call_expression":
-        return None
-    given = js_routes.arguments(args)
-    function = call.child_by_field_name("function")
-    if text(function) != "Object.defineProperty" or len(given) != 3 or given[2] != descriptor:
-        return None
-    return given[0]
-
-
-def _property_key(pair: Node) -> str:
-    key = pair.child_by_field_name("key")
-    return (string_value(key) or text(key)) if key is not None else ""
 
 
 def _assigned_value(right: Node) -> Node:
