@@ -75,6 +75,13 @@ FILES = {
         "  return handler;\n"
         "}\n"
     ),
+    "examples/resource.js": (
+        "var express = require('../');\n"
+        "var app = express();\n"
+        "app.resource = function resource(path) { return path; };\n"
+        "app.resource('/users');\n"
+        "app.listen(3000);\n"
+    ),
     "test/app.js": (
         "var express = require('../');\n"
         "var kit = require('../lib/kit');\n"
@@ -117,6 +124,16 @@ def test_members_mixed_in_by_merge_descriptors_and_object_assign(tmp_path: Path)
         ("", "kit.make().greet", 18, "lib/base.js", "greet", 0.8, "inferred"),
         ("", "kit.mixed", 19, "lib/kit.js", "mixed", 1.0, "exact"),
         ("", "kit.mixed().greet", 19, "", "", 0.0, "unresolved"),
+    ]
+
+
+def test_an_app_given_methods_of_its_own_keeps_the_mixed_in_ones(tmp_path: Path) -> None:
+    graph = build(tmp_path, FILES)
+    here = "examples/resource.js"
+    assert calls(graph, here) == [
+        ("", "express", 2, EXPRESS, "createApplication", 1.0, "exact"),
+        ("", "app.resource", 4, here, "app.resource", 1.0, "exact"),
+        ("", "app.listen", 5, APP, "app.listen", 0.8, "inferred"),
     ]
 
 

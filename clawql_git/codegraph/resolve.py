@@ -1172,6 +1172,8 @@ class Resolver:
                         found = self._exported_function_member(entity, name, ctx, depth)
                     if found[0] == "unk":
                         found = self._mixed_in(entity, name, ctx, depth)
+                    if found[0] == "unk" and sym.kind in VARIABLES:
+                        found = self._assigned_member(entity, name, ctx, depth)
                 return found
             return self.member(entity[1], entity[2], name, ctx, depth + 1, kind == "inst")
         return entity if kind == "ext" else UNK
@@ -1258,6 +1260,19 @@ class Resolver:
             if member[0] == "def":
                 found.add(member)
         return found.pop() if len(found) == 1 else UNK
+
+    def _assigned_member(
+        self, entity: Entity, name: str, ctx: ResolutionNotes, depth: int
+    ) -> Entity:
+        """JS ``app.name`` of a variable given methods of its own (``var app = express();
+        app.resource = function``) that are not ``name``: ``name`` of the value assigned
+        to it, when that is a definition of the repository."""
+        path, qual = entity[1], entity[2]
+        assigns = self.index[path].assigns.get((parent(qual), qual.rsplit(".", 1)[-1]))
+        value = self.infer(path, parent(qual), assigns, ctx, depth + 1) if assigns else UNK
+        if value[0] not in ("def", "inst") or value == entity:
+            return UNK
+        return self.attribute(value, name, ctx, depth + 1)
 
     def _event_emitter(self, path: str, asg: Assignment, ctx: ResolutionNotes, depth: int) -> bool:
         """A mixin source written ``X.prototype`` where ``X`` is Node's ``EventEmitter``."""
