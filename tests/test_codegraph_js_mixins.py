@@ -1,6 +1,7 @@
-"""JS members copied by mixins (issue #18): express builds its app as a function and mixes
-``lib/application.js`` into it with merge-descriptors, so ``express().use`` is
-``app.use`` there. Expected edges follow the documentation of what each step does:
+"""JS members copied by mixins, and ``this`` outside class methods (issue #18): express
+builds its app as a function and mixes ``lib/application.js`` into it with
+merge-descriptors, so ``express().use`` is ``app.use`` there. Expected edges follow the
+documentation of what each step does:
 
 - merge-descriptors' README: ``mixin(destination, source, redefine)`` defines the own
   properties of ``source`` on ``destination``;
@@ -10,7 +11,10 @@
 - MDN ``Object.defineProperty``: a getter is called with ``this`` the object through which
   the property is read (also when a helper of the file passes it on);
 - a function's value is what its ``return`` gives; a parameter hides a name of the
-  enclosing scope.
+  enclosing scope;
+- MDN ``this``: a function (not an arrow) has its own ``this``, the object it is called
+  on (``o.m = function`` called as ``o.m()``), unknown for a callback; MDN
+  ``Object.create(proto)``: an object whose prototype is ``proto``.
 """
 
 from __future__ import annotations
@@ -81,6 +85,28 @@ FILES = {
         "app.resource = function resource(path) { return path; };\n"
         "app.resource('/users');\n"
         "app.listen(3000);\n"
+    ),
+    "lib/this.js": (
+        "var proto = require('./application');\n"
+        "class Store {\n"
+        "  save() { return 1; }\n"
+        "  all(items) {\n"
+        "    items.forEach(function () { this.save(); });\n"  # its own this
+        "    items.forEach(() => this.save());\n"  # an arrow's this is the method's
+        "    var self = this;\n"
+        "    items.forEach(function () { var that = this; that.save(); self.save(); });\n"
+        "  }\n"
+        "}\n"
+        "function install(app) {\n"
+        "  app.extra = function () { this.listen(); };\n"  # app: the parameter
+        "}\n"
+        "var server = Object.create(proto);\n"
+        "function wire() {\n"
+        "  server.hook = function () { this.use(); };\n"  # called as server.hook()
+        "}\n"
+        "['a', 'b'].forEach(function (m) {\n"
+        "  proto[m] = function () { return this.listen(); };\n"
+        "});\n"
     ),
     "test/app.js": (
         "var express = require('../');\n"
@@ -162,4 +188,24 @@ def test_the_mixed_in_app_inside_express_and_getters_of_define_property(
         ("xhr", "this.get", 5, "", "", 0.0, "unresolved"),  # wrap's argument, no accessor
         ("", "wrap", 5, "", "", 0.0, "unresolved"),
         ("defineGetter", "Object.defineProperty", 7, "", "", 0.0, "unresolved"),
+    ]
+
+
+def test_this_of_anonymous_functions(tmp_path: Path) -> None:
+    graph = build(tmp_path, FILES)
+    here = "lib/this.js"
+    assert calls(graph, here) == [
+        ("Store.all", "items.forEach", 5, "", "", 0.0, "unresolved"),
+        ("Store.all", "this.save", 5, "", "", 0.0, "unresolved"),  # a callback's own this
+        ("Store.all", "items.forEach", 6, "", "", 0.0, "unresolved"),
+        ("Store.all", "this.save", 6, here, "Store.save", 1.0, "exact"),
+        ("Store.all", "items.forEach", 8, "", "", 0.0, "unresolved"),
+        ("Store.all", "self.save", 8, here, "Store.save", 1.0, "exact"),
+        ("Store.all", "that.save", 8, "", "", 0.0, "unresolved"),
+        ("install", "this.listen", 12, "", "", 0.0, "unresolved"),
+        ("", "Object.create", 14, "", "", 0.0, "unresolved"),
+        # server.hook() runs it on server, whose prototype is proto (Object.create)
+        ("wire", "this.use", 16, APP, "app.use", 1.0, "exact"),
+        ("", "['a', 'b'].forEach", 18, "", "", 0.0, "unresolved"),
+        ("", "this.listen", 19, APP, "app.listen", 1.0, "exact"),  # proto[m] = function
     ]

@@ -29,7 +29,7 @@ from typing import ClassVar
 
 from tree_sitter import Node
 
-from clawql_git.codegraph import js_accessors, js_resolve, js_routes
+from clawql_git.codegraph import js_resolve, js_routes, js_this
 from clawql_git.codegraph.js_members import (
     FUNCTION_VALUES,
     MIXED_IN,
@@ -95,8 +95,22 @@ def value_name(node: Node | None) -> tuple[str, bool]:
         return (callee_name(ctor) if ctor is not None else ""), False
     if node.type == "call_expression":
         fn = node.child_by_field_name("function")
+        created = _created_from(node)
+        if created:  # its members are the prototype's (MDN, Object.create)
+            return "=" + created, False
         return (callee_name(fn) if fn is not None else ""), False
     return "", False
+
+
+def _created_from(call: Node) -> str:
+    """``proto`` of ``Object.create(proto)`` / ``Object.create(proto, descriptors)`` when
+    it is a name or a member path, else ''."""
+    fn = call.child_by_field_name("function")
+    args = js_routes.arguments(call.child_by_field_name("arguments"))
+    if fn is None or text(fn) != "Object.create" or not args:
+        return ""
+    written = text(args[0])
+    return written if args[0].type == "identifier" or _MEMBER_PATH.match(written) else ""
 
 
 class JsWalker(JsMemberWalker):
@@ -104,7 +118,57 @@ class JsWalker(JsMemberWalker):
 
     def __init__(self, facts: FileFacts, source: bytes) -> None:
         super().__init__(facts, source)
-        self.accessor_helpers: js_accessors.Helpers | None = None  # read on first need
+        self.accessor_helpers: js_this.Helpers | None = None  # read on first need
+        # ``this`` of the anonymous functions around: '' the enclosing definition's own,
+        # '?' not known, '=x' the object x (js_this)
+        self.this_stack: list[str] = []
+
+    def on_function_expression(self, node: Node) -> None:
+        """An anonymous function is walked with its own ``this`` (:mod:`js_this`)."""
+        if node.child_by_field_name("name") is not None:
+            super().on_function_expression(node)
+            return
+        receiver = js_this.assigned_to(node)
+        if receiver is None:
+            receiver = self.accessor_object(node)
+        self.this_stack.append(self.receiver_this(receiver))
+        try:
+            self.visit_children(node)
+        finally:
+            self.this_stack.pop()
+
+    def receiver_this(self, receiver: Node | None) -> str:
+        """``this`` in a function called on ``receiver``: '=receiver' for a name or a
+        member path, the current ``this`` for ``this``, '?' otherwise."""
+        if receiver is not None and receiver.type == "this":
+            return self.this_stack[-1] if self.this_stack else ""
+        written = text(receiver) if receiver is not None else ""
+        if receiver is not None and (receiver.type == "identifier" or _MEMBER_PATH.match(written)):
+            return "=" + written
+        return "?"
+
+    def add_call(self, callee: str, node: Node) -> None:
+        """A call; one of ``this.m`` in an anonymous function also records what ``this``
+        is there (``this@LINE:COL``)."""
+        super().add_call(callee, node)
+        top = self.this_stack[-1] if self.this_stack else ""
+        if top and callee.split(".")[0] == "this":
+            target = js_this.site(line(node), node.start_point[1])
+            self.facts.assignments.append(
+                Assignment(target, top, self.qualname, line(node), top == "?")
+            )
+
+    def assign(self, target: str, value: str, node: Node, annotation: bool) -> None:
+        """``var self = this`` in an anonymous function aliases that function's ``this``."""
+        top = self.this_stack[-1] if self.this_stack else ""
+        if value == "=this" and top:
+            value, annotation = top, top == "?"
+            if value == "?":
+                self.facts.assignments.append(
+                    Assignment(target, "?", self.qualname, line(node), True)
+                )
+                return
+        super().assign(target, value, node, annotation)
 
     handlers: ClassVar[dict[str, str]] = {
         **JsMemberWalker.handlers,
@@ -145,8 +209,19 @@ class JsWalker(JsMemberWalker):
         self.walk_function(name, node)
 
     def walk_function(self, name: str, node: Node) -> None:
-        """The function's scope walked; its declared return type (a class, interface or
-        type alias) is recorded as ``name()`` in the enclosing scope, for call results."""
+        """The function's scope walked (with its own ``this``, an arrow function's being the
+        enclosing one); its declared return type (a class, interface or type alias) is
+        recorded as ``name()`` in the enclosing scope, for call results."""
+        own = node.type != "arrow_function"
+        if own:
+            self.this_stack.append("")
+        try:
+            self.walk_named(name, node)
+        finally:
+            if own:
+                self.this_stack.pop()
+
+    def walk_named(self, name: str, node: Node) -> None:
         annotation = node.child_by_field_name("return_type")
         declared = type_name(annotation)
         self.assign(f"{name}()", declared, node, True)
@@ -161,13 +236,13 @@ class JsWalker(JsMemberWalker):
         super().walk_function(name, node)
 
     def accessor_object(self, fn: Node) -> Node | None:
-        """The object ``fn`` is a getter or setter of (:mod:`js_accessors`)."""
+        """The object ``fn`` is a getter or setter of (:mod:`js_this`)."""
         if self.accessor_helpers is None:
             root = fn
             while root.parent is not None:
                 root = root.parent
-            self.accessor_helpers = js_accessors.helpers(root)
-        return js_accessors.defined_on(fn, self.accessor_helpers)
+            self.accessor_helpers = js_this.helpers(root)
+        return js_this.defined_on(fn, self.accessor_helpers)
 
     def accessor_this(self, obj: Node | None) -> tuple[str, bool]:
         """``this`` in a nested function: '?' (its own, not known), but in an accessor the
@@ -528,7 +603,8 @@ class JsExtractor:
     version = "4"  # 1: definitions written as values (js_members); 2: TypeScript types;
     # 3: CommonJS whole exports, aliased members, `this` of constructors and returns;
     # 4: mixins (``app.*``), ``return x`` of a variable declared in the body, `this` of
-    # defineProperty accessors, JavaScript parameters hide outer names
+    # defineProperty accessors and anonymous functions, JavaScript parameters hide outer
+    # names, ``Object.create(proto)``
 
     def __init__(self) -> None:
         self.suffixes = {

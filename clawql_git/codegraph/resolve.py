@@ -410,6 +410,8 @@ class Resolver:
                 entity = typed.callee(path, scope, call, ctx)
             elif call.callee.startswith("require().") and self._js(path):
                 entity = self._required_member_call(path, call, ctx)
+            elif call.callee.split(".")[0] == "this" and self._js(path):
+                entity = self._this_call(path, scope, call, ctx)
             else:
                 entity = self.callee(path, scope, call.callee, ctx)
             out.append(self._edge(path, call.caller, call.callee, call, entity, ctx))
@@ -435,6 +437,17 @@ class Resolver:
                 return entity
             entity = self.attribute(entity, part, ctx, 1)
         return entity
+
+    def _this_call(self, path: str, scope: str, call: Call, ctx: ResolutionNotes) -> Entity:
+        """JS ``this.m()``; in an anonymous function, with the ``this`` recorded for the
+        call site (``js_this``): unknown, or the receiver the function is assigned to."""
+        here = self.index[path].assigns.get((call.caller, f"this@{call.line}:{call.column}"))
+        if not here:
+            return self.callee(path, scope, call.callee, ctx)
+        if len(here) != 1 or not here[0].value.startswith("="):
+            return UNK
+        receiver = here[0].value[1:]
+        return self.callee(path, scope, receiver + call.callee[len("this") :], ctx)
 
     def supertypes(self, path: str) -> list[Inheritance]:
         """Every supertype edge of ``path``: the subtype and the base, each resolved the way a
@@ -1171,6 +1184,8 @@ class Resolver:
                     if found[0] == "unk":
                         found = self._exported_function_member(entity, name, ctx, depth)
                     if found[0] == "unk":
+                        found = self._member_assigned(entity, name, ctx, depth)
+                    if found[0] == "unk":
                         found = self._mixed_in(entity, name, ctx, depth)
                     if found[0] == "unk" and sym.kind in VARIABLES:
                         found = self._assigned_member(entity, name, ctx, depth)
@@ -1260,6 +1275,16 @@ class Resolver:
             if member[0] == "def":
                 found.add(member)
         return found.pop() if len(found) == 1 else UNK
+
+    def _member_assigned(
+        self, entity: Entity, name: str, ctx: ResolutionNotes, depth: int
+    ) -> Entity:
+        """JS ``app.name`` where ``app.name = value`` is written where ``app`` is declared
+        (``app.response = Object.create(res)`` in ``createApplication``): what it proves."""
+        path, qual = entity[1], entity[2]
+        key = (parent(qual), f"{qual.rsplit('.', 1)[-1]}.{name}")
+        assigns = self.index[path].assigns.get(key)
+        return self.infer(path, parent(qual), assigns, ctx, depth + 1) if assigns else UNK
 
     def _assigned_member(
         self, entity: Entity, name: str, ctx: ResolutionNotes, depth: int

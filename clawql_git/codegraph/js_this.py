@@ -1,4 +1,14 @@
-"""The object a JS accessor function is defined on, so its ``this`` is known.
+"""What ``this`` is in JS functions that are not methods written in a class or an object.
+
+An anonymous function (``function () {...}``, not an arrow) has its own ``this``, which
+its caller gives (MDN, ``this``): in a callback it is not the enclosing method's. Calls of
+``this.m`` in one are recorded against the call site (an assignment ``this@LINE:COL`` ->
+``=receiver``, or '?' when unknown; see :func:`site`), since the calls of an anonymous
+function belong to the enclosing definition. The receiver is known for a function assigned
+to a member (``app.response.shout = function``, ``app[method] = function``: called as
+``app.response.shout()``, ``this`` is ``app.response``) and for accessors.
+
+Accessors:
 
 MDN, ``Object.defineProperty``: a getter (setter) is called with ``this`` the object through
 which the property is read (set). A function written as the ``get``/``set`` of the
@@ -38,6 +48,25 @@ def defined_on(fn: Node, helpers: Helpers) -> Node | None:
     given = arguments(call.child_by_field_name("arguments"))
     obj, accessor = helper
     return given[obj] if len(given) > max(helper) and given[accessor] == fn else None
+
+
+def site(line: int, column: int) -> str:
+    """The assignment target that says what ``this`` is at the call at (line, column)."""
+    return f"this@{line}:{column}"
+
+
+def assigned_to(fn: Node) -> Node | None:
+    """The object an anonymous function is assigned to a member of: ``app`` of ``app.m =
+    function`` and of ``app[k] = function``; None otherwise."""
+    parent = fn.parent
+    left = parent.child_by_field_name("left") if parent is not None else None
+    if parent is None or parent.type != "assignment_expression" or left is None:
+        return None
+    if parent.child_by_field_name("right") != fn:
+        return None
+    if left.type not in {"member_expression", "subscript_expression"}:
+        return None
+    return left.child_by_field_name("object")
 
 
 def helpers(root: Node) -> Helpers:
