@@ -408,3 +408,179 @@ def test_lua_calls_resolve_by_require_methods_metatables_and_lexical_scope(
         ("", "z.len", 36, vec, "Vec.len", 0.8, "inferred"),  # it returns what Vec.new gives
         ("", "util.nearest", 37, util, "M.round", 1.0, "exact"),  # M.nearest = M.round
     ]
+
+
+# Penlight's classes and imports (its reference: ``pl.class``, ``pl.utils.import``):
+# ``class(Base)``, ``class.Name(Base)`` (a global Name), ``class(Base, nil, T)`` (T made the
+# class) and ``class{_base = Base, ...}`` (the table is the class) derive from Base, whose
+# methods the class copies; calling a class makes an instance. ``utils.import(m)`` makes each
+# field of ``m`` a global unless a global of that name is set.
+PENLIGHT = {
+    "shapes/shape.lua": (
+        "local class = require 'pl.class'\n"
+        "local Shape = class()\n"
+        "function Shape:_init(name) self.name = name end\n"
+        "function Shape:describe() return self.name end\n"
+        "return Shape\n"
+    ),
+    "shapes/circle.lua": (
+        "local class = require 'pl.class'\n"
+        "local Shape = require 'shapes.shape'\n"
+        "local Circle = class(Shape)\n"
+        "function Circle:area() return self:describe() end\n"
+        "return Circle\n"
+    ),
+    "geo.lua": (
+        "local strict = require 'pl.strict'\n"
+        "local M = strict.module(...)\n"
+        "function M.scale(k) return k end\n"
+        "function M.type(x) return 'geo' end\n"
+        "return M\n"
+    ),
+    "compat.lua": "local compat = {}\nfunction compat.run() end\nreturn compat\n",
+    "tools.lua": (
+        "local compat = require 'compat'\n"
+        "local tools = {}\n"
+        "for k, v in pairs(compat) do tools[k] = v end\n"
+        "function tools.own() end\n"
+        "return tools\n"
+    ),
+    "wrapped.lua": (
+        "local compat = require 'compat'\n"
+        "local wrapped = {}\n"
+        "for k, v in pairs(compat) do wrapped[k] = wrap(v) end\n"
+        "return wrapped\n"
+    ),
+    "use.lua": (
+        "local tools = require 'tools'\n"
+        "local wrapped = require 'wrapped'\n"
+        "tools.run()\n"
+        "tools.own()\n"
+        "tools.none()\n"
+        "wrapped.run()\n"
+    ),
+    "pl/tablex.lua": "local tablex = {}\nfunction tablex.keys(t) end\nreturn tablex\n",
+    "blocks.lua": (
+        "it(function()\n"
+        "  local obj = make()\n"
+        "  function obj.cb() end\n"
+        "  obj.cb()\n"
+        "end)\n"
+        "it(function()\n"
+        "  local obj = other()\n"
+        "  obj.cb()\n"
+        "end)\n"
+    ),
+    "helpers.lua": (
+        "function shout(s) end\nlocal function whisper(s) end\nlocal hush\nfunction hush() end\n"
+    ),
+    "script.lua": (
+        "require 'pl'\n"
+        "tablex.keys({})\n"
+        "utils.import(tablex)\n"
+        "keys({})\n"
+        "local List = {}\n"
+        "List.new()\n"
+        "require 'helpers'\n"
+        "shout('a')\n"
+        "whisper('a')\n"
+        "hush()\n"
+    ),
+    "main.lua": (
+        "local class = require 'pl.class'\n"
+        "local utils = require 'pl.utils'\n"
+        "local Shape = require 'shapes.shape'\n"
+        "local Circle = require 'shapes.circle'\n"
+        "local geo = require 'geo'\n"
+        "utils.import 'geo'\n"
+        "class.Square(Circle)\n"
+        "function Square:side() return 1 end\n"
+        "local Tri = class {_base = Circle, corners = function(self) return 3 end}\n"
+        "local Box = {}\n"
+        "class(Shape, nil, Box)\n"
+        "local c = Circle('c')\n"
+        "c:describe()\n"
+        "local s = Square()\n"
+        "s:area()\n"
+        "s:side()\n"
+        "local t = Tri()\n"
+        "t:corners()\n"
+        "t:area()\n"
+        "Box():describe()\n"
+        "geo.scale(1)\n"
+        "scale(2)\n"
+        "type(3)\n"
+        "local function f()\n"
+        "  local Hidden = class()\n"
+        "  return Hidden()\n"
+        "end\n"
+    ),
+}
+
+
+def test_lua_penlight_classes_and_imported_globals(tmp_path: Path) -> None:
+    graph = build(tmp_path, PENLIGHT)
+    main, shape, circle = "main.lua", "shapes/shape.lua", "shapes/circle.lua"
+    assert calls(graph, main) == [
+        ("", "utils.import", 6, "", "", 0.0, "external"),
+        ("", "class.Square", 7, "", "", 0.0, "external"),
+        ("", "class", 9, "", "", 0.0, "external"),
+        ("", "class", 11, "", "", 0.0, "external"),
+        ("", "Circle", 12, circle, "Circle", 1.0, "exact"),
+        ("", "c.describe", 13, shape, "Shape.describe", 0.8, "inferred"),  # Circle's base
+        ("", "Square", 14, main, "Square", 1.0, "exact"),  # the global class.Square sets
+        ("", "s.area", 15, circle, "Circle.area", 0.8, "inferred"),
+        ("", "s.side", 16, main, "Square.side", 0.8, "inferred"),
+        ("", "Tri", 17, main, "Tri", 1.0, "exact"),
+        ("", "t.corners", 18, main, "Tri.corners", 0.8, "inferred"),  # its plain table's
+        ("", "t.area", 19, circle, "Circle.area", 0.8, "inferred"),  # through _base
+        ("", "Box", 20, main, "Box", 1.0, "exact"),
+        ("", "geo.scale", 21, "geo.lua", "M.scale", 1.0, "exact"),  # M = strict.module(...)
+        ("", "scale", 22, "geo.lua", "M.scale", 1.0, "exact"),  # utils.import 'geo'
+        ("", "type", 23, "", "", 0.0, "unresolved"),  # a global already: import keeps it
+        ("f", "class", 25, "", "", 0.0, "external"),
+        ("f", "Hidden", 26, "", "", 0.0, "external"),  # a local of f: no class of the file
+    ]
+    assert calls(graph, circle)[-1] == (
+        "Circle.area",
+        "self.describe",
+        4,
+        shape,
+        "Shape.describe",
+        1.0,
+        "exact",
+    )
+    assert supertypes(graph) == {
+        (circle, "Circle", "Shape", "extends", 3, shape, "Shape", "exact"),
+        (main, "Square", "Circle", "extends", 7, circle, "Circle", "exact"),
+        (main, "Tri", "Circle", "extends", 9, circle, "Circle", "exact"),
+        (main, "Box", "Shape", "extends", 11, shape, "Shape", "exact"),
+    }
+    assert [s[:2] for s in symbols(graph, "geo.lua")][:1] == [("M", "module")]
+    # ``require 'pl'``: each Penlight module is the global of its name (``pl.import_into``)
+    assert calls(graph, "script.lua") == [
+        ("", "tablex.keys", 2, "pl/tablex.lua", "tablex.keys", 1.0, "exact"),
+        ("", "utils.import", 3, "", "", 0.0, "unresolved"),  # no pl/utils.lua here
+        ("", "keys", 4, "pl/tablex.lua", "tablex.keys", 1.0, "exact"),  # utils.import(tablex)
+        ("", "List.new", 6, "", "", 0.0, "unresolved"),  # the local, not pl.List
+        ("", "shout", 8, "helpers.lua", "shout", 1.0, "exact"),  # a global helpers.lua sets
+        ("", "whisper", 9, "", "", 0.0, "unresolved"),  # a local of helpers.lua
+        ("", "hush", 10, "", "", 0.0, "unresolved"),  # ``function hush`` sets the local
+    ]
+    assert [s[:2] + s[4:5] for s in symbols(graph, "helpers.lua")] == [
+        ("shout", "function", 1),
+        ("whisper", "function", 0),
+        ("hush", "function", 0),
+    ]
+    # a local of an unnamed function given a function is no table of the file
+    assert [c[1:4] for c in calls(graph, "blocks.lua") if c[1] == "obj.cb"] == [
+        ("obj.cb", 4, ""),
+        ("obj.cb", 8, ""),
+    ]
+    # ``for k, v in pairs(src) do t[k] = v end`` (the manual, §6.1: pairs visits every field)
+    assert calls(graph, "use.lua") == [
+        ("", "tools.run", 3, "compat.lua", "compat.run", 1.0, "exact"),  # copied from compat
+        ("", "tools.own", 4, "tools.lua", "tools.own", 1.0, "exact"),
+        ("", "tools.none", 5, "", "", 0.0, "unresolved"),
+        ("", "wrapped.run", 6, "", "", 0.0, "unresolved"),  # wrap(v): not the field itself
+    ]

@@ -18,7 +18,16 @@ Conventions:
   comment block opening the file.
 - a file-level name given ``:`` methods but set to no table constructor (``local List =
   utils.stdmt.List``, ``local Date = class()``; a field: ``Date.Format = class()``) is a
-  class too, defined where it is first set.
+  class too, defined where it is first set; so is one given functions (``local M =
+  strict.module(...)``, ``function M.f()``: a module table), unless a ``require`` binds it
+  or it is a standard library table (``function table.pack``, a polyfill).
+- Penlight (``lua_penlight``): at file level, ``class(Base)``, ``class.Name(Base)``,
+  ``class(Base, nil, T)`` and ``class{_base = Base, ...}`` of ``require 'pl.class'`` make
+  a class deriving from Base (a Supertype edge, 'extends'); ``utils.import(m)`` of
+  ``require 'pl.utils'`` records an import of ``m`` aliased ``*`` (its fields are globals).
+- ``for k, v in pairs(src) do t[k] = v end`` at file level: an assignment of '=src' to the
+  field ``*`` of ``t`` (``t`` has every field of ``src``; the resolver reads it after t's
+  own).
 - imports: ``local cart = require("shop.cart")`` (also ``require "x"``) -> module
   'shop.cart', name '', alias 'cart'; a module returning its table binds that table.
   ``local eq = require("pl.test").asserteq`` -> name 'asserteq', alias 'eq': the field of
@@ -40,14 +49,17 @@ Conventions:
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 from typing import ClassVar
 
 from tree_sitter import Node
 
+from clawql_git.codegraph.lua_classes import TableNaming, classes, parent_of
+from clawql_git.codegraph.lua_penlight import CLASS_MODULE, PENLIGHT, Made, class_call
 from clawql_git.codegraph.lua_resolve import LuaCalls
 from clawql_git.codegraph.lua_scopes import FIELD, Blocks, Point, Span
 from clawql_git.codegraph.lua_syntax import (
+    COPY,
+    copied_fields,
     dotted,
     end_of,
     field_name,
@@ -61,7 +73,6 @@ from clawql_git.codegraph.lua_syntax import (
 from clawql_git.codegraph.model import Assignment, FileFacts, RepoView, SymbolKind
 from clawql_git.codegraph.ts_util import (
     Parsers,
-    Walker,
     collapse,
     end_line,
     line,
@@ -79,7 +90,7 @@ def _languages() -> dict[str, object]:
     return {"lua": tree_sitter_lua.language}
 
 
-class LuaWalker(Walker):
+class LuaWalker(TableNaming):
     """One pass over a Lua tree."""
 
     handlers: ClassVar[dict[str, str]] = {
@@ -108,15 +119,10 @@ class LuaWalker(Walker):
         self.held: dict[tuple[str, str, Span], set[str]] = {}  # a local's values, as set
         # a file-level name -> the statement first setting it, and whether it is a local
         self.named: dict[str, tuple[Node, bool]] = {}
-
-    def doc(self, node: Node) -> str:
-        lines = []
-        for comment in self.leading(node):
-            raw = text(comment)
-            if raw.startswith("--") and not raw.startswith("--["):
-                body = raw.lstrip("-")
-                lines.append(body[1:] if body.startswith(" ") else body)
-        return "\n".join(lines).strip()
+        self.chunk_names: set[str] = set()  # those set outside every function
+        self.modules: dict[str, str] = {}  # a file-level local -> the module it requires
+        self.made: dict[str, tuple[Made, Node]] = {}  # classes ``pl.class`` makes here
+        self.everything = False  # ``require 'pl'`` at file level: Penlight's modules global
 
     def on_function(self, node: Node) -> None:
         name_node = node.child_by_field_name("name")
@@ -151,7 +157,7 @@ class LuaWalker(Walker):
             kind,
             signature=signature,
             docstring=self.doc(node),
-            exported=not local,
+            exported=not local and not self.sets_local(qual),
         )
         with self.enter(name):
             self.frames.append((self.qualname, set()))
@@ -163,6 +169,11 @@ class LuaWalker(Walker):
             self.record_returns(name)
             self.frames.pop()
         del self.scope[len(self.scope) - len(parts) :]
+
+    def sets_local(self, qual: str) -> bool:
+        """Does ``function qual()`` set a local seen here (``local f; function f()``: the
+        manual, §3.4.11, ``function f`` is ``f = function``), not a global?"""
+        return "." not in qual and self.blocks.visible(qual) is not None
 
     def hide_names(self, names: Node | None, start: Point) -> None:
         """Parameters and loop variables, seen from ``start``: locals whose values nothing
@@ -224,6 +235,11 @@ class LuaWalker(Walker):
         """``for k, v in ...`` / ``for i = a, b``: the loop variables hide outer names in
         the loop's body."""
         clause = node.child_by_field_name("clause")
+        into, copied = copied_fields(node) if self.in_chunk() else ("", "")
+        if into:  # every field of ``copied`` set on ``into`` (looked up after its own)
+            self.facts.assignments.append(
+                Assignment(COPY, "=" + copied, into, line(node), span=FIELD)
+            )
         if clause is not None:
             self.visit_children(clause)  # the expressions, read outside the loop
         self.blocks.open(self.qualname, end_of(node))
@@ -261,6 +277,8 @@ class LuaWalker(Walker):
             return
         if not self.scope and "." not in target:
             self.named.setdefault(target, (stmt, local))
+            if self.in_chunk():
+                self.chunk_names.add(target)
         if value is None:
             self.hold(target, OPAQUE, stmt, local)  # ``local a, b = f()``: b is unproven
             return
@@ -286,10 +304,16 @@ class LuaWalker(Walker):
         module, member = required(value)
         if module:
             self.add_import(module, member, target, stmt)
+            if self.in_chunk() and not member and "." not in target:
+                self.modules[target] = module
             if local and "." not in target:
                 self.frames[-1][1].add(target)
                 self.blocks.declare(target, end_of(stmt))  # a later ``target = v`` sets it
         elif value.type == "function_call":
+            classes = self.aliases(CLASS_MODULE) if self.in_chunk() else set()
+            pl_class = class_call(value, classes, target)
+            if pl_class is not None:
+                self.make_class(pl_class, stmt)
             made = self.constructed(value)
             held = made or dotted(value.child_by_field_name("name")) or OPAQUE
             self.hold(target, held, stmt, local)
@@ -376,7 +400,10 @@ class LuaWalker(Walker):
             module = string_arg(node)
             if module:
                 self.add_import(module, "", "", node)
+            self.everything = self.everything or (module == PENLIGHT and self.in_chunk())
             return
+        if self.in_chunk():
+            self.penlight_call(node)
         if callee == "setmetatable" and not self.scope:
             args = node.child_by_field_name("arguments")
             items = args.named_children if args is not None else []
@@ -391,49 +418,6 @@ class LuaWalker(Walker):
             self.visit(name)
         self.visit(node.child_by_field_name("arguments"))
 
-    def name_classes(self) -> None:
-        """A file-level name given ``:`` methods but set to no table constructor (``local
-        List = utils.stdmt.List``, ``local Date = class()``) is a class too, defined where
-        it is first set: ``function List:m()`` proves it a table (its field is set)."""
-        defined = {s.qualname for s in self.facts.symbols}
-        owners = {parent_of(s.qualname) for s in self.facts.symbols if s.kind == "method"}
-        for name in sorted(owners - defined):
-            stmt, local = self.named.get(name, (None, False))
-            if stmt is not None:
-                self.facts.assignments = [  # the class is what the name denotes here
-                    a for a in self.facts.assignments if (a.scope, a.target) != ("", name)
-                ]
-                self.add_symbol(
-                    stmt,
-                    name,
-                    "class",
-                    signature=collapse(("local " if local else "") + text(stmt)),
-                    docstring=self.doc(stmt),
-                    exported=not local or name == self.returned,
-                )
-
-    def extend_bases(self, child: str, base: str) -> None:
-        """``setmetatable(Child, {__index = Base})`` after ``local Child = {}``: Base is
-        among Child's bases (the resolver looks members up through them)."""
-        for i, sym in enumerate(self.facts.symbols):
-            if sym.qualname == child and base not in sym.bases:
-                self.facts.symbols[i] = replace(sym, bases=(*sym.bases, base))
-
-
-def classes(facts: FileFacts) -> None:
-    """A table with ``:`` methods, a base or an ``__index`` is a class, others modules; a
-    field given ``:`` methods (``Date.Format = class()``) is a class too."""
-    methods = {parent_of(s.qualname) for s in facts.symbols if s.kind == "method"}
-    owners = methods | {s.child for s in facts.supertypes}
-    for i, sym in enumerate(facts.symbols):
-        table = sym.kind == "module" and (sym.qualname in owners or bool(sym.bases))
-        if table or (sym.kind == "variable" and sym.qualname in methods):
-            facts.symbols[i] = replace(sym, kind="class")
-
-
-def parent_of(qual: str) -> str:
-    return qual.rpartition(".")[0]
-
 
 _RETURN = re.compile(rb"(?:^|\n)\s*return\s+([A-Za-z_]\w*)\s*;?\s*$")
 
@@ -447,7 +431,7 @@ def returned_table(source: bytes) -> str:
 class LuaExtractor:
     """The Lua extractor the code graph loads as ``lang_lua.EXTRACTOR``."""
 
-    version = "3"
+    version = "9"
 
     def __init__(self) -> None:
         self.suffixes = {".lua": "lua"}
@@ -465,6 +449,7 @@ class LuaExtractor:
             lambda f, s: LuaWalker(f, s, returned),
         )
         walker.name_classes()
+        walker.made_classes()
         classes(facts)
         if returned:  # what `require` of this file gives
             facts.exports = ["default"]

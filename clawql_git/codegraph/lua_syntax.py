@@ -73,6 +73,7 @@ def required(value: Node) -> tuple[str, str]:
     return (module, text(field)) if module else ("", "")
 
 
+COPY = "*"  # the target of the setting of every field of a table on another (``pairs`` copy)
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
 
@@ -112,3 +113,49 @@ def metatable_base(table: Node | None) -> str:
         if field.type == "field" and text(field.child_by_field_name("name")) == "__index":
             return dotted(field.child_by_field_name("value"))
     return ""
+
+
+def copied_fields(loop: Node) -> tuple[str, str]:
+    """``for k, v in pairs(src) do dst[k] = v end`` -> ('dst', 'src'): every field of
+    ``src`` set on ``dst`` (the manual, §6.1: ``pairs`` traverses all fields); ('', '') for
+    other loops."""
+    clause = loop.child_by_field_name("clause")
+    body = loop.child_by_field_name("body")
+    if clause is None or body is None or clause.type != "for_generic_clause":
+        return "", ""
+    names = next((c for c in clause.named_children if c.type == "variable_list"), None)
+    values = next((c for c in clause.named_children if c.type == "expression_list"), None)
+    keys = [text(n) for n in names.children_by_field_name("name")] if names is not None else []
+    call = next(iter(values.named_children), None) if values is not None else None
+    src = _pairs_of(call) if call is not None else ""
+    stmts = body.named_children
+    if len(keys) != 2 or not src or len(stmts) != 1:
+        return "", ""
+    target, value = _single_assignment(stmts[0])
+    if target is None or value != keys[1]:
+        return "", ""
+    table, key = target.child_by_field_name("table"), target.child_by_field_name("field")
+    if table is None or key is None or text(key) != keys[0] or table.type != "identifier":
+        return "", ""
+    return text(table), src
+
+
+def _pairs_of(call: Node) -> str:
+    """``pairs(src)`` -> 'src' (a dotted name); '' otherwise."""
+    args = call.child_by_field_name("arguments") if is_call_of(call, "pairs") else None
+    if args is None or args.named_child_count != 1:
+        return ""
+    return dotted(args.named_children[0])
+
+
+def _single_assignment(stmt: Node) -> tuple[Node | None, str]:
+    """``t[k] = v`` -> (the ``t[k]`` node, 'v'); (None, '') for other statements."""
+    if stmt.type != "assignment_statement":
+        return None, ""
+    targets = next((c for c in stmt.named_children if c.type == "variable_list"), None)
+    values = next((c for c in stmt.named_children if c.type == "expression_list"), None)
+    names = targets.named_children if targets is not None else []
+    exprs = values.named_children if values is not None else []
+    if len(names) != 1 or len(exprs) != 1 or names[0].type != "bracket_index_expression":
+        return None, ""
+    return names[0], text(exprs[0]) if exprs[0].type == "identifier" else ""
