@@ -267,7 +267,11 @@ def test_js_esm_namespace_import_reexport_and_dynamic_import() -> None:
         ("parse", "load", 10),
         ("readFile", "load", 10),
     ]
-    assert asgs(f) == [("calc", "math.Calculator", "", False), ("total", "calc.sum", "", False)]
+    assert asgs(f) == [
+        ("calc", "math.Calculator", "", False),
+        ("total", "calc.sum", "", False),
+        ("path", "?", "load", True),  # the parameter hides any outer path
+    ]
     assert resolve("js", "main.mjs", "./lib/math.js") == ["lib/math.js"]
     assert resolve("js", "lib/math.js", "./history.cjs") == ["lib/history.cjs"]
 

@@ -16,7 +16,12 @@ The base of the JS walker (:mod:`clawql_git.codegraph.lang_js`), over the module
   of their own (exported);
 - TypeScript: in an interface body or a type literal a type alias is made of (``type R =
   {...} & Promise<T>``), method signatures and properties typed with a function type
-  (``json: <J>() => Promise<J>``) are methods of the interface / alias.
+  (``json: <J>() => Promise<J>``) are methods of the interface / alias;
+- a mixin copies the members of one object onto another: ``Object.assign(app, a, b)``
+  (ECMAScript: each source's own enumerable properties, in order) and ``mixin(app, proto)``
+  where ``mixin`` is ``require('merge-descriptors')`` (its README: the own properties of
+  ``source`` defined on ``destination``) are recorded as ``app.*`` -> ``=proto`` in the
+  enclosing scope, one assignment per source, so ``app.m`` may be ``proto.m``.
 
 A property that does not hold a function is never one of these.
 """
@@ -30,7 +35,7 @@ from typing import ClassVar
 from tree_sitter import Node
 
 from clawql_git.codegraph.js_modules import EXPORTS_OBJECTS, JsModuleWalker
-from clawql_git.codegraph.model import FileFacts, SymbolKind
+from clawql_git.codegraph.model import FileFacts, Import, SymbolKind
 from clawql_git.codegraph.ts_util import string_value, strip_generics, text
 
 FUNCTION_VALUES = frozenset(
@@ -49,6 +54,8 @@ _OBJECT_WRAPPERS = frozenset({"parenthesized_expression", "as_expression", "sati
 _MEMBER = re.compile(r"^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+$")  # a.b.c, no calls or [k]
 _NOT_OWNERS = frozenset({"this", "module", "exports", "globalThis", "window", "self", "super"})
 TYPE_NAMES = frozenset({"type_identifier", "nested_type_identifier", "generic_type", "identifier"})
+MIXIN_MODULES = frozenset({"merge-descriptors"})  # mixin(destination, source, redefine)
+MIXED_IN = ".*"  # the target suffix of a mixin's assignment: ``app.*`` -> ``=proto``
 
 
 def type_name(node: Node | None) -> str:
@@ -205,6 +212,28 @@ class JsMemberWalker(JsModuleWalker):
                 self.assign(f"{name}()", returned, member, True)
 
 
+def mixin_sources(fn: Node, args: list[Node], imports: list[Import]) -> tuple[str, list[str]]:
+    """(destination, sources) of a mixin call: ``Object.assign(app, a, b)`` -> ('app', [a,
+    b]); ``mixin(app, proto, false)`` -> ('app', [proto]) where this file binds ``mixin``
+    to ``require('merge-descriptors')`` at module level; ('', []) for any other call, and
+    sources that are not names (``{...}``, calls) are left out."""
+    written = text(fn)
+    if written == "Object.assign":
+        given = args
+    elif fn.type == "identifier" and any(
+        i.module in MIXIN_MODULES and i.alias == written and i.name in {"", "default"}
+        for i in imports
+        if not i.scope
+    ):
+        given = args[:2]
+    else:
+        return "", []
+    if len(given) < 2 or given[0].type != "identifier":
+        return "", []
+    names = [text(a) for a in given[1:] if _MEMBER.match(text(a)) or a.type == "identifier"]
+    return text(given[0]), names
+
+
 def _signature_return(member: Node) -> str | None:
     """The nominal return type of a type member that can be called ('' when not nominal):
     a method or call signature, or a property of a function type or an object type of call
@@ -259,20 +288,49 @@ def _property_name(key: Node | None) -> str:
 def returned_receiver(fn: Node) -> str:
     """'this' when every ``return`` of a (non-arrow) function's own body returns ``this``,
     'this.m()' when every one returns ``this.m(...)``, 'inner' when every one returns the
-    function ``inner`` declared or written there (``return function inner() {...}``); ''
+    function ``inner`` declared or written there (``return function inner() {...}``) or
+    the variable ``inner`` declared there (``var app = express(); ...; return app``); ''
     otherwise (no return, another value, several forms). A call of it gives its receiver
     (MDN, ``this``: in a method call, the object the method was called on), what
-    ``receiver.m()`` gives, or that function."""
+    ``receiver.m()`` gives, that function, or what the variable's assignments prove."""
     body = fn.child_by_field_name("body")
     if fn.type == "arrow_function" or body is None:
         return ""
-    declared = {
-        text(c.child_by_field_name("name"))
-        for c in body.named_children
-        if c.type == "function_declaration"
-    } - _assigned_names(body)
+    functions = _declared_functions(body)
+    declared = (functions - _assigned_names(body)) | (_declared_variables(body) - functions)
     forms = {_returned_form(r, declared) for r in _own_returns(body)}
     return forms.pop() if len(forms) == 1 else ""
+
+
+def _declared_functions(body: Node) -> set[str]:
+    """Names a function body declares as functions: ``function inner() {}`` and ``var
+    inner = function () {}`` (or an arrow function) among its own statements."""
+    names: set[str] = set()
+    others: set[str] = set()  # ``var f = function`` then ``var f = 1``: not proven
+    for statement in body.named_children:
+        if statement.type == "function_declaration":
+            names.add(text(statement.child_by_field_name("name")))
+        elif statement.type in {"lexical_declaration", "variable_declaration"}:
+            for decl in statement.named_children:
+                value = decl.child_by_field_name("value")
+                function = value is not None and value.type in FUNCTION_VALUES
+                (names if function else others).add(text(decl.child_by_field_name("name")))
+    return names - others
+
+
+def _declared_variables(node: Node) -> set[str]:
+    """Names declared by ``var``/``let``/``const`` in a function body (not in the functions
+    nested in it) with a value that is not a function."""
+    names = set()
+    for child in node.named_children:
+        if child.type == "variable_declarator":
+            named, value = child.child_by_field_name("name"), child.child_by_field_name("value")
+            function = value is not None and value.type in FUNCTION_VALUES
+            if named is not None and named.type == "identifier" and not function:
+                names.add(text(named))
+        if child.type not in FUNCTION_VALUES | _NESTED_SCOPES:
+            names |= _declared_variables(child)
+    return names
 
 
 def _assigned_names(node: Node) -> set[str]:
@@ -309,7 +367,7 @@ def _returned_form(statement: Node, declared: set[str]) -> str:
     if value is not None and value.type in {"function_expression", "function"} and named:
         return text(named)
     if value is not None and value.type == "identifier" and text(value) in declared:
-        return text(value)  # a function declared in the body, not reassigned there
+        return text(value)  # a function or variable declared in the body
     fn = (
         value.child_by_field_name("function") if value and value.type == "call_expression" else None
     )

@@ -29,10 +29,12 @@ from typing import ClassVar
 
 from tree_sitter import Node
 
-from clawql_git.codegraph import js_resolve, js_routes
+from clawql_git.codegraph import js_resolve, js_routes, js_this
 from clawql_git.codegraph.js_members import (
     FUNCTION_VALUES,
+    MIXED_IN,
     JsMemberWalker,
+    mixin_sources,
     object_literal,
     returned_receiver,
     type_literals,
@@ -72,9 +74,13 @@ def _languages() -> dict[str, object]:
 
 
 def value_name(node: Node | None) -> tuple[str, bool]:
-    """Type evidence from an initialiser: (``Foo`` of ``new Foo()``, False) or the callee."""
+    """Type evidence from an initialiser: (``Foo`` of ``new Foo()``, False) or the callee;
+    ``a = module.exports = make()`` is what it assigns last (an assignment's value is the
+    value assigned)."""
     while node is not None and node.type in _WRAPPERS:
         node = node.named_children[0] if node.named_children else None
+    if node is not None and node.type == "assignment_expression":
+        return value_name(_assigned_value(node))
     if node is None:
         return "", False
     if node.type == "this":  # ``var self = this``: an alias of the receiver
@@ -89,12 +95,80 @@ def value_name(node: Node | None) -> tuple[str, bool]:
         return (callee_name(ctor) if ctor is not None else ""), False
     if node.type == "call_expression":
         fn = node.child_by_field_name("function")
+        created = _created_from(node)
+        if created:  # its members are the prototype's (MDN, Object.create)
+            return "=" + created, False
         return (callee_name(fn) if fn is not None else ""), False
     return "", False
 
 
+def _created_from(call: Node) -> str:
+    """``proto`` of ``Object.create(proto)`` / ``Object.create(proto, descriptors)`` when
+    it is a name or a member path, else ''."""
+    fn = call.child_by_field_name("function")
+    args = js_routes.arguments(call.child_by_field_name("arguments"))
+    if fn is None or text(fn) != "Object.create" or not args:
+        return ""
+    written = text(args[0])
+    return written if args[0].type == "identifier" or _MEMBER_PATH.match(written) else ""
+
+
 class JsWalker(JsMemberWalker):
     """One pass over a JS/TS tree."""
+
+    def __init__(self, facts: FileFacts, source: bytes) -> None:
+        super().__init__(facts, source)
+        self.accessor_helpers: js_this.Helpers | None = None  # read on first need
+        # ``this`` of the anonymous functions around: '' the enclosing definition's own,
+        # '?' not known, '=x' the object x (js_this)
+        self.this_stack: list[str] = []
+
+    def on_function_expression(self, node: Node) -> None:
+        """An anonymous function is walked with its own ``this`` (:mod:`js_this`)."""
+        if node.child_by_field_name("name") is not None:
+            super().on_function_expression(node)
+            return
+        receiver = js_this.assigned_to(node)
+        if receiver is None:
+            receiver = self.accessor_object(node)
+        self.this_stack.append(self.receiver_this(receiver))
+        try:
+            self.visit_children(node)
+        finally:
+            self.this_stack.pop()
+
+    def receiver_this(self, receiver: Node | None) -> str:
+        """``this`` in a function called on ``receiver``: '=receiver' for a name or a
+        member path, the current ``this`` for ``this``, '?' otherwise."""
+        if receiver is not None and receiver.type == "this":
+            return self.this_stack[-1] if self.this_stack else ""
+        written = text(receiver) if receiver is not None else ""
+        if receiver is not None and (receiver.type == "identifier" or _MEMBER_PATH.match(written)):
+            return "=" + written
+        return "?"
+
+    def add_call(self, callee: str, node: Node) -> None:
+        """A call; one of ``this.m`` in an anonymous function also records what ``this``
+        is there (``this@LINE:COL``)."""
+        super().add_call(callee, node)
+        top = self.this_stack[-1] if self.this_stack else ""
+        if top and callee.split(".")[0] == "this":
+            target = js_this.site(line(node), node.start_point[1])
+            self.facts.assignments.append(
+                Assignment(target, top, self.qualname, line(node), top == "?")
+            )
+
+    def assign(self, target: str, value: str, node: Node, annotation: bool) -> None:
+        """``var self = this`` in an anonymous function aliases that function's ``this``."""
+        top = self.this_stack[-1] if self.this_stack else ""
+        if value == "=this" and top:
+            value, annotation = top, top == "?"
+            if value == "?":
+                self.facts.assignments.append(
+                    Assignment(target, "?", self.qualname, line(node), True)
+                )
+                return
+        super().assign(target, value, node, annotation)
 
     handlers: ClassVar[dict[str, str]] = {
         **JsMemberWalker.handlers,
@@ -135,18 +209,57 @@ class JsWalker(JsMemberWalker):
         self.walk_function(name, node)
 
     def walk_function(self, name: str, node: Node) -> None:
-        """The function's scope walked; its declared return type (a class, interface or
-        type alias) is recorded as ``name()`` in the enclosing scope, for call results."""
+        """The function's scope walked (with its own ``this``, an arrow function's being the
+        enclosing one); its declared return type (a class, interface or type alias) is
+        recorded as ``name()`` in the enclosing scope, for call results."""
+        own = node.type != "arrow_function"
+        if own:
+            self.this_stack.append("")
+        try:
+            self.walk_named(name, node)
+        finally:
+            if own:
+                self.this_stack.pop()
+
+    def walk_named(self, name: str, node: Node) -> None:
         annotation = node.child_by_field_name("return_type")
         declared = type_name(annotation)
         self.assign(f"{name}()", declared, node, True)
         written = text(annotation).lstrip(":").strip() if annotation is not None else ""
         returned = returned_receiver(node) if written in {"", "this"} else ""
         self.assign(f"{name}()", "=" + returned if returned else "", node, False)
-        if self.function_depth and node.type != "arrow_function":  # its own ``this``
-            scope = f"{self.qualname}.{name}" if self.qualname else name
-            self.facts.assignments.append(Assignment("this", "?", scope, line(node), True))
+        obj = self.accessor_object(node) if node.type != "arrow_function" else None
+        if obj is not None or (self.function_depth and node.type != "arrow_function"):
+            scope = f"{self.qualname}.{name}" if self.qualname else name  # its own ``this``
+            this, typed = self.accessor_this(obj)
+            self.facts.assignments.append(Assignment("this", this, scope, line(node), typed))
         super().walk_function(name, node)
+
+    def accessor_object(self, fn: Node) -> Node | None:
+        """The object ``fn`` is a getter or setter of (:mod:`js_this`)."""
+        if self.accessor_helpers is None:
+            root = fn
+            while root.parent is not None:
+                root = root.parent
+            self.accessor_helpers = js_this.helpers(root)
+        return js_this.defined_on(fn, self.accessor_helpers)
+
+    def accessor_this(self, obj: Node | None) -> tuple[str, bool]:
+        """``this`` in a nested function: '?' (its own, not known), but in an accessor the
+        object it is defined on: ``=obj``, or what ``this`` is here when ``obj`` is
+        ``this``."""
+        if obj is None:
+            return "?", True
+        if obj.type == "identifier":
+            return "=" + text(obj), False
+        here = [
+            a
+            for a in self.facts.assignments
+            if a.target == "this" and a.scope == self.qualname and a.value != "?"
+        ]
+        if obj.type == "this" and len({a.value for a in here}) == 1:
+            return here[0].value, here[0].annotation
+        return "?", True
 
     def on_class(self, node: Node) -> None:
         name_node = node.child_by_field_name("name")
@@ -388,6 +501,9 @@ class JsWalker(JsMemberWalker):
                 return
         self.add_call(callee_name(fn), node)
         self.express.on_call(node, fn, args)
+        destination, sources = mixin_sources(fn, args, self.facts.imports)
+        for source in sources:
+            self.assign(destination + MIXED_IN, "=" + source, node, False)
         if fn.type != "identifier":
             self.visit(fn)
         self.visit(args_node)
@@ -447,6 +563,8 @@ class JsWalker(JsMemberWalker):
             name = text(pattern) if pattern is not None and pattern.type == "identifier" else ""
             if name and not declared and self.facts.language in TYPESCRIPT:
                 self.shadow(name, param)
+            if param.type == "identifier":  # JavaScript: a parameter has no type
+                self.shadow(text(param), param)
             if name and declared:
                 self.assign(name, declared, param, True)
                 self.express.note_param(name, declared)
@@ -464,8 +582,9 @@ class JsWalker(JsMemberWalker):
                 self.visit(param)
 
     def shadow(self, name: str, param: Node) -> None:
-        """A TypeScript parameter of no nominal type hides the outer ``name``: evidence
-        that proves nothing ('?'), so the name resolves to nothing in the function."""
+        """A parameter of no nominal type (every JavaScript one) hides the outer ``name``:
+        evidence that proves nothing ('?'), so the name resolves to nothing in the
+        function."""
         self.facts.assignments.append(Assignment(name, "?", self.qualname, line(param), True))
 
     def on_jsx(self, node: Node) -> None:
@@ -481,8 +600,11 @@ class JsWalker(JsMemberWalker):
 class JsExtractor:
     """The JS/TS/TSX extractor the code graph loads as ``lang_js.EXTRACTOR``."""
 
-    version = "3"  # 1: definitions written as values (js_members); 2: TypeScript types;
-    # 3: CommonJS whole exports, aliased members, `this` of constructors and returns
+    version = "4"  # 1: definitions written as values (js_members); 2: TypeScript types;
+    # 3: CommonJS whole exports, aliased members, `this` of constructors and returns;
+    # 4: mixins (``app.*``), ``return x`` of a variable declared in the body, `this` of
+    # defineProperty accessors and anonymous functions, JavaScript parameters hide outer
+    # names, ``Object.create(proto)``
 
     def __init__(self) -> None:
         self.suffixes = {

@@ -51,6 +51,32 @@ LEXICAL = frozenset({"lua"})
 RETURNED_MODULES = frozenset({"lua"})
 LUA_CONSTRUCTORS = frozenset({"new", "create"})
 TYPESCRIPT = frozenset({"typescript", "tsx"})  # a call of a variable links to its declaration
+MIXED_IN = ".*"  # JS ``app.*`` -> ``=proto``: proto's members mixed into app (js_members)
+EVENT_EMITTERS = frozenset(
+    ("ext", f"{module}{member}")
+    for module in ("events", "node:events")
+    for member in ("", ".EventEmitter")
+)
+# Node's events docs: the methods of EventEmitter.prototype
+EVENT_EMITTER_METHODS = frozenset(
+    {
+        "addListener",
+        "emit",
+        "eventNames",
+        "getMaxListeners",
+        "listenerCount",
+        "listeners",
+        "off",
+        "on",
+        "once",
+        "prependListener",
+        "prependOnceListener",
+        "rawListeners",
+        "removeAllListeners",
+        "removeListener",
+        "setMaxListeners",
+    }
+)
 CONSTRUCTED = re.compile(r"^([A-Za-z_$][\w$.]*)\(\)\.([A-Za-z_$][\w$]*)$")
 # bare names may be members of the enclosing class
 IMPLICIT_THIS = frozenset({"java", "kotlin", "csharp", "cpp", "ruby", "swift", "dart", "scala"})
@@ -387,6 +413,8 @@ class Resolver:
                 entity = typed.callee(path, scope, call, ctx)
             elif call.callee.startswith("require().") and self._js(path):
                 entity = self._required_member_call(path, call, ctx)
+            elif call.callee.split(".")[0] == "this" and self._js(path):
+                entity = self._this_call(path, scope, call, ctx)
             else:
                 entity = self.callee(path, scope, call.callee, ctx)
             out.append(self._edge(path, call.caller, call.callee, call, entity, ctx))
@@ -412,6 +440,17 @@ class Resolver:
                 return entity
             entity = self.attribute(entity, part, ctx, 1)
         return entity
+
+    def _this_call(self, path: str, scope: str, call: Call, ctx: ResolutionNotes) -> Entity:
+        """JS ``this.m()``; in an anonymous function, with the ``this`` recorded for the
+        call site (``js_this``): unknown, or the receiver the function is assigned to."""
+        here = self.index[path].assigns.get((call.caller, f"this@{call.line}:{call.column}"))
+        if not here:
+            return self.callee(path, scope, call.callee, ctx)
+        if len(here) != 1 or not here[0].value.startswith("="):
+            return UNK
+        receiver = here[0].value[1:]
+        return self.callee(path, scope, receiver + call.callee[len("this") :], ctx)
 
     def supertypes(self, path: str) -> list[Inheritance]:
         """Every supertype edge of ``path``: the subtype and the base, each resolved the way a
@@ -990,7 +1029,10 @@ class Resolver:
             if language in JS_OBJECTS and named.startswith("=") and not named.startswith("=this"):
                 inner = f"{sym.qualname}.{named[1:]}"  # ``return function inner() {...}``
                 found = self.index[path].defs.get(inner)
-                return ("def", path, inner) if found and found.kind == "function" else UNK
+                if found is not None:
+                    return ("def", path, inner) if found.kind == "function" else UNK
+                local = self.index[path].assigns.get((sym.qualname, named[1:]))  # ``return x``
+                return self.infer(path, sym.qualname, local, ctx, depth + 1) if local else UNK
         else:
             return UNK
         if not named and language in LEXICAL:
@@ -1138,11 +1180,19 @@ class Resolver:
             if sym.kind == "module" and entity[1] in self.index:
                 return self._nested(entity[1], f"{entity[2]}.{name}", ctx)
             if sym.kind not in CLASSLIKE:
+                found = UNK
                 if entity[2] in self.index[entity[1]].owners:  # JS: app.m = function
-                    return self._nested(entity[1], f"{entity[2]}.{name}", ctx)
+                    found = self._nested(entity[1], f"{entity[2]}.{name}", ctx)
                 if self.index[entity[1]].facts.language in JS_OBJECTS and kind == "def":
-                    return self._exported_function_member(entity, name, ctx, depth)
-                return UNK
+                    if found[0] == "unk":
+                        found = self._exported_function_member(entity, name, ctx, depth)
+                    if found[0] == "unk":
+                        found = self._member_assigned(entity, name, ctx, depth)
+                    if found[0] == "unk":
+                        found = self._mixed_in(entity, name, ctx, depth)
+                    if found[0] == "unk" and sym.kind in VARIABLES:
+                        found = self._assigned_member(entity, name, ctx, depth)
+                return found
             return self.member(entity[1], entity[2], name, ctx, depth + 1, kind == "inst")
         return entity if kind == "ext" else UNK
 
@@ -1205,6 +1255,60 @@ class Resolver:
             return UNK
         found = self._commonjs_member(entity[1], name, ctx, depth)
         return found if found is not None else UNK
+
+    def _mixed_in(self, entity: Entity, name: str, ctx: ResolutionNotes, depth: int) -> Entity:
+        """JS ``app.name`` where members were mixed into ``app`` where it is declared
+        (``mixin(app, proto)``, ``Object.assign(app, a)``: ``app.*`` assignments, see
+        :mod:`~clawql_git.codegraph.js_members`): what the sources give for ``name`` when
+        exactly one repository definition does and no source could hold it unseen (a
+        source not known, or external other than ``EventEmitter.prototype``, whose
+        members Node documents)."""
+        path, qual = entity[1], entity[2]
+        key = (parent(qual), qual.rsplit(".", 1)[-1] + MIXED_IN)
+        found: set[Entity] = set()
+        for asg in self.index[path].assigns.get(key, []):
+            source = self._infer_one(path, asg.scope, asg, ctx, depth + 1)
+            if source[0] == "ext" and self._event_emitter(path, asg, ctx, depth):
+                if name in EVENT_EMITTER_METHODS:
+                    found.add(("ext", name))
+                continue
+            member = self.attribute(source, name, ctx, depth + 1) if source != UNK else UNK
+            if source[0] in ("unk", "ext") or member[0] not in ("def", "unk"):
+                return UNK
+            if member[0] == "def":
+                found.add(member)
+        return found.pop() if len(found) == 1 else UNK
+
+    def _member_assigned(
+        self, entity: Entity, name: str, ctx: ResolutionNotes, depth: int
+    ) -> Entity:
+        """JS ``app.name`` where ``app.name = value`` is written where ``app`` is declared
+        (``app.response = Object.create(res)`` in ``createApplication``): what it proves."""
+        path, qual = entity[1], entity[2]
+        key = (parent(qual), f"{qual.rsplit('.', 1)[-1]}.{name}")
+        assigns = self.index[path].assigns.get(key)
+        return self.infer(path, parent(qual), assigns, ctx, depth + 1) if assigns else UNK
+
+    def _assigned_member(
+        self, entity: Entity, name: str, ctx: ResolutionNotes, depth: int
+    ) -> Entity:
+        """JS ``app.name`` of a variable given methods of its own (``var app = express();
+        app.resource = function``) that are not ``name``: ``name`` of the value assigned
+        to it, when that is a definition of the repository."""
+        path, qual = entity[1], entity[2]
+        assigns = self.index[path].assigns.get((parent(qual), qual.rsplit(".", 1)[-1]))
+        value = self.infer(path, parent(qual), assigns, ctx, depth + 1) if assigns else UNK
+        if value[0] not in ("def", "inst") or value == entity:
+            return UNK
+        return self.attribute(value, name, ctx, depth + 1)
+
+    def _event_emitter(self, path: str, asg: Assignment, ctx: ResolutionNotes, depth: int) -> bool:
+        """A mixin source written ``X.prototype`` where ``X`` is Node's ``EventEmitter``."""
+        written = asg.value.removeprefix("=")
+        if not written.endswith(".prototype"):
+            return False
+        owner = self._resolve_in(path, asg.scope, written.removesuffix(".prototype"), ctx, depth)
+        return owner in EVENT_EMITTERS
 
     def member(
         self, path: str, klass: str, name: str, ctx: ResolutionNotes, depth: int, instance: bool
