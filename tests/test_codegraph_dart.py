@@ -384,3 +384,46 @@ def test_dart_a_field_typed_by_its_own_class_and_a_parameter_shadowing_it(tmp_pa
         ("Node.skip", "next.walk", 12, "lib/node.dart", "Tree.walk", 0.8, "inferred"),  # param
         ("Tree.walk", "root.visit", 21, "lib/node.dart", "Node.visit", 0.8, "inferred"),
     ]
+
+
+HIRE = (
+    "import 'ctx.dart' as p;\n"
+    "\n"
+    "class Candidate {\n"
+    "  void interview() {}\n"
+    "}\n"
+    "\n"
+    "Future<void> hire(List<Candidate> candidates, Stream<Candidate> arriving) async {\n"
+    "  for (final Candidate candidate in candidates) {\n"
+    "    candidate.interview();\n"
+    "  }\n"
+    "  for (Candidate? maybe in candidates) {\n"
+    "    maybe?.interview();\n"
+    "  }\n"
+    "  await for (final Candidate next in arriving) {\n"
+    "    next.interview();\n"
+    "  }\n"
+    "  for (final p.Context context in <p.Context>[]) {\n"
+    "    context.split();\n"
+    "  }\n"
+    "  for (final each in candidates) {\n"
+    "    each.interview();\n"
+    "  }\n"
+    "}\n"
+)
+
+
+def test_dart_for_in_loop_variables_typed_by_their_declaration(tmp_path: Path) -> None:
+    """The language tour's for-in loop (``for (final candidate in candidates)``, ``await
+    for``): a loop variable declared with a type holds that type; one declared ``final``
+    alone is typed by the iterable's elements, which are not read, so stays unresolved."""
+    ctx = "class Context {\n  List<String> split() => [];\n}\n"
+    graph = build(tmp_path, {"lib/hire.dart": HIRE, "lib/ctx.dart": ctx})
+    interview = ("lib/hire.dart", "Candidate.interview", 0.8, "inferred")
+    assert calls(graph, "lib/hire.dart") == [
+        ("hire", "candidate.interview", 9, *interview),
+        ("hire", "maybe.interview", 12, *interview),  # ``Candidate?``
+        ("hire", "next.interview", 15, *interview),  # ``await for``
+        ("hire", "context.split", 18, "lib/ctx.dart", "Context.split", 0.8, "inferred"),
+        ("hire", "each.interview", 21, "", "", 0.0, "unresolved"),
+    ]

@@ -231,3 +231,89 @@ def test_php_calls_typed_by_docblocks_loops_and_narrowing(tmp_path: Path) -> Non
     assert calls(graph, ROUTE) == [
         ("Finds.first", "self.make", 23, ROUTE, "Finds.make", "exact"),  # static:: in a trait
     ]
+
+
+ASSERTING = "tests/RouterTest.php"
+ASSERTING_BODY = (
+    "<?php\n"
+    "namespace Shop;\n"
+    "\n"
+    "use PHPUnit\\Framework\\Assert;\n"
+    "use PHPUnit\\Framework\\TestCase;\n"
+    "\n"
+    "class RouterTest extends TestCase\n"
+    "{\n"
+    "    private $held;\n"
+    "\n"
+    "    public function testFound($router, $other, $third, $fourth): void\n"
+    "    {\n"
+    "        $route = $router->lookup();\n"
+    "        $route->run();\n"
+    "        $this->assertInstanceOf(Route::class, $route);\n"
+    "        $route->run();\n"
+    "        self::assertInstanceOf(\\Shop\\Group::class, $other, 'a group');\n"
+    "        $other->prefix();\n"
+    "        Assert::assertInstanceOf(Route::class, $third);\n"
+    "        $third->run();\n"
+    "        assert($fourth instanceof Missing);\n"
+    "        $fourth->explain();\n"
+    "        $this->assertInstanceOf(Route::class, $this->held);\n"
+    "        $this->held->run();\n"
+    "        $fn = function () use ($route) { $route->run(); };\n"
+    "    }\n"
+    "\n"
+    "    public function testNotProven($a, $b, $c, $d, $e): void\n"
+    "    {\n"
+    "        if ($d) {\n"
+    "            $this->assertInstanceOf(Route::class, $a);\n"
+    "        }\n"
+    "        $a->run();\n"
+    "        $this->assertInstanceOf(Route::class, $b);\n"
+    "        $b->run();\n"
+    "        $b = new Group();\n"
+    "        $other = new Group();\n"
+    "        $other->assertInstanceOf(Route::class, $c);\n"
+    "        $c->run();\n"
+    "        $this->assertNotInstanceOf(Route::class, $d);\n"
+    "        $d->run();\n"
+    "        if ($e instanceof Route) {\n"
+    "            $e->run();\n"
+    "        }\n"
+    "        $e->run();\n"
+    "    }\n"
+    "}\n"
+)
+
+
+def test_php_receivers_typed_by_assertions(tmp_path: Path) -> None:
+    """PHPUnit's ``assertInstanceOf(string $expected, mixed $actual)`` "reports an error ...
+    if $actual is not an instance of $expected" (PHPUnit manual, "Assertions"), and
+    ``assert($x instanceof Foo)`` (PHP manual, "assert"): ``$x`` is a ``Foo`` in the rest of
+    the block. Not in a nested block, not where the block assigns it again, not on another
+    object's method, not for ``assertNotInstanceOf``."""
+    for path, body in {**FILES, ASSERTING: ASSERTING_BODY}.items():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(body)
+    graph = CodeGraph.open(tmp_path)
+    graph.index(history=False)
+    found, unproven = "RouterTest.testFound", "RouterTest.testNotProven"
+    run = (ROUTE, "Route.run", "inferred")
+    resolved = [c for c in calls(graph, ASSERTING) if c[3] or c[1].endswith(".run")]
+    assert resolved == [
+        (found, "route.run", 14, "", "", "unresolved"),  # before the assertion
+        (found, "route.run", 16, *run),
+        (found, "other.prefix", 18, ROUTE, "Group.prefix", "inferred"),  # fully qualified
+        (found, "third.run", 20, *run),  # ``Assert::assertInstanceOf``
+        (found, "fourth.explain", 22, ROUTE, "Missing.explain", "inferred"),  # ``assert()``
+        (found, "this.held.run", 24, *run),  # a property
+        (found, "route.run", 25, *run),  # captured by a closure after the assertion
+        (unproven, "a.run", 33, "", "", "unresolved"),  # asserted in a nested block only
+        (unproven, "b.run", 35, "", "", "unresolved"),  # assigned again after
+        (unproven, "Group", 36, ROUTE, "Group", "exact"),
+        (unproven, "Group", 37, ROUTE, "Group", "exact"),
+        (unproven, "c.run", 39, "", "", "unresolved"),  # another object's method
+        (unproven, "d.run", 41, "", "", "unresolved"),  # ``assertNotInstanceOf``
+        (unproven, "e.run", 43, *run),  # in the ``instanceof`` block
+        # untyped but for the block: not the generic resolver's guess from the block's type
+        (unproven, "e.run", 45, "", "", "unresolved"),
+    ]

@@ -21,8 +21,8 @@ Conventions:
 - calls: selector chains with dots: ``f()``, ``a.b.c()``, ``this.x()``, ``a?.b()``;
   ``Foo()`` -> ``Foo`` (a constructor call), ``Foo.named()`` -> ``Foo.named``,
   ``Foo().bar()`` -> ``Foo().bar``.
-- assignments: field, top-level, parameter and local types (annotation; through an
-  import prefix ``p.Context``); without a declared type, ``var x = Foo()`` and ``var x =
+- assignments: field, top-level, parameter, local and for-in loop variable types
+  (annotation; through an import prefix ``p.Context``); without a declared type, ``var x = Foo()`` and ``var x =
   Foo.named()`` (a static call on a capitalized name is read as a named constructor or
   factory: value ``Foo``), ``x = p.Foo(...)`` (``p.Foo``) and ``x = a.m(...)`` (``a.m``,
   typed by its declared return type in ``dart_resolve``, the call resolver).
@@ -144,6 +144,7 @@ class DartWalker(Walker):
         "type_alias": "on_alias",
         "local_variable_declaration": "on_local",
         "local_function_declaration": "on_local_function",
+        "for_loop_parts": "on_loop",
         "annotation": "on_annotation",
         "documentation_comment": "on_above",
         "comment": "on_above",
@@ -480,6 +481,15 @@ class DartWalker(Walker):
                 self.evidence(text(name_node), item.children_by_field_name("value"), item)
             self.visit_children(item)
 
+    def on_loop(self, node: Node) -> None:
+        """``for (final Item x in items)`` (also ``await for``): ``x`` holds an ``Item``, its
+        declared type; a loop variable declared ``var`` / ``final`` alone gives no evidence."""
+        name = node.child_by_field_name("name")
+        if name is not None and node.child_by_field_name("value") is not None:
+            written = node.children[: next(i for i, c in enumerate(node.children) if c == name)]
+            self.assign(text(name), _type_in(written), node, True)
+        self.visit_children(node)
+
 
 def _selector_part(node: Node) -> str:
     """What a selector does: ``()`` (arguments), the member name it reads, or ''."""
@@ -520,7 +530,7 @@ def _parameters(params: Node | None) -> list[Node]:
 class DartExtractor:
     """The Dart extractor the code graph loads as ``lang_dart.EXTRACTOR``."""
 
-    version = "2"
+    version = "3"
 
     def __init__(self) -> None:
         self.suffixes = {".dart": "dart"}

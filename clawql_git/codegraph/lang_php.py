@@ -34,7 +34,9 @@ Conventions:
   symbol's ``returns``; ``php_docs``), ``Foo[]`` for an array of Foo. Inside a closure the
   evidence carries the closure's span (its variables are its own); ``if ($x instanceof Foo)``
   and ``catch (Foo $x)`` record an annotation ``Foo`` for ``x`` (or ``this.x``) with the
-  block's span, unless the block assigns it again; a closure handed to a call as an argument
+  block's span, unless the block assigns it again; an assertion statement
+  (``$this->assertInstanceOf(Foo::class, $x);``, ``assert($x instanceof Foo);``) does the
+  same for the rest of its block after it; a closure handed to a call as an argument
   records ``this`` as ``?`` over its span (the callee may bind it to another object).
 - exported: not ``private``/``protected`` (PHP members are public by default).
 - ``resolve_module``: a path (has ``/`` or ends in ``.php``/``.inc``) -> that file, relative
@@ -54,7 +56,15 @@ from tree_sitter import Node
 from clawql_git.codegraph.laravel_routes import laravel_routes
 from clawql_git.codegraph.lua_scopes import Span
 from clawql_git.codegraph.model import Assignment, FileFacts, RepoView, SymbolKind
-from clawql_git.codegraph.php_blocks import instanceofs, is_open, rebinds, span_of
+from clawql_git.codegraph.php_blocks import (
+    after,
+    assertions,
+    instanceofs,
+    is_open,
+    rebinds,
+    rebinds_after,
+    span_of,
+)
 from clawql_git.codegraph.php_docs import (
     DOC_VAR,
     doc_params,
@@ -474,6 +484,19 @@ class PhpWalker(Walker):
             return
         self.assign(target, klass, at, True, span_of(block))
 
+    def on_assertion(self, node: Node) -> None:
+        """``$this->assertInstanceOf(Foo::class, $x);`` / ``assert($x instanceof Foo);``:
+        ``$x`` (or ``$this->x``) a ``Foo`` in the rest of the block, unless assigned again."""
+        statement = node.parent
+        reach = after(statement) if statement is not None else None
+        if statement is None or reach is None:
+            return
+        for subject, klass in assertions(node):
+            target = callee_name(subject)
+            written = collapse(text(subject))
+            if re.fullmatch(r"(this\.)?\w+", target) and not rebinds_after(statement, written):
+                self.assign(target, type_name(klass), subject, True, reach)
+
     def on_closure(self, node: Node) -> None:
         """A closure's parameters and assignments hold inside it only (its variables are
         its own, PHP manual "Anonymous functions")."""
@@ -513,6 +536,7 @@ class PhpWalker(Walker):
             if obj is not None and obj.type != "variable_name":
                 self.visit(obj)
         self.visit(node.child_by_field_name("arguments"))
+        self.on_assertion(node)
 
     def on_new(self, node: Node) -> None:
         made = next((c for c in node.named_children if c.type in _NAMES), None)
@@ -540,7 +564,7 @@ class PhpWalker(Walker):
 class PhpExtractor:
     """The PHP extractor the code graph loads as ``lang_php.EXTRACTOR``."""
 
-    version = "3"
+    version = "4"
 
     def __init__(self) -> None:
         self.suffixes = {".php": "php"}

@@ -30,7 +30,8 @@ if TYPE_CHECKING:
 Type = tuple[str, str]  # (file, qualname) of a class-like of the repository
 # a receiver: ('inst', file, class) a value, ('def', file, class) a class named statically,
 # ('super', file, class) ``parent`` seen from ``class``, ('ext', name) outside the repository,
-# ('elems', file, class) an array of instances of the class (``@var Route[]``)
+# ('elems', file, class) an array of instances of the class (``@var Route[]``), ('unk', name)
+# a variable of the function with evidence only in blocks or closures not around the call
 Receiver = tuple[str, ...]
 OUTSIDE: Receiver = ("ext", "")
 UNBOUND: Receiver = ("unk", "this")  # ``$this`` in a closure another object may be bound to
@@ -101,7 +102,7 @@ class PhpCalls:
         if len(parts) == 1:
             return self.construct(self.class_named(path, at[0], parts[0]))
         receiver = self.receiver(path, scope, parts[:-1], at, ctx)
-        if receiver == UNBOUND:
+        if receiver is not None and receiver[0] == "unk":
             return UNK
         if receiver is None and not any(s in callee for s in ("()", "[]")) and "new " not in callee:
             named = self.class_named(path, at[0], ".".join(parts[:-1]))  # ``\A\B::m()``
@@ -191,10 +192,13 @@ class PhpCalls:
             return ("inst", *made[1:]) if made is not None and made[0] == "def" else made
         if head.endswith("()"):
             return None  # a function's result: left to the generic resolver
-        assigns = visible(self.r.index[path].assigns.get((scope, head), []), at)
+        held = self.r.index[path].assigns.get((scope, head), [])
+        assigns = visible(held, at)
         if assigns:
             ctx.inferred = True
             return self.declared(path, assigns)
+        if held:  # typed only in a block or closure that is not around the call
+            return ("unk", head)
         named = self.class_named(path, line, head)  # ``Foo::make()->run()``
         return named if named is not None and named[0] == "def" else None
 
