@@ -22,10 +22,11 @@ Conventions:
   ``Foo()`` -> ``Foo`` (a constructor call), ``Foo.named()`` -> ``Foo.named``,
   ``Foo().bar()`` -> ``Foo().bar``.
 - assignments: field, top-level, parameter, local and for-in loop variable types
-  (annotation; through an import prefix ``p.Context``); without a declared type, ``var x = Foo()`` and ``var x =
-  Foo.named()`` (a static call on a capitalized name is read as a named constructor or
-  factory: value ``Foo``), ``x = p.Foo(...)`` (``p.Foo``) and ``x = a.m(...)`` (``a.m``,
-  typed by its declared return type in ``dart_resolve``, the call resolver).
+  (annotation; through an import prefix ``p.Context``); without a declared type,
+  ``var x = Foo()`` and ``var x = Foo.named()`` (a static call on a capitalized name is
+  read as a named constructor or factory: value ``Foo``), ``x = p.Foo(...)`` (``p.Foo``)
+  and ``x = a.m(...)`` (``a.m``, typed by its declared return type in ``dart_resolve``,
+  the call resolver).
 - ``resolve_module``: ``package:<name>/<path>`` -> ``lib/<path>`` (or ``<name>/lib/<path>``
   in a monorepo); a relative URI -> relative to the importing file; ``dart:`` and
   packages not in the repository -> [].
