@@ -461,13 +461,13 @@ def _paired_cell(diffs: Sequence[float], resamples: int, seed: str) -> dict[str,
 def render_paired(pairs: dict[str, Any], against: str = "default") -> str:
     """One line per set kind, split, other method and metric: the difference, its interval and
     the questions won and lost."""
-    head = f"{against} minus ...  {'group':<24}{'method':<8}{'metric':<8}{'diff':>8}  95% interval"
+    head = f"{against} minus ...  {'group':<24}{'method':<10}{'metric':<8}{'diff':>8}  95% interval"
     lines = [head, "-" * (len(head) + 20)]
     for name, others in pairs.items():
         for other, cells in others.items():
             for metric, c in cells.items():
                 lines.append(
-                    f"{'':<17}{name:<24}{other:<8}{metric:<8}{c['diff']:>+8.3f}  "
+                    f"{'':<17}{name:<24}{other:<10}{metric:<8}{c['diff']:>+8.3f}  "
                     f"[{c['lo']:+.3f}, {c['hi']:+.3f}]  won {c['wins']}, lost {c['losses']}"
                 )
     return "\n".join(lines)
