@@ -31,7 +31,7 @@ def _row(speaker: str | None, stamp: str, session: str = "s1") -> dict[str, obje
     return {"frontmatter": json.dumps(meta), "timestamp": stamp, "agent_id": "a"}
 
 
-def test_neighbours_follow_each_sessions_timestamps_and_skip_ties() -> None:
+def test_turns_follow_each_sessions_timestamps_and_skip_ties() -> None:
     rows = {
         "a.md": _row("Ann", "2023-05-08T10:00:00Z"),
         "b.md": _row("Ben", "2023-05-08T10:00:01Z"),
@@ -40,12 +40,17 @@ def test_neighbours_follow_each_sessions_timestamps_and_skip_ties() -> None:
         "note.md": _row(None, "2023-05-08T10:00:01Z"),  # no speaker: not a turn
         "t1.md": _row("Ann", "2023-06-01T09:00:00Z", session="s3"),
         "t2.md": _row("Ben", "2023-06-01T09:00:00Z", session="s3"),  # same second: no order
+        "t3.md": _row("Ann", "2023-06-01T09:00:05Z", session="s3"),
     }
-    assert turns._neighbours(rows) == {
-        "a.md": (None, "b.md"),
-        "b.md": ("a.md", "c.md"),
-        "c.md": ("b.md", None),
-    }
+    found = turns.conversations(rows)
+    assert [found.at("b.md", o) for o in (-2, -1, 1, 2)] == [None, "a.md", "c.md", None]
+    assert [found.at("a.md", 2), found.at("other.md", -1), found.at("other.md", 1)] == [
+        "c.md",
+        None,
+        None,
+    ]
+    assert "note.md" not in found and "t1.md" not in found and "t2.md" not in found
+    assert found.at("t3.md", -1) is None and found.at("t3.md", -2) is None  # the tie's places
 
 
 def _chat(root: Path) -> Vault:
@@ -75,8 +80,9 @@ def test_a_reply_is_found_beside_the_question_it_answers(
     vault = _chat(tmp_path / "v")
     reply = SAID[1][1]
     hits = vault.recall(QUESTION, limit=3, min_score=0.0, use_cache=False).hits
-    assert [SAID[0][1] in hits[0].snippet, reply in hits[1].snippet] == [True, True]
-    assert "turns" in hits[1].layers
+    assert SAID[0][1] in hits[0].snippet
+    lifted = [h for h in hits if reply in h.snippet]
+    assert len(lifted) == 1 and "turns" in lifted[0].layers
     monkeypatch.setattr(pipeline, "TURN_CONTEXT", False)
     assert not any(reply in b for b in _bodies(vault))  # no shared word: below the top 3
 
@@ -95,14 +101,14 @@ class _Cand:
 
 def test_reweigh_brings_in_the_reply_to_a_top_turn_and_keeps_the_scores() -> None:
     ranked = [(f"e{n}.md", _Cand(), 1.0 - n / 10) for n in range(5)]
-    nbrs: turns.Neighbours = {"e0.md": (None, "reply.md"), "reply.md": ("e0.md", None)}
-    out = turns.reweigh(ranked, nbrs, lambda p: True, _Cand)
-    # 1/(1+0) x PREVIOUS = 0.4: below e1 (1/2), above e2 (1/3)
+    chat = turns.Turns([["e0.md", "reply.md"]])
+    out = turns.reweigh(ranked, chat, lambda p: True, _Cand)
+    # 1/(1+0) x 0.4 = 0.4: below e1 (1/2), above e2 (1/3)
     assert [p for p, _, _ in out] == ["e0.md", "e1.md", "reply.md", "e2.md", "e3.md", "e4.md"]
     assert [s for _, _, s in out][:5] == [s for _, _, s in ranked]  # handed out best first
-    assert out[-1][2] < ranked[-1][2] and out[2][1].scores == {"turns": turns.PREVIOUS}
+    assert out[-1][2] < ranked[-1][2] and out[2][1].scores == {"turns": turns.LIFTS[-1]}
     # a neighbour the filters refuse is not brought in; no turn in the list: nothing changes
-    assert [p for p, _, _ in turns.reweigh(ranked, nbrs, lambda p: p != "reply.md", _Cand)] == [
+    assert [p for p, _, _ in turns.reweigh(ranked, chat, lambda p: p != "reply.md", _Cand)] == [
         p for p, _, _ in ranked
     ]
-    assert turns.reweigh(ranked, {}, lambda p: True, _Cand) is ranked
+    assert turns.reweigh(ranked, turns.NONE, lambda p: True, _Cand) is ranked

@@ -2,18 +2,20 @@
 conversation: its session (``session_id``, else its agent) in the order of its timestamps. A
 turn often answers only beside the one before it: "Nope, but I'm stoked for the Harry Potter
 stuff" says where only after "have you been to Universal Studios?". So recall's list is fused
-with itself shifted along each conversation: an entry's reciprocal rank, plus ``PREVIOUS``
-times its previous turn's, plus ``NEXT`` times its next turn's; the neighbours of the first
-``EXPAND`` entries join the list when the query's filters let them. Turns whose timestamp
-another turn of the session shares have no known order, so no neighbours.
+with itself shifted along each conversation: an entry's reciprocal rank, plus a share
+(``LIFTS``) of the reciprocal ranks of the turn before it, the turn after it and the turn two
+before it; the turns just before and after the first ``EXPAND`` entries join the list when the
+query's filters let them. Turns whose timestamp another turn of the session shares have no
+known order, so no neighbours.
 
 Weights chosen on the tuning halves of ``bench/recall_heldout.py``'s conversations (tune R@5
-0.604 -> 0.673 in an offline replay); nothing changes for a vault without speakers."""
+0.604 -> 0.689 in an offline replay of the default's lists); nothing changes for a vault
+without speakers."""
 
 from __future__ import annotations
 
 import json
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
@@ -28,25 +30,54 @@ class Scored(Protocol):
 
 
 T = TypeVar("T", bound=Scored)
-PREVIOUS = 0.4  # share of the previous turn's reciprocal rank an entry gets
-NEXT = 0.2  # share of the next turn's
-EXPAND = 20  # the neighbours of this many first entries join the list
-Neighbours = dict[str, tuple[str | None, str | None]]  # path -> (previous turn, next turn)
+# share of the reciprocal rank of the turn at each offset an entry gets: the turn before it,
+# the one after it, and the one two before (a reply to a reply)
+LIFTS = {-1: 0.4, 1: 0.2, -2: 0.3}
+EXPAND = 20  # the turns just before and after this many first entries join the list
 
 
-def neighbours(loaded: Resident, ranked: list[tuple[str, Any, float]]) -> Neighbours:
-    """path -> (previous, next) turn, for the resident rows (worked out once per rows, and
-    only once a list's first entries hold a turn: other vaults never pay for the pass)."""
+class Turns:
+    """The conversations of the resident rows: each turn's session and place in it."""
+
+    def __init__(self, sessions: list[list[str | None]]) -> None:
+        self.sessions = sessions  # a None holds the place of a turn whose order is unknown
+        self.place = {
+            p: (n, i) for n, turns in enumerate(sessions) for i, p in enumerate(turns) if p
+        }
+
+    def __bool__(self) -> bool:
+        return bool(self.place)
+
+    def __contains__(self, path: str) -> bool:
+        return path in self.place
+
+    def at(self, path: str, offset: int) -> str | None:
+        """The turn ``offset`` places after ``path`` in its session (before, if negative)."""
+        found = self.place.get(path)
+        if found is None:
+            return None
+        turns, i = self.sessions[found[0]], found[1] + offset
+        return turns[i] if 0 <= i < len(turns) else None
+
+
+NONE = Turns([])
+
+
+def neighbours(loaded: Resident, ranked: list[tuple[str, Any, float]]) -> Turns:
+    """The conversations of the resident rows (worked out once per rows, and only once a
+    list's first entries hold a turn: other vaults never pay for the pass)."""
     entries = loaded.entries
     if "turns" not in loaded.memos and not any(
         '"speaker"' in (entries[p].get("frontmatter") or "") for p, _, _ in ranked[:EXPAND]
     ):
-        return {}
-    found: Neighbours = loaded.memo("turns", lambda: _neighbours(entries))
+        return NONE
+    found: Turns = loaded.memo("turns", lambda: conversations(entries))
     return found
 
 
-def _neighbours(entries: dict[str, Any]) -> Neighbours:
+def conversations(entries: dict[str, Any]) -> Turns:
+    """Turns by session, in timestamp order; turns that share a timestamp keep a place each
+    but no name (their order is not known)."""
     sessions: dict[str, list[tuple[str, str]]] = defaultdict(list)
     for path, row in entries.items():
         raw = row.get("frontmatter") or ""
@@ -57,30 +88,17 @@ def _neighbours(entries: dict[str, Any]) -> Neighbours:
             continue
         session = str(meta.get("session_id") or "") or f"agent:{row['agent_id']}"
         sessions[session].append((str(row["timestamp"]), path))
-    out: Neighbours = {}
-    for turns in sessions.values():
-        turns.sort()
-        stamps = [t for t, _ in turns]
-        for n, (stamp, path) in enumerate(turns):
-            if (n and stamps[n - 1] == stamp) or (n + 1 < len(turns) and stamps[n + 1] == stamp):
-                continue  # a tie: this turn's place in the session is not known
-            prev = turns[n - 1][1] if n and _ordered(stamps, n - 1) else None
-            nxt = turns[n + 1][1] if n + 1 < len(turns) and _ordered(stamps, n + 1) else None
-            if prev or nxt:
-                out[path] = (prev, nxt)
-    return out
-
-
-def _ordered(stamps: list[str], n: int) -> bool:
-    """Whether the turn at ``n`` has a timestamp no other turn of its session shares."""
-    return (n == 0 or stamps[n - 1] != stamps[n]) and (
-        n + 1 == len(stamps) or stamps[n + 1] != stamps[n]
-    )
+    out: list[list[str | None]] = []
+    for key in sorted(sessions):
+        turns = sorted(sessions[key])
+        stamps = Counter(t for t, _ in turns)
+        out.append([p if stamps[t] == 1 else None for t, p in turns])
+    return Turns(out)
 
 
 def reweigh(
     ranked: list[tuple[str, T, float]],
-    turns: Neighbours,
+    turns: Turns,
     allowed: Callable[[str], bool],
     new: Callable[[], T],
 ) -> list[tuple[str, T, float]]:
@@ -92,13 +110,13 @@ def reweigh(
     rr = {p: 1.0 / (1 + n) for n, (p, _, _) in enumerate(ranked)}
     cands = {p: c for p, c, _ in ranked}
     for path, _, _ in ranked[:EXPAND]:
-        for other in turns.get(path, (None, None)):
+        for offset in (-1, 1):
+            other = turns.at(path, offset)
             if other is not None and other not in cands and allowed(other):
                 cands[other] = new()
     fused = {}
     for path, cand in cands.items():
-        prev, nxt = turns.get(path, (None, None))
-        lift = PREVIOUS * rr.get(prev or "", 0.0) + NEXT * rr.get(nxt or "", 0.0)
+        lift = sum(w * rr.get(turns.at(path, o) or "", 0.0) for o, w in LIFTS.items())
         fused[path] = rr.get(path, 0.0) + lift
         if lift:
             cand.scores["turns"] = lift  # the hit names the layer that lifted it
