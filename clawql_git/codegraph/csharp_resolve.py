@@ -45,6 +45,7 @@ class CSharpCalls(JavaCalls):
                     idx.overloads.setdefault(sym.qualname, []).append(sym)
         share_global_usings(resolver)
         self._extensions: dict[str, list[Method]] | None = None
+        self._spaces: dict[str, list[str]] | None = None
         self._working: set[tuple[str, str, str]] = set()  # values being typed (a cycle)
 
     def callee(self, path: str, scope: str, call: Call, ctx: ResolutionNotes) -> Entity:
@@ -72,10 +73,13 @@ class CSharpCalls(JavaCalls):
                 ctx.inferred = True
         if found is not None:
             return ("def", found[0], found[1])
+        if receiver[0] == "unk" and self.is_namespace(path, parts[0]):
+            made = self.type_named(path, scope, ".".join(parts))  # ``new NS.Foo()``
+            return self.constructed(made, arities[-1]) if made[0] == "def" else UNK
         if receiver[0] in ("inst", "def", "super") and self.is_type(receiver[1], receiver[2]):
             nested = f"{receiver[2]}.{parts[-1]}"
             if receiver[0] == "def" and self.is_type(receiver[1], nested):
-                return ("def", receiver[1], nested)
+                return self.constructed(("def", receiver[1], nested), arities[-1])
             return ("ext", parts[-1]) if self.reaches_outside(receiver[1], receiver[2]) else UNK
         return ("ext", parts[-1]) if receiver[0] == "ext" else UNK
 
@@ -90,8 +94,19 @@ class CSharpCalls(JavaCalls):
         made = self.type_named(path, scope, name) if name[:1].isupper() else UNK
         if made[0] != "def":
             return self.r.callee(path, scope, call.callee, ctx)
+        return self.constructed(made, arity)
+
+    def constructed(self, made: Entity, arity: int) -> Entity:
+        """``new Foo(...)``: the constructor of ``Foo`` taking ``arity`` arguments, else the
+        type (one declaring no constructor)."""
         built = self.method(made[1], made[2], made[2].rsplit(".", 1)[-1], arity)
         return ("def", built[0], built[1]) if built is not None else made
+
+    def is_namespace(self, path: str, name: str) -> bool:
+        """Whether ``name`` written in ``path`` names a namespace of the repository (one
+        enclosing the file's own, or nested in one of them)."""
+        spaces = self.spaces()
+        return any((f"{s}.{name}" if s else name) in spaces for s in self.enclosing_spaces(path))
 
     def on_receiver(self, receiver: Entity, name: str, arity: int) -> Method | None:
         """The method ``name`` of the receiver's type (``base``: of its bases)."""
@@ -156,6 +171,63 @@ class CSharpCalls(JavaCalls):
         file, qual, sym = found
         task = TASK.match(sym.returns)
         return self.typed(file, parent(qual), task.group(2)) if task else UNK
+
+    # ------------------------------------------------------------ namespaces
+
+    def named_elsewhere(self, path: str, scope: str, written: str) -> Entity:
+        """A namespace-or-type-name (C# 7.6.5 / ECMA-334 7.8): a type of an enclosing
+        namespace, innermost first, out to the global namespace, the head of ``written``
+        possibly a namespace there (``UseCases.PagedResult`` written in ``App.Infra``:
+        ``App.UseCases.PagedResult``); then a type of a namespace a ``using`` directive
+        names. Locals, parameters and members are no types, so ``Contributor`` in ``var
+        Contributor = new Contributor(n)`` is the type. Else the way any name resolves."""
+        parts = written.split(".")
+        for space in self.enclosing_spaces(path):
+            found = self.in_namespace(path, space, parts, True)
+            if found is not None:
+                return found
+        for imp in self.r.index[path].stars.get("", []):
+            if "static" not in imp.alias.split():
+                found = self.in_namespace(path, imp.module, parts, False)
+                if found is not None:
+                    return found
+        return super().named_elsewhere(path, scope, written)
+
+    def in_namespace(self, path: str, space: str, parts: list[str], deeper: bool) -> Entity | None:
+        """``parts`` read from namespace ``space``: a type of it (then its nested types),
+        else (``deeper``) a namespace in it; None when neither is declared."""
+        for i, part in enumerate(parts):
+            files = [f for f in self.space_files(space) if self.is_type(f, part)]
+            if files:
+                file = nearest(path, files)
+                qual = ".".join(parts[i:])
+                return ("def", file, qual) if file and self.is_type(file, qual) else UNK
+            space = f"{space}.{part}" if space else part
+            if not deeper or space not in self.spaces():
+                return None
+        return None
+
+    def enclosing_spaces(self, path: str) -> list[str]:
+        """The namespaces ``path`` declares and those enclosing them, innermost first, then
+        the global namespace ('')."""
+        out: list[str] = []
+        for name in self.namespaces(path):
+            out.extend(space for space in _enclosing(name) if space not in out)
+        return [*out, ""]
+
+    def space_files(self, space: str) -> list[str]:
+        """The C# files declaring namespace ``space`` ('': those declaring none)."""
+        return self.spaces().get(space, [])
+
+    def spaces(self) -> dict[str, list[str]]:
+        """Every namespace of the repository's C# files -> the files declaring it."""
+        if self._spaces is None:
+            self._spaces = {}
+            for file, idx in self.r.index.items():
+                if idx.facts.language == "csharp":
+                    for space in self.namespaces(file) or [""]:
+                        self._spaces.setdefault(space, []).append(file)
+        return self._spaces
 
     # ------------------------------------------------------------ extension methods
 
@@ -237,6 +309,17 @@ def one_fit(path: str, fits: list[Method]) -> Method | None:
         return fits[0]
     mine = [fit for fit in fits if fit[0] == path]
     return mine[0] if len({q for _, q, _ in mine}) == 1 else None
+
+
+def nearest(path: str, files: list[str]) -> str:
+    """The one file of ``files`` (declaring the same type in one namespace: a partial type,
+    or two projects) nearest ``path`` by directory; '' when two are as near."""
+    if len(set(files)) == 1:
+        return files[0]
+    depth = {f: len(posixpath.commonpath([path, f]).split("/")) for f in files}
+    best = max(depth.values())
+    closest = [f for f in files if depth[f] == best]
+    return closest[0] if len(closest) == 1 else ""
 
 
 def share_global_usings(resolver: Resolver) -> None:
