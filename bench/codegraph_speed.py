@@ -288,6 +288,9 @@ def report(name: str, rows: dict[str, dict[str, Any]]) -> None:
 
 
 def main(argv: list[str]) -> None:
+    if argv[:1] in (["-h"], ["--help"]):
+        print(__doc__)
+        return
     if argv[:1] == ["--child"]:
         child(Path(argv[1]), argv[2])
         return
