@@ -21,13 +21,59 @@ import posixpath
 import re
 from typing import TYPE_CHECKING
 
-from clawql_git.codegraph.java_resolve import JavaCalls, Method, Type, applicable, segments
+from clawql_git.codegraph.csharp_projects import project_usings
+from clawql_git.codegraph.java_resolve import (
+    JavaCalls,
+    Method,
+    Type,
+    applicable,
+    element_type,
+    segments,
+)
 from clawql_git.codegraph.model import Assignment, Call, Import
-from clawql_git.codegraph.resolve import UNK, Entity, ResolutionNotes, parent
+from clawql_git.codegraph.resolve import UNK, Entity, ResolutionNotes, parent, strip_generics
 
 if TYPE_CHECKING:
     from clawql_git.codegraph.resolve import Resolver
 
+# collections of one element type (System.Collections.Generic, System.Linq); a value of one
+# declared with a repository class as its type argument is an 'elem' entity of that class
+CONTAINERS = frozenset(
+    {
+        "IEnumerable", "ICollection", "IList", "IReadOnlyCollection", "IReadOnlyList", "List",
+        "HashSet", "ISet", "IReadOnlySet", "SortedSet", "LinkedList", "Queue", "Stack",
+        "IQueryable", "IOrderedEnumerable", "IOrderedQueryable",
+    }
+)  # fmt: skip
+# System.Linq's Enumerable and List<T>'s own methods: those giving an element...
+ELEMENTS = frozenset(
+    {
+        "First", "FirstOrDefault", "Last", "LastOrDefault", "Single", "SingleOrDefault",
+        "ElementAt", "ElementAtOrDefault", "Find", "FindLast", "Dequeue", "Peek", "Pop",
+    }
+)  # fmt: skip
+# ...and those giving a sequence of the same elements
+SAME_ELEMENTS = frozenset(
+    {
+        "Where", "OrderBy", "OrderByDescending", "ThenBy", "ThenByDescending", "Skip", "Take",
+        "SkipWhile", "TakeWhile", "Distinct", "ToList", "ToArray", "ToHashSet", "AsEnumerable",
+        "AsQueryable", "AsReadOnly", "FindAll",
+    }
+)  # fmt: skip
+# Ardalis.Specification's repositories (also re-exported by Ardalis.SharedKernel and
+# NimblePros.SharedKernel): ``IRepository<Order>``; what awaiting their methods gives
+REPOSITORIES = frozenset(
+    {"IRepository", "IReadRepository", "IRepositoryBase", "IReadRepositoryBase", "RepositoryBase"}
+)
+REPOSITORY_SPACES = frozenset(
+    {"Ardalis.Specification", "Ardalis.SharedKernel", "NimblePros.SharedKernel"}
+)
+ONE_ENTITY = frozenset({"GetByIdAsync", "AddAsync"})  # Task<T>
+# Task<T?> / Task<List<T>> for an ``ISpecification<T>``, a TResult for a projecting
+# ``ISpecification<T, TResult>`` (so only when the repository declares no such spec)
+BY_SPECIFICATION = frozenset({"FirstOrDefaultAsync", "SingleOrDefaultAsync"})
+ENTITIES = frozenset({"ListAsync", "AddRangeAsync"})
+PROJECTION = re.compile(r"Specification<[^<>]+,[^<>]+>")
 TASK = re.compile(r"^(Task|ValueTask)<([A-Za-z_][\w.]*)>$")  # ``Task<T>``: await gives a T
 EXTENSION = re.compile(r"\(\s*this\s+([A-Za-z_][\w.]*)")  # ``M(this Foo<T> f, ...)``
 
@@ -47,6 +93,8 @@ class CSharpCalls(JavaCalls):
         self._extensions: dict[str, list[Method]] | None = None
         self._spaces: dict[str, list[str]] | None = None
         self._working: set[tuple[str, str, str]] = set()  # values being typed (a cycle)
+        self._projections: bool | None = None
+        self.caller = ""  # the file of the call being resolved
 
     def callee(self, path: str, scope: str, call: Call, ctx: ResolutionNotes) -> Entity:
         """What the call ``call`` made in ``scope`` of ``path`` points at."""
@@ -55,7 +103,7 @@ class CSharpCalls(JavaCalls):
             return UNK
         if parts[0] == "base":
             parts = ["super", *parts[1:]]
-        self.line = call.line
+        self.line, self.caller = call.line, path
         calls = [p for p in parts[:-1] if p.endswith("()")]
         arities = list(call.args) if len(call.args) == len(calls) + 1 else [-1] * (len(calls) + 1)
         if len(parts) == 1:
@@ -66,7 +114,7 @@ class CSharpCalls(JavaCalls):
             found = self.extension(path, (receiver[1], receiver[2]), parts[-1], arities[-1])
             if found is not None:
                 ctx.inferred = True
-        if found is None and receiver[0] in ("unk", "ext") and len(parts) == 2:
+        if found is None and receiver[0] in ("unk", "ext", "elem", "repo") and len(parts) == 2:
             written = self.written_type(path, scope, parts[0])
             found = self.extension_of(path, written, parts[-1], arities[-1]) if written else None
             if found is not None:
@@ -81,7 +129,8 @@ class CSharpCalls(JavaCalls):
             if receiver[0] == "def" and self.is_type(receiver[1], nested):
                 return self.constructed(("def", receiver[1], nested), arities[-1])
             return ("ext", parts[-1]) if self.reaches_outside(receiver[1], receiver[2]) else UNK
-        return ("ext", parts[-1]) if receiver[0] == "ext" else UNK
+        outside = receiver[0] in ("ext", "elem", "repo")  # a method of an outside type
+        return ("ext", parts[-1]) if outside else UNK
 
     def bare(
         self, path: str, scope: str, name: str, arity: int, call: Call, ctx: ResolutionNotes
@@ -153,6 +202,10 @@ class CSharpCalls(JavaCalls):
             else:
                 receiver = self.type_of(path, scope, parts[:-1], [], ctx)
                 found = self.on_receiver(receiver, parts[-1], -1)
+                if found is None and receiver[0] == "repo" and callee != value:
+                    return self.from_repository(receiver, parts[-1])
+                if found is None and receiver[0] == "elem" and callee == value:
+                    return self.element_call(receiver, parts[-1])
         finally:
             self._working.discard(key)
         if found is None:
@@ -171,6 +224,72 @@ class CSharpCalls(JavaCalls):
         file, qual, sym = found
         task = TASK.match(sym.returns)
         return self.typed(file, parent(qual), task.group(2)) if task else UNK
+
+    # ------------------------------------------------------------ outside generic types
+
+    def typed(self, path: str, scope: str, written: str) -> Entity:
+        """The Java reading; a collection of System.Collections.Generic declared with a
+        repository class as its type argument (``IReadOnlyList<OrderItem>``) is a value of
+        that class's elements ('elem', file, class), an Ardalis.Specification repository of
+        one (``IRepository<Order>``) is ('repo', file, class)."""
+        found = super().typed(path, scope, written)
+        element = element_type(written)
+        kind = self.outside_generic(path, strip_generics(written)) if element else ""
+        if not kind or found[0] not in ("unk", "ext", "elem"):
+            return found
+        inner = self.type_named(path, scope, element)
+        return (kind, *inner[1:]) if inner[0] == "def" else found
+
+    def outside_generic(self, path: str, written: str) -> str:
+        """'elem' for a collection type, 'repo' for a repository type of a namespace in
+        scope of ``path`` (or named fully), else ''."""
+        space, _, name = written.rpartition(".")
+        spaces = {space} if space else self.stars_of(path)
+        if name in CONTAINERS and spaces & {"System.Collections.Generic", "System.Linq"}:
+            return "elem"
+        return "repo" if name in REPOSITORIES and spaces & REPOSITORY_SPACES else ""
+
+    def call_result(self, entity: Entity, name: str, arity: int) -> Entity:
+        """The Java reading; for a collection ('elem'), what System.Linq gives."""
+        if entity[0] == "elem":
+            return self.element_call(entity, name)
+        return UNK if entity[0] == "repo" else super().call_result(entity, name, arity)
+
+    def element_call(self, entity: Entity, name: str) -> Entity:
+        """``xs.First(...)``: an element; ``xs.Where(...)``: the same elements (with
+        System.Linq in scope of the call); anything else unknown."""
+        if "System.Linq" not in self.stars_of(self.caller):
+            return UNK
+        if name in ELEMENTS:
+            return ("inst", entity[1], entity[2])
+        return entity if name in SAME_ELEMENTS else UNK
+
+    def from_repository(self, entity: Entity, name: str) -> Entity:
+        """What ``await repo.name(...)`` gives, ``repo`` an ``IRepository<T>``: a ``T``
+        (``GetByIdAsync``, ``AddAsync``; ``FirstOrDefaultAsync``, ``SingleOrDefaultAsync``
+        when no specification of the repository projects), a list of them (``ListAsync``)."""
+        one = name in ONE_ENTITY or (name in BY_SPECIFICATION and not self.projections())
+        if one:
+            return ("inst", entity[1], entity[2])
+        return ("elem", *entity[1:]) if name in ENTITIES and not self.projections() else UNK
+
+    def projections(self) -> bool:
+        """Whether a class of the repository derives from a projecting specification
+        (``Specification<T, TResult>``), which the same repository methods return a
+        ``TResult`` for."""
+        if self._projections is None:
+            self._projections = any(
+                sym.kind == "class" and PROJECTION.search(sym.signature)
+                for idx in self.r.index.values()
+                if idx.facts.language == "csharp"
+                for sym in idx.facts.symbols
+            )
+        return self._projections
+
+    def stars_of(self, path: str) -> set[str]:
+        """The namespaces ``using`` directives (global ones and the project's too) bring
+        into ``path``."""
+        return {imp.module for imp in self.r.index[path].stars.get("", [])} if path else set()
 
     # ------------------------------------------------------------ namespaces
 
@@ -220,13 +339,16 @@ class CSharpCalls(JavaCalls):
         return self.spaces().get(space, [])
 
     def spaces(self) -> dict[str, list[str]]:
-        """Every namespace of the repository's C# files -> the files declaring it."""
+        """Every namespace of the repository's C# files -> the files declaring it (none for
+        one only enclosing those declared)."""
         if self._spaces is None:
             self._spaces = {}
             for file, idx in self.r.index.items():
                 if idx.facts.language == "csharp":
                     for space in self.namespaces(file) or [""]:
                         self._spaces.setdefault(space, []).append(file)
+                        for outer in _enclosing(space)[1:]:  # ``A`` of ``A.B``: declared too
+                            self._spaces.setdefault(outer, [])
         return self._spaces
 
     # ------------------------------------------------------------ extension methods
@@ -326,7 +448,8 @@ def share_global_usings(resolver: Resolver) -> None:
     """Give every C# file the ``global using`` directives of its project besides its own
     ``using`` lines (C# 10: a global using applies to every file of the compilation). The
     project is taken as the directory of the file declaring them and everything below it
-    (``GlobalUsings.cs`` sits beside the ``.csproj``); the star imports are made again from
+    (``GlobalUsings.cs`` sits beside the ``.csproj``), and those its ``.csproj`` gives (see
+    :mod:`csharp_projects`); the star imports are made again from
     each file's own facts, so a second resolver over the same index adds nothing twice."""
     shared: dict[str, list[Import]] = {}  # project directory -> its global usings
     for idx in resolver.index.values():
@@ -334,6 +457,7 @@ def share_global_usings(resolver: Resolver) -> None:
             for imp in idx.facts.imports:
                 if imp.name == "*" and imp.alias.startswith("global"):
                     shared.setdefault(posixpath.dirname(idx.facts.path), []).append(imp)
+    projects: dict[str, list[Import]] = {}
     for path, idx in resolver.index.items():
         if idx.facts.language != "csharp":
             continue
@@ -345,6 +469,7 @@ def share_global_usings(resolver: Resolver) -> None:
             for imp in imports
             if imp not in own
         ]
+        given += project_usings(path, resolver.repo, projects)
         if own or given:
             idx.stars[""] = own + given
 

@@ -78,6 +78,7 @@ _NAMESPACE_LINE = re.compile(rb"(?m)^\s*namespace\s+([A-Za-z_][\w.]*)\s*([;{]?)"
 _TYPE_LINE = re.compile(
     rb"(?m)\b(?:class|struct|interface|enum|record)\s+(?:class\s+|struct\s+)?([A-Za-z_]\w*)"
 )
+_GENERIC = re.compile(r"[A-Za-z_][\w.]*<[\w.<>,]+>")
 _EXTERNAL = ("System", "Microsoft")
 _TASKS = frozenset({"Task", "ValueTask"})
 _BOM = b"\xef\xbb\xbf"
@@ -98,6 +99,17 @@ def type_name(node: Node | None) -> str:
         return type_name(node.named_children[0])
     name = strip_generics(text(node)).replace("global::", "")
     return name if re.fullmatch(r"[A-Za-z_][\w.]*", name) else ""
+
+
+def declared_type(node: Node | None) -> str:
+    """The type a variable, parameter, field or property is declared with, its type
+    arguments kept (``List<User>``, ``IRepository<Order>``; nullable marks dropped) so the
+    resolver can read the element type; else as :func:`type_name` writes it."""
+    name = type_name(node)
+    if node is None or not name or "<" not in text(node):
+        return name
+    written = re.sub(r"\s+|\?", "", text(node)).replace("global::", "")
+    return written if _GENERIC.fullmatch(written) else name
 
 
 def callee_name(node: Node | None) -> str:
@@ -328,7 +340,7 @@ class CSharpWalker(Walker):
         params = next((c for c in node.named_children if c.type == "parameter_list"), None)
         for param in params.named_children if params is not None else []:
             if param.type == "parameter":
-                declared = type_name(param.child_by_field_name("type"))
+                declared = declared_type(param.child_by_field_name("type"))
                 self.assign(text(param.child_by_field_name("name")), declared, param, True)
 
     def on_method(self, node: Node) -> None:
@@ -378,7 +390,7 @@ class CSharpWalker(Walker):
             exported="public" in keywords or self.interface_depth > 0,
             decorators=attributes,
         )
-        self.assign(name, type_name(node.child_by_field_name("type")), node, True)
+        self.assign(name, declared_type(node.child_by_field_name("type")), node, True)
         with self.enter(name):
             for child in node.named_children:  # accessors, an initializer, ``=> expression``
                 if child.type not in {"modifier", "attribute_list", "identifier"}:
@@ -389,7 +401,7 @@ class CSharpWalker(Walker):
         decl = next((c for c in node.named_children if c.type == "variable_declaration"), None)
         if decl is None:
             return
-        declared = type_name(decl.child_by_field_name("type"))
+        declared = declared_type(decl.child_by_field_name("type"))
         for var in decl.named_children:
             if var.type != "variable_declarator":
                 continue
@@ -410,7 +422,7 @@ class CSharpWalker(Walker):
         decl = next((c for c in node.named_children if c.type == "variable_declaration"), None)
         if decl is None:
             return
-        declared = type_name(decl.child_by_field_name("type"))
+        declared = declared_type(decl.child_by_field_name("type"))
         for var in decl.named_children:
             if var.type != "variable_declarator":
                 continue
@@ -418,7 +430,7 @@ class CSharpWalker(Walker):
             self.assign(name, declared, var, True)
             value = next((c for c in var.named_children if c.type.endswith("_expression")), None)
             if not declared and value is not None and value.type == "object_creation_expression":
-                made = type_name(value.child_by_field_name("type"))
+                made = declared_type(value.child_by_field_name("type"))
                 self.assign(name, made, var, True)  # ``var x = new Foo()``: x is a Foo
             elif not declared and value is not None:
                 self.evidence(name, value, var)
@@ -476,12 +488,12 @@ class CSharpWalker(Walker):
         """``x is Foo f`` / ``case Foo f:``: ``f`` is a ``Foo``."""
         if len(node.named_children) == 2:
             declared, name = node.named_children
-            self.assign(text(name), type_name(declared), node, True)
+            self.assign(text(name), declared_type(declared), node, True)
 
     def on_params(self, node: Node) -> None:
         for param in node.named_children:
             if param.type == "parameter":
-                declared = type_name(param.child_by_field_name("type"))
+                declared = declared_type(param.child_by_field_name("type"))
                 self.assign(text(param.child_by_field_name("name")), declared, param, True)
                 self.visit_children(param)
 
@@ -498,7 +510,7 @@ def relation(kind: SymbolKind, index: int, base: str) -> str:
 class CSharpExtractor:
     """The C# extractor the code graph loads as ``lang_csharp.EXTRACTOR``."""
 
-    version = "3"
+    version = "4"
 
     def __init__(self) -> None:
         self.suffixes = {".cs": "csharp"}
