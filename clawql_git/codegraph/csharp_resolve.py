@@ -13,6 +13,16 @@ a head ``X()`` is a method of the enclosing types when one is named ``X``, else 
 x = await MakeAsync()`` by the ``T`` of the ``Task<T>`` (``ValueTask<T>``) it returns. A
 ``global using`` reaches every file of its project (see :func:`share_global_usings`); of two
 same-named extension methods that fit, the one declared in the calling file wins.
+
+Type names are looked up as C# does, through namespaces, never through locals: the file's
+namespace and those enclosing it out to the global namespace (``UseCases.PagedResult``
+written in ``App.Infra`` is ``App.UseCases.PagedResult``), then those its ``using``
+directives name (its own, the project's ``global using`` lines, the ``.csproj``'s
+ImplicitUsings and ``<Using>`` items: :mod:`csharp_projects`). Two outside generic types are
+read by their documented APIs when declared with a repository class as type argument: the
+collections of System.Collections.Generic (``IReadOnlyList<Item>``: System.Linq's ``First``,
+``Where``... give ``Item`` s), and Ardalis.Specification's repositories (``await
+repo.GetByIdAsync(id)`` on an ``IRepository<Order>`` gives an ``Order``).
 """
 
 from __future__ import annotations

@@ -18,8 +18,9 @@ Conventions:
 - calls: ``obj.Method(...)`` as written (``this._repo.Get``, ``Helper.Run``, ``a?.B`` read
   as ``a.B``, type arguments dropped, ``new Foo().Bar()`` -> ``Foo().Bar``), ``new Foo()``
   -> ``Foo``; calls in attribute arguments get context 'decorator'.
-- assignments: fields and properties (target the member, scope the type, annotation),
-  typed parameters and locals (``var x = new Foo()`` -> value 'Foo', an annotation: the
+- assignments: fields and properties (target the member, scope the type, annotation: the
+  declared type with its type arguments, ``IRepository<Order>``, ``List<Item>``), typed
+  parameters and locals (``var x = new Foo()`` -> value 'Foo', an annotation: the
   static type of ``x``; ``var x = Make()`` -> value 'Make'; ``var x = await a.Get()`` ->
   value 'await a.Get'), ``x = new Foo()``; a declaration pattern (``o is Foo f``, ``case
   Foo f:``) -> target 'f', value 'Foo', an annotation.

@@ -21,7 +21,10 @@ Conventions:
   'implements'; an interface's bases 'extends'. Type arguments are dropped.
 - calls: ``f()``, ``a.b.c()``, ``this.x()``, ``a?.b()`` with dots; ``Foo()`` (a
   constructor call looks like any call) -> ``Foo``; ``Foo().bar()`` -> ``Foo().bar``,
-  ``a().b().c()`` -> ``a().b().c``; ``!f()`` -> ``f``; ``run(x) { }`` is one call ``run``.
+  ``a().b().c()`` -> ``a().b().c``; ``!f()`` -> ``f``; ``run(x) { }`` is one call ``run``;
+  ``super.m()`` -> ``super.m`` (in an object expression ``object : Base() { }``:
+  ``super<Base>.m``, '?' for a base not known); ``object : T { fun m() }.m()`` ->
+  ``object.m``. The members of an object expression written in ``f`` are ``f.object.m``.
   Functions keep their declared return type (``returns``); kotlin_resolve types receivers.
 - assignments: property and parameter types (annotation), ``val x = Foo()`` (value the
   callee); a collection made by the standard library with its element type written
