@@ -1044,3 +1044,70 @@ def test_csharp_repository_with_a_projecting_specification(tmp_path: Path) -> No
     assert ("cart.MarkAsDeleted", 7) in resolved
     assert ("found.MarkAsDeleted", 9) not in resolved
     assert ("all.First().MarkAsDeleted", 11) not in resolved
+
+
+CS_CHAINS_AND_ENDPOINTS = {
+    "Infra/Setup.cs": (
+        "using Microsoft.Extensions.DependencyInjection;\n"
+        "namespace Shop.Infra;\n"
+        "public static class Setup\n"
+        "{\n"
+        "    public static IServiceCollection AddInfra(this IServiceCollection s, int n) => s;\n"
+        "    public static IServiceCollection AddMediator(this IServiceCollection s) => s;\n"
+        "}\n"
+    ),
+    "Web/GlobalUsings.cs": "global using FastEndpoints;\nglobal using Shop.Infra;\n",
+    "Web/Program.cs": (
+        "using Microsoft.Extensions.DependencyInjection;\n"
+        "namespace Web;\n"
+        "static class Boot\n"
+        "{\n"
+        "    static void Wire(IServiceCollection services)\n"
+        "    {\n"
+        "        services.AddInfra(1).AddMediator();\n"
+        "    }\n"
+        "}\n"
+    ),
+    "Web/Contributors/List.cs": (
+        "namespace Web.Contributors;\n"
+        "public record ListRequest(int Page);\n"
+        "public record ListResponse(int Count);\n"
+        "public class List : Endpoint<ListRequest,\n"
+        "    ListResponse, ListMapper>\n"
+        "{\n"
+        "    public override async Task HandleAsync(ListRequest req, CancellationToken ct)\n"
+        "    {\n"
+        "        var response = Map.FromEntity(req);\n"
+        "    }\n"
+        "}\n"
+        "public class ListMapper : Mapper<ListRequest, ListResponse, ListRequest>\n"
+        "{\n"
+        "    public override ListResponse FromEntity(ListRequest e) => new(e.Page);\n"
+        "}\n"
+        "public class Plain : Endpoint<ListRequest, ListResponse>\n"
+        "{\n"
+        "    public void Go(ListRequest r) { Map.FromEntity(r); }\n"
+        "}\n"
+    ),
+}
+
+
+def test_csharp_extension_chains_and_an_endpoint_mapper(tmp_path: Path) -> None:
+    """``services.AddInfra(1).AddMediator()``: ``AddInfra`` is declared to return
+    ``IServiceCollection`` (outside the repository), so the one extension on it in scope is
+    called; in a FastEndpoints ``Endpoint<TRequest, TResponse, TMapper>`` the ``Map``
+    property is the ``TMapper`` (FastEndpoints docs, "Mappers"); an endpoint without one
+    has no ``Map`` the repository declares."""
+    graph = build(tmp_path, CS_CHAINS_AND_ENDPOINTS)
+    setup = "Infra/Setup.cs"
+    assert calls(graph, "Web/Program.cs") == [
+        ("Boot.Wire", "services.AddInfra", 7, setup, "Setup.AddInfra", 0.8, "inferred"),
+        ("Boot.Wire", "services.AddInfra().AddMediator", 7, setup, "Setup.AddMediator", 0.8,
+         "inferred"),
+    ]  # fmt: skip
+    listing = "Web/Contributors/List.cs"
+    assert [c for c in calls(graph, listing) if c[1] == "Map.FromEntity"] == [
+        ("List.HandleAsync", "Map.FromEntity", 9, listing, "ListMapper.FromEntity", 0.8,
+         "inferred"),
+        ("Plain.Go", "Map.FromEntity", 18, "", "", 0.0, "unresolved"),
+    ]  # fmt: skip

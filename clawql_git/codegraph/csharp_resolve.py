@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from clawql_git.codegraph.csharp_projects import project_usings
@@ -124,8 +125,8 @@ class CSharpCalls(JavaCalls):
             found = self.extension(path, (receiver[1], receiver[2]), parts[-1], arities[-1])
             if found is not None:
                 ctx.inferred = True
-        if found is None and receiver[0] in ("unk", "ext", "elem", "repo") and len(parts) == 2:
-            written = self.written_type(path, scope, parts[0])
+        if found is None and receiver[0] in ("unk", "ext", "elem", "repo"):
+            written = self.written_receiver(path, scope, call, parts[:-1])
             found = self.extension_of(path, written, parts[-1], arities[-1]) if written else None
             if found is not None:
                 ctx.inferred = True
@@ -236,6 +237,22 @@ class CSharpCalls(JavaCalls):
         return self.typed(file, parent(qual), task.group(2)) if task else UNK
 
     # ------------------------------------------------------------ outside generic types
+
+    def variable(self, path: str, scope: str, name: str, ctx: ResolutionNotes) -> Entity:
+        """The Java reading; ``Map`` in a FastEndpoints ``Endpoint<TRequest, TResponse,
+        TMapper>`` declaring no member so named is its ``TMapper`` (the endpoint's ``Map``
+        property)."""
+        found = super().variable(path, scope, name, ctx)
+        if found[0] != "unk" or name != "Map" or "FastEndpoints" not in self.stars_of(path):
+            return found
+        for file, klass in self.enclosing_types(path, scope)[:1]:
+            args = base_arguments(self.r.index[file].defs[klass].signature, "Endpoint")
+            outer = parent(klass)
+            if len(args) == 3 and self.type_named(file, outer, "Endpoint")[0] != "def":
+                mapper = self.type_named(file, outer, strip_generics(args[2]))
+                ctx.inferred = True  # typed by a declaration, as a field is
+                return ("inst", *mapper[1:]) if mapper[0] == "def" else found
+        return found
 
     def typed(self, path: str, scope: str, written: str) -> Entity:
         """The Java reading; a collection of System.Collections.Generic declared with a
@@ -378,6 +395,30 @@ class CSharpCalls(JavaCalls):
                 fits.append((file, qual, sym))
         return one_fit(path, fits)
 
+    def written_receiver(self, path: str, scope: str, call: Call, parts: list[str]) -> str:
+        """The type a receiver chain is declared with, as written without type arguments: a
+        local's, parameter's or field's (``services``), or the declared return type of the
+        repository method its last call names (``services.AddInfra()``); '' when unknown."""
+        if len(parts) == 1 and not parts[0].endswith("()"):
+            return self.written_type(path, scope, parts[0])
+        if not parts[-1].endswith("()") or len(call.args) < 2:
+            return ""
+        inner = replace(call, callee=".".join(parts)[:-2], args=call.args[:-1])
+        found = self.callee(path, scope, inner, ResolutionNotes())
+        self.line, self.caller = call.line, path
+        if found[0] != "def":
+            return ""
+        given = call.args[-2]
+        returns = {
+            sym.returns
+            for sym in self.r.index[found[1]].overloads.get(found[2], [])
+            if sym.kind in ("method", "function")
+            and applicable(
+                sym, given + 1 if given >= 0 and EXTENSION.search(sym.signature) else given
+            )
+        }
+        return returns.pop().split("<")[0] if len(returns) == 1 else ""
+
     def written_type(self, path: str, scope: str, name: str) -> str:
         """The type a local, parameter or field of an enclosing type is declared with, as
         written without type arguments ('' when not declared with one type)."""
@@ -441,6 +482,28 @@ def one_fit(path: str, fits: list[Method]) -> Method | None:
         return fits[0]
     mine = [fit for fit in fits if fit[0] == path]
     return mine[0] if len({q for _, q, _ in mine}) == 1 else None
+
+
+def base_arguments(signature: str, base: str) -> list[str]:
+    """The type arguments a type declaration gives its base ``base`` (``class A : B<X,
+    C<Y>>`` -> ['X', 'C<Y>'] for 'B'), [] when it has no such base."""
+    found = re.search(rf"[:,]\s*(?:[\w.]+\.)?{base}\s*<", signature)
+    if found is None:
+        return []
+    args: list[str] = []
+    depth, start = 0, found.end()
+    for i in range(found.end(), len(signature)):
+        ch = signature[i]
+        if ch == "<":
+            depth += 1
+        elif ch == ">" and depth == 0:
+            return [*args, signature[start:i].strip()]
+        elif ch == ">":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            args.append(signature[start:i].strip())
+            start = i + 1
+    return []
 
 
 def nearest(path: str, files: list[str]) -> str:
