@@ -32,6 +32,13 @@ import re
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from clawql_git.codegraph.csharp_apis import (
+    base_arguments,
+    generic_kind,
+    linq_gives,
+    projects,
+    repository_gives,
+)
 from clawql_git.codegraph.csharp_projects import project_usings
 from clawql_git.codegraph.java_resolve import (
     JavaCalls,
@@ -47,44 +54,6 @@ from clawql_git.codegraph.resolve import UNK, Entity, ResolutionNotes, parent, s
 if TYPE_CHECKING:
     from clawql_git.codegraph.resolve import Resolver
 
-# collections of one element type (System.Collections.Generic, System.Linq); a value of one
-# declared with a repository class as its type argument is an 'elem' entity of that class
-CONTAINERS = frozenset(
-    {
-        "IEnumerable", "ICollection", "IList", "IReadOnlyCollection", "IReadOnlyList", "List",
-        "HashSet", "ISet", "IReadOnlySet", "SortedSet", "LinkedList", "Queue", "Stack",
-        "IQueryable", "IOrderedEnumerable", "IOrderedQueryable",
-    }
-)  # fmt: skip
-# System.Linq's Enumerable and List<T>'s own methods: those giving an element...
-ELEMENTS = frozenset(
-    {
-        "First", "FirstOrDefault", "Last", "LastOrDefault", "Single", "SingleOrDefault",
-        "ElementAt", "ElementAtOrDefault", "Find", "FindLast", "Dequeue", "Peek", "Pop",
-    }
-)  # fmt: skip
-# ...and those giving a sequence of the same elements
-SAME_ELEMENTS = frozenset(
-    {
-        "Where", "OrderBy", "OrderByDescending", "ThenBy", "ThenByDescending", "Skip", "Take",
-        "SkipWhile", "TakeWhile", "Distinct", "ToList", "ToArray", "ToHashSet", "AsEnumerable",
-        "AsQueryable", "AsReadOnly", "FindAll",
-    }
-)  # fmt: skip
-# Ardalis.Specification's repositories (also re-exported by Ardalis.SharedKernel and
-# NimblePros.SharedKernel): ``IRepository<Order>``; what awaiting their methods gives
-REPOSITORIES = frozenset(
-    {"IRepository", "IReadRepository", "IRepositoryBase", "IReadRepositoryBase", "RepositoryBase"}
-)
-REPOSITORY_SPACES = frozenset(
-    {"Ardalis.Specification", "Ardalis.SharedKernel", "NimblePros.SharedKernel"}
-)
-ONE_ENTITY = frozenset({"GetByIdAsync", "AddAsync"})  # Task<T>
-# Task<T?> / Task<List<T>> for an ``ISpecification<T>``, a TResult for a projecting
-# ``ISpecification<T, TResult>`` (so only when the repository declares no such spec)
-BY_SPECIFICATION = frozenset({"FirstOrDefaultAsync", "SingleOrDefaultAsync"})
-ENTITIES = frozenset({"ListAsync", "AddRangeAsync"})
-PROJECTION = re.compile(r"Specification<[^<>]+,[^<>]+>")
 TASK = re.compile(r"^(Task|ValueTask)<([A-Za-z_][\w.]*)>$")  # ``Task<T>``: await gives a T
 EXTENSION = re.compile(r"\(\s*this\s+([A-Za-z_][\w.]*)")  # ``M(this Foo<T> f, ...)``
 
@@ -271,10 +240,7 @@ class CSharpCalls(JavaCalls):
         """'elem' for a collection type, 'repo' for a repository type of a namespace in
         scope of ``path`` (or named fully), else ''."""
         space, _, name = written.rpartition(".")
-        spaces = {space} if space else self.stars_of(path)
-        if name in CONTAINERS and spaces & {"System.Collections.Generic", "System.Linq"}:
-            return "elem"
-        return "repo" if name in REPOSITORIES and spaces & REPOSITORY_SPACES else ""
+        return generic_kind(name, {space} if space else self.stars_of(path))
 
     def call_result(self, entity: Entity, name: str, arity: int) -> Entity:
         """The Java reading; for a collection ('elem'), what System.Linq gives."""
@@ -285,20 +251,19 @@ class CSharpCalls(JavaCalls):
     def element_call(self, entity: Entity, name: str) -> Entity:
         """``xs.First(...)``: an element; ``xs.Where(...)``: the same elements (with
         System.Linq in scope of the call); anything else unknown."""
-        if "System.Linq" not in self.stars_of(self.caller):
-            return UNK
-        if name in ELEMENTS:
+        gives = linq_gives(name) if "System.Linq" in self.stars_of(self.caller) else ""
+        if gives == "one":
             return ("inst", entity[1], entity[2])
-        return entity if name in SAME_ELEMENTS else UNK
+        return entity if gives == "many" else UNK
 
     def from_repository(self, entity: Entity, name: str) -> Entity:
         """What ``await repo.name(...)`` gives, ``repo`` an ``IRepository<T>``: a ``T``
         (``GetByIdAsync``, ``AddAsync``; ``FirstOrDefaultAsync``, ``SingleOrDefaultAsync``
         when no specification of the repository projects), a list of them (``ListAsync``)."""
-        one = name in ONE_ENTITY or (name in BY_SPECIFICATION and not self.projections())
-        if one:
+        gives = repository_gives(name, self.projections())
+        if gives == "one":
             return ("inst", entity[1], entity[2])
-        return ("elem", *entity[1:]) if name in ENTITIES and not self.projections() else UNK
+        return ("elem", *entity[1:]) if gives == "many" else UNK
 
     def projections(self) -> bool:
         """Whether a class of the repository derives from a projecting specification
@@ -306,7 +271,7 @@ class CSharpCalls(JavaCalls):
         ``TResult`` for."""
         if self._projections is None:
             self._projections = any(
-                sym.kind == "class" and PROJECTION.search(sym.signature)
+                sym.kind == "class" and projects(sym.signature)
                 for idx in self.r.index.values()
                 if idx.facts.language == "csharp"
                 for sym in idx.facts.symbols
@@ -482,28 +447,6 @@ def one_fit(path: str, fits: list[Method]) -> Method | None:
         return fits[0]
     mine = [fit for fit in fits if fit[0] == path]
     return mine[0] if len({q for _, q, _ in mine}) == 1 else None
-
-
-def base_arguments(signature: str, base: str) -> list[str]:
-    """The type arguments a type declaration gives its base ``base`` (``class A : B<X,
-    C<Y>>`` -> ['X', 'C<Y>'] for 'B'), [] when it has no such base."""
-    found = re.search(rf"[:,]\s*(?:[\w.]+\.)?{base}\s*<", signature)
-    if found is None:
-        return []
-    args: list[str] = []
-    depth, start = 0, found.end()
-    for i in range(found.end(), len(signature)):
-        ch = signature[i]
-        if ch == "<":
-            depth += 1
-        elif ch == ">" and depth == 0:
-            return [*args, signature[start:i].strip()]
-        elif ch == ">":
-            depth -= 1
-        elif ch == "," and depth == 0:
-            args.append(signature[start:i].strip())
-            start = i + 1
-    return []
 
 
 def nearest(path: str, files: list[str]) -> str:

@@ -1,0 +1,103 @@
+"""What the C# resolver knows of outside libraries' documented APIs, for values declared with a
+repository class as a type argument: the collections of System.Collections.Generic and what
+System.Linq's ``Enumerable`` methods give (.NET API reference), Ardalis.Specification's
+repositories (``IReadRepositoryBase<T>`` / ``IRepositoryBase<T>``, also re-exported by
+Ardalis.SharedKernel and NimblePros.SharedKernel), and the type arguments a declaration gives
+a base (FastEndpoints' ``Endpoint<TRequest, TResponse, TMapper>``).
+"""
+
+from __future__ import annotations
+
+import re
+
+# collections of one element type (System.Collections.Generic, System.Linq); a value of one
+# declared with a repository class as its type argument is an 'elem' entity of that class
+CONTAINERS = frozenset(
+    {
+        "IEnumerable", "ICollection", "IList", "IReadOnlyCollection", "IReadOnlyList", "List",
+        "HashSet", "ISet", "IReadOnlySet", "SortedSet", "LinkedList", "Queue", "Stack",
+        "IQueryable", "IOrderedEnumerable", "IOrderedQueryable",
+    }
+)  # fmt: skip
+# System.Linq's Enumerable and List<T>'s own methods: those giving an element...
+ELEMENTS = frozenset(
+    {
+        "First", "FirstOrDefault", "Last", "LastOrDefault", "Single", "SingleOrDefault",
+        "ElementAt", "ElementAtOrDefault", "Find", "FindLast", "Dequeue", "Peek", "Pop",
+    }
+)  # fmt: skip
+# ...and those giving a sequence of the same elements
+SAME_ELEMENTS = frozenset(
+    {
+        "Where", "OrderBy", "OrderByDescending", "ThenBy", "ThenByDescending", "Skip", "Take",
+        "SkipWhile", "TakeWhile", "Distinct", "ToList", "ToArray", "ToHashSet", "AsEnumerable",
+        "AsQueryable", "AsReadOnly", "FindAll",
+    }
+)  # fmt: skip
+# Ardalis.Specification's repositories (also re-exported by Ardalis.SharedKernel and
+# NimblePros.SharedKernel): ``IRepository<Order>``; what awaiting their methods gives
+REPOSITORIES = frozenset(
+    {"IRepository", "IReadRepository", "IRepositoryBase", "IReadRepositoryBase", "RepositoryBase"}
+)
+REPOSITORY_SPACES = frozenset(
+    {"Ardalis.Specification", "Ardalis.SharedKernel", "NimblePros.SharedKernel"}
+)
+ONE_ENTITY = frozenset({"GetByIdAsync", "AddAsync"})  # Task<T>
+# Task<T?> / Task<List<T>> for an ``ISpecification<T>``, a TResult for a projecting
+# ``ISpecification<T, TResult>`` (so only when the repository declares no such spec)
+BY_SPECIFICATION = frozenset({"FirstOrDefaultAsync", "SingleOrDefaultAsync"})
+ENTITIES = frozenset({"ListAsync", "AddRangeAsync"})
+_PROJECTION = re.compile(r"Specification<[^<>]+,[^<>]+>")
+COLLECTION_SPACES = frozenset({"System.Collections.Generic", "System.Linq"})
+
+
+def generic_kind(name: str, spaces: set[str]) -> str:
+    """'elem' for a collection type ``name`` (without type arguments), 'repo' for a
+    repository type, with one of its namespaces among ``spaces`` (in scope); else ''."""
+    if name in CONTAINERS and spaces & COLLECTION_SPACES:
+        return "elem"
+    return "repo" if name in REPOSITORIES and spaces & REPOSITORY_SPACES else ""
+
+
+def linq_gives(name: str) -> str:
+    """What ``xs.name(...)`` gives for a collection ``xs``: 'one' element, 'many' (the same
+    elements), '' (anything else, or not known)."""
+    if name in ELEMENTS:
+        return "one"
+    return "many" if name in SAME_ELEMENTS else ""
+
+
+def repository_gives(name: str, projecting: bool) -> str:
+    """What awaiting ``repo.name(...)`` gives, ``repo`` an ``IRepository<T>``: 'one' ``T``,
+    'many' (a list of them) or ''; ``projecting``: the repository declares a projecting
+    specification, which the methods taking one answer with a ``TResult``."""
+    if name in ONE_ENTITY or (name in BY_SPECIFICATION and not projecting):
+        return "one"
+    return "many" if name in ENTITIES and not projecting else ""
+
+
+def projects(signature: str) -> bool:
+    """Whether a class declaration derives from ``Specification<T, TResult>``."""
+    return _PROJECTION.search(signature) is not None
+
+
+def base_arguments(signature: str, base: str) -> list[str]:
+    """The type arguments a type declaration gives its base ``base`` (``class A : B<X,
+    C<Y>>`` -> ['X', 'C<Y>'] for 'B'), [] when it has no such base."""
+    found = re.search(rf"[:,]\s*(?:[\w.]+\.)?{base}\s*<", signature)
+    if found is None:
+        return []
+    args: list[str] = []
+    depth, start = 0, found.end()
+    for i in range(found.end(), len(signature)):
+        ch = signature[i]
+        if ch == "<":
+            depth += 1
+        elif ch == ">" and depth == 0:
+            return [*args, signature[start:i].strip()]
+        elif ch == ">":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            args.append(signature[start:i].strip())
+            start = i + 1
+    return []
