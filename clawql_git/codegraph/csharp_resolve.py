@@ -49,7 +49,14 @@ from clawql_git.codegraph.java_resolve import (
     segments,
 )
 from clawql_git.codegraph.model import Assignment, Call, Import
-from clawql_git.codegraph.resolve import UNK, Entity, ResolutionNotes, parent, strip_generics
+from clawql_git.codegraph.resolve import (
+    CLASSLIKE,
+    UNK,
+    Entity,
+    ResolutionNotes,
+    parent,
+    strip_generics,
+)
 
 if TYPE_CHECKING:
     from clawql_git.codegraph.resolve import Resolver
@@ -69,9 +76,10 @@ class CSharpCalls(JavaCalls):
             if idx.facts.language == "csharp" and not idx.overloads:
                 for sym in idx.facts.symbols:
                     idx.overloads.setdefault(sym.qualname, []).append(sym)
-        share_global_usings(resolver)
+        self._implicit = share_global_usings(resolver)  # file -> outside namespaces
         self._extensions: dict[str, list[Method]] | None = None
         self._spaces: dict[str, list[str]] | None = None
+        self._space_types: dict[tuple[str, str], list[str]] | None = None
         self._working: set[tuple[str, str, str]] = set()  # values being typed (a cycle)
         self._projections: bool | None = None
         self.caller = ""  # the file of the call being resolved
@@ -281,7 +289,11 @@ class CSharpCalls(JavaCalls):
     def stars_of(self, path: str) -> set[str]:
         """The namespaces ``using`` directives (global ones and the project's too) bring
         into ``path``."""
-        return {imp.module for imp in self.r.index[path].stars.get("", [])} if path else set()
+        if not path:
+            return set()
+        return {imp.module for imp in self.r.index[path].stars.get("", [])} | self._implicit.get(
+            path, frozenset()
+        )
 
     # ------------------------------------------------------------ namespaces
 
@@ -308,7 +320,7 @@ class CSharpCalls(JavaCalls):
         """``parts`` read from namespace ``space``: a type of it (then its nested types),
         else (``deeper``) a namespace in it; None when neither is declared."""
         for i, part in enumerate(parts):
-            files = [f for f in self.space_files(space) if self.is_type(f, part)]
+            files = self.space_types().get((space, part), [])
             if files:
                 file = nearest(path, files)
                 qual = ".".join(parts[i:])
@@ -326,9 +338,19 @@ class CSharpCalls(JavaCalls):
             out.extend(space for space in _enclosing(name) if space not in out)
         return [*out, ""]
 
-    def space_files(self, space: str) -> list[str]:
-        """The C# files declaring namespace ``space`` ('': those declaring none)."""
-        return self.spaces().get(space, [])
+    def space_types(self) -> dict[tuple[str, str], list[str]]:
+        """(namespace, type name) -> the C# files declaring that type in it ('': the global
+        namespace, the files declaring none); types nested in others are not listed."""
+        if self._space_types is None:
+            self._space_types = {}
+            for space, files in self.spaces().items():
+                for file in files:
+                    for sym in self.r.index[file].facts.symbols:
+                        if sym.kind in CLASSLIKE and "." not in sym.qualname:
+                            found = self._space_types.setdefault((space, sym.qualname), [])
+                            if file not in found:
+                                found.append(file)
+        return self._space_types
 
     def spaces(self) -> dict[str, list[str]]:
         """Every namespace of the repository's C# files -> the files declaring it (none for
@@ -460,13 +482,15 @@ def nearest(path: str, files: list[str]) -> str:
     return closest[0] if len(closest) == 1 else ""
 
 
-def share_global_usings(resolver: Resolver) -> None:
+def share_global_usings(resolver: Resolver) -> dict[str, frozenset[str]]:
     """Give every C# file the ``global using`` directives of its project besides its own
     ``using`` lines (C# 10: a global using applies to every file of the compilation). The
     project is taken as the directory of the file declaring them and everything below it
     (``GlobalUsings.cs`` sits beside the ``.csproj``), and those its ``.csproj`` gives (see
-    :mod:`csharp_projects`); the star imports are made again from
-    each file's own facts, so a second resolver over the same index adds nothing twice."""
+    :mod:`csharp_projects`); the star imports are made again from each file's own facts, so
+    a second resolver over the same index adds nothing twice. The ``System`` and
+    ``Microsoft`` namespaces a ``.csproj`` gives declare no type of the repository: they are
+    returned by file instead (every name lookup walks the star imports)."""
     shared: dict[str, list[Import]] = {}  # project directory -> its global usings
     for idx in resolver.index.values():
         if idx.facts.language == "csharp":
@@ -474,6 +498,7 @@ def share_global_usings(resolver: Resolver) -> None:
                 if imp.name == "*" and imp.alias.startswith("global"):
                     shared.setdefault(posixpath.dirname(idx.facts.path), []).append(imp)
     projects: dict[str, list[Import]] = {}
+    outside: dict[str, frozenset[str]] = {}
     for path, idx in resolver.index.items():
         if idx.facts.language != "csharp":
             continue
@@ -485,9 +510,14 @@ def share_global_usings(resolver: Resolver) -> None:
             for imp in imports
             if imp not in own
         ]
-        given += project_usings(path, resolver.repo, projects)
+        for imp in project_usings(path, resolver.repo, projects):
+            if imp.module.split(".")[0] in ("System", "Microsoft"):
+                outside[path] = outside.get(path, frozenset()) | {imp.module}
+            else:
+                given.append(imp)
         if own or given:
             idx.stars[""] = own + given
+    return outside
 
 
 def _enclosing(namespace: str) -> list[str]:
