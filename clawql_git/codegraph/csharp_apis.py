@@ -49,6 +49,36 @@ BY_SPECIFICATION = frozenset({"FirstOrDefaultAsync", "SingleOrDefaultAsync"})
 ENTITIES = frozenset({"ListAsync", "AddRangeAsync"})
 _PROJECTION = re.compile(r"Specification<[^<>]+,[^<>]+>")
 COLLECTION_SPACES = frozenset({"System.Collections.Generic", "System.Linq"})
+# the hosting APIs of ASP.NET Core, the .NET generic host and .NET Aspire: what a static
+# factory of a type (of that namespace) gives...
+STATIC_MEMBERS = {
+    ("WebApplication", "CreateBuilder()"): "WebApplicationBuilder",
+    ("WebApplication", "CreateSlimBuilder()"): "WebApplicationBuilder",
+    ("Host", "CreateApplicationBuilder()"): "HostApplicationBuilder",
+    ("DistributedApplication", "CreateBuilder()"): "IDistributedApplicationBuilder",
+}
+STATIC_SPACES = {
+    "WebApplication": "Microsoft.AspNetCore.Builder",
+    "Host": "Microsoft.Extensions.Hosting",
+    "DistributedApplication": "Aspire.Hosting",
+}
+# ...what a member of an instance gives (``()``: a method)...
+OUTSIDE_MEMBERS = {
+    ("WebApplicationBuilder", "Build()"): "WebApplication",
+    ("WebApplicationBuilder", "Services"): "IServiceCollection",
+    ("WebApplicationBuilder", "Configuration"): "ConfigurationManager",
+    ("WebApplicationBuilder", "Logging"): "ILoggingBuilder",
+    ("WebApplicationBuilder", "Environment"): "IWebHostEnvironment",
+    ("HostApplicationBuilder", "Build()"): "IHost",
+    ("HostApplicationBuilder", "Services"): "IServiceCollection",
+    ("IDistributedApplicationBuilder", "Build()"): "DistributedApplication",
+}
+# ...and the interfaces a type implements (a constraint ``where T : I`` it satisfies)
+IMPLEMENTS = {
+    "WebApplicationBuilder": frozenset({"IHostApplicationBuilder"}),
+    "HostApplicationBuilder": frozenset({"IHostApplicationBuilder"}),
+    "WebApplication": frozenset({"IHost", "IApplicationBuilder", "IEndpointRouteBuilder"}),
+}
 
 
 def generic_kind(name: str, spaces: set[str]) -> str:
@@ -101,3 +131,24 @@ def base_arguments(signature: str, base: str) -> list[str]:
             args.append(signature[start:i].strip())
             start = i + 1
     return []
+
+
+def type_parameter_bound(signature: str, name: str, parameter: str) -> str:
+    """The constraint ``where T : Bound`` a method ``name<T>`` puts on its type parameter
+    ``parameter`` (its first one written); '' when ``parameter`` is none of its own."""
+    own = re.search(rf"\b{re.escape(name)}\s*<([^>]*)>\s*\(", signature)
+    if own is None or parameter not in [p.strip() for p in own.group(1).split(",")]:
+        return ""
+    bound = re.search(rf"\bwhere\s+{re.escape(parameter)}\s*:\s*([A-Za-z_][\w.]*)", signature)
+    return bound.group(1) if bound is not None else ""
+
+
+def satisfies(written: str, bound: str) -> bool:
+    """Whether the outside type ``written`` is ``bound`` or implements it."""
+    return written == bound or bound in IMPLEMENTS.get(written, frozenset())
+
+
+def returns_parameter(signature: str, name: str, parameter: str) -> bool:
+    """Whether method ``name`` is declared to return its type parameter ``parameter``
+    (``static TBuilder AddDefaults<TBuilder>(this TBuilder b)``)."""
+    return re.search(rf"\b{re.escape(parameter)}\s+{re.escape(name)}\s*<", signature) is not None

@@ -33,11 +33,17 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from clawql_git.codegraph.csharp_apis import (
+    OUTSIDE_MEMBERS,
+    STATIC_MEMBERS,
+    STATIC_SPACES,
     base_arguments,
     generic_kind,
     linq_gives,
     projects,
     repository_gives,
+    returns_parameter,
+    satisfies,
+    type_parameter_bound,
 )
 from clawql_git.codegraph.csharp_projects import project_usings
 from clawql_git.codegraph.java_resolve import (
@@ -48,7 +54,7 @@ from clawql_git.codegraph.java_resolve import (
     element_type,
     segments,
 )
-from clawql_git.codegraph.model import Assignment, Call, Import
+from clawql_git.codegraph.model import Assignment, Call, Import, Symbol
 from clawql_git.codegraph.resolve import (
     CLASSLIKE,
     UNK,
@@ -383,42 +389,112 @@ class CSharpCalls(JavaCalls):
         return one_fit(path, fits)
 
     def written_receiver(self, path: str, scope: str, call: Call, parts: list[str]) -> str:
-        """The type a receiver chain is declared with, as written without type arguments: a
-        local's, parameter's or field's (``services``), or the declared return type of the
-        repository method its last call names (``services.AddInfra()``); '' when unknown."""
-        if len(parts) == 1 and not parts[0].endswith("()"):
-            return self.written_type(path, scope, parts[0])
-        if not parts[-1].endswith("()") or len(call.args) < 2:
+        """The type the receiver chain ``parts`` of ``call`` has, as written without type
+        arguments, when it is a type outside the repository: see :meth:`written_of`."""
+        n = sum(p.endswith("()") for p in parts)
+        args = tuple(call.args[:-1]) if len(call.args) == n + 1 else (-1,) * n
+        return self.written_of(path, scope, call, parts, args)
+
+    def written_of(
+        self, path: str, scope: str, call: Call, parts: list[str], args: tuple[int, ...]
+    ) -> str:
+        """A local's, parameter's or field's declared type (``services``; ``var app =
+        builder.Build()``: what its value gives), a documented hosting API's result
+        (``WebApplication.CreateBuilder()``, ``builder.Services``: csharp_apis), or the
+        declared return type of the repository method the chain's last call names
+        (``services.AddInfra()``; one returning its ``this`` type parameter gives the
+        receiver's type); '' when unknown. ``args``: the argument counts of its calls."""
+        head, last = parts[0], parts[-1]
+        if len(parts) == 1:
+            return "" if head.endswith("()") else self.written_name(path, scope, head, call)
+        if len(parts) == 2 and self.outside_static(path, scope, head):
+            return STATIC_MEMBERS.get((head, last), "")
+        inner_args = args[:-1] if last.endswith("()") else args
+        outer = self.written_of(path, scope, call, parts[:-1], inner_args)
+        if (outer, last) in OUTSIDE_MEMBERS:
+            return OUTSIDE_MEMBERS[outer, last]
+        if not last.endswith("()") or not args:
             return ""
-        inner = replace(call, callee=".".join(parts)[:-2], args=call.args[:-1])
+        inner = replace(call, callee=".".join(parts)[:-2], args=args)
         found = self.callee(path, scope, inner, ResolutionNotes())
         self.line, self.caller = call.line, path
         if found[0] != "def":
             return ""
-        given = call.args[-2]
         returns = {
-            sym.returns
+            self.written_return(sym, outer)
             for sym in self.r.index[found[1]].overloads.get(found[2], [])
-            if sym.kind in ("method", "function")
-            and applicable(
-                sym, given + 1 if given >= 0 and EXTENSION.search(sym.signature) else given
-            )
+            if sym.kind in ("method", "function") and self.takes(sym, args[-1])
         }
-        return returns.pop().split("<")[0] if len(returns) == 1 else ""
+        return returns.pop() if len(returns) == 1 else ""
+
+    @staticmethod
+    def takes(sym: Symbol, given: int) -> bool:
+        """Whether ``sym`` accepts ``given`` arguments (an extension method: besides the
+        receiver)."""
+        extension = given >= 0 and EXTENSION.search(sym.signature) is not None
+        return applicable(sym, given + 1 if extension else given)
+
+    @staticmethod
+    def written_return(sym: Symbol, receiver: str) -> str:
+        """The type a method returns as written; the receiver's own type when it is an
+        extension method returning its ``this`` type parameter."""
+        match = EXTENSION.search(sym.signature)
+        if (
+            match is not None
+            and receiver
+            and returns_parameter(sym.signature, sym.name, match.group(1))
+        ):
+            return receiver
+        return sym.returns.split("<")[0]
+
+    def outside_static(self, path: str, scope: str, name: str) -> bool:
+        """Whether ``name`` is a hosting type of csharp_apis, its namespace in scope and no
+        variable or type of the repository so named."""
+        space = STATIC_SPACES.get(name)
+        if space is None or space not in self.stars_of(path):
+            return False
+        return self.variable(path, scope, name, ResolutionNotes())[0] in ("unk", "ext")
+
+    def written_name(self, path: str, scope: str, name: str, call: Call) -> str:
+        """The type a name is declared with (:meth:`written_type`), else, a local declared
+        ``var x = chain()`` once, what that chain gives (:meth:`written_of`)."""
+        written = self.written_type(path, scope, name)
+        if written:
+            return written
+        cur = scope
+        while True:
+            assigns = self.in_scope(path, cur, self.r.index[path].assigns.get((cur, name), []))
+            if assigns or not cur or self.is_type(path, cur):
+                break
+            cur = parent(cur)
+        values = {a.value for a in assigns if not a.annotation}
+        parts = segments(values.pop()) if len(assigns) == 1 and len(values) == 1 else None
+        key = (path, cur, name)
+        if parts is None or key in self._working:
+            return ""
+        self._working.add(key)
+        try:
+            parts[-1] += "()"  # the value is the chain's call
+            n = sum(p.endswith("()") for p in parts)
+            return self.written_of(path, cur, call, parts, (-1,) * n)
+        finally:
+            self._working.discard(key)
 
     def written_type(self, path: str, scope: str, name: str) -> str:
-        """The type a local, parameter or field of an enclosing type is declared with, as
-        written without type arguments ('' when not declared with one type)."""
+        """The type a local, parameter or field of an enclosing type (or a top-level
+        statement's local) is declared with, as written without type arguments ('' when not
+        declared with one type)."""
         cur = scope
-        while cur:
+        while True:
             assigns = self.r.index[path].assigns.get((cur, name), [])
             if not self.is_type(path, cur):
                 assigns = self.in_scope(path, cur, assigns)
             typed = {a.value for a in assigns if a.annotation}
             if typed or assigns:
                 return typed.pop().split("<")[0] if len(typed) == 1 and len(assigns) == 1 else ""
+            if not cur:
+                return ""
             cur = parent(cur)
-        return ""
 
     def extension_of(self, path: str, written: str, name: str, arity: int) -> Method | None:
         """The one extension method ``name`` in scope of ``path`` whose ``this`` parameter is
@@ -431,9 +507,19 @@ class CSharpCalls(JavaCalls):
             if self.visible_from(path, file)
             and applicable(sym, with_this)
             and (match := EXTENSION.search(sym.signature)) is not None
-            and match.group(1) == written
+            and self.this_fits(sym, match.group(1), written)
         ]
         return one_fit(path, fits)
+
+    @staticmethod
+    def this_fits(sym: Symbol, this: str, written: str) -> bool:
+        """Whether an extension method whose ``this`` parameter is declared ``this`` takes a
+        receiver of the outside type ``written``: the very type, or a type parameter of the
+        method constrained to a type ``written`` satisfies (csharp_apis)."""
+        if this == written:
+            return True
+        bound = type_parameter_bound(sym.signature, sym.name, this)
+        return bool(bound) and satisfies(written, bound)
 
     def extensions(self) -> dict[str, list[Method]]:
         """Every extension method of the repository's C# files, by name."""
@@ -454,7 +540,7 @@ class CSharpCalls(JavaCalls):
             return True
         mine = self.namespaces(path)
         spaces = {n for n in mine for n in _enclosing(n)}
-        spaces |= {imp.module for imp in self.r.index[path].stars.get("", [])}
+        spaces |= self.stars_of(path)
         return bool(spaces & set(self.namespaces(file)))
 
     def namespaces(self, path: str) -> list[str]:
