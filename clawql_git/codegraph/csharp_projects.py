@@ -1,4 +1,5 @@
-"""C# project files: the ``using`` directives a ``.csproj`` gives every file of its project.
+"""C# project files: the ``using`` directives a ``.csproj`` gives every file of its project, and
+the projects it references (whose types its files see).
 
 An SDK-style project with ``<ImplicitUsings>enable</ImplicitUsings>`` (in the ``.csproj`` or a
 ``Directory.Build.props`` above it) imports its SDK's namespaces into every file as global
@@ -48,6 +49,44 @@ SDK_USINGS = {
 SDK = re.compile(rb"<Project\s[^>]*\bSdk=\"([^\"/]+)")
 IMPLICIT = re.compile(rb"<ImplicitUsings>\s*(\w+)\s*</ImplicitUsings>")
 USING = re.compile(rb"<Using\s+Include=\"([A-Za-z_][\w.]*)\"([^>]*)/?>")
+
+
+REFERENCE = re.compile(rb"<ProjectReference\s+Include=\"([^\"]+\.csproj)\"")
+
+
+def project_of(path: str, repo: RepoView, cache: dict[str, str]) -> str:
+    """The ``.csproj`` of C# file ``path`` ('' when none is found); ``cache`` holds them per
+    directory."""
+    folder = posixpath.dirname(path)
+    if folder not in cache:
+        here = folder
+        while True:
+            candidate = posixpath.join(here, posixpath.basename(here) + ".csproj")
+            if here and _read(repo, candidate) is not None:
+                cache[folder] = candidate
+                break
+            if not here:
+                cache[folder] = ""
+                break
+            here = posixpath.dirname(here)
+    return cache[folder]
+
+
+def compilation(project: str, repo: RepoView) -> frozenset[str]:
+    """``project`` and every project it references, directly or not (``<ProjectReference
+    Include="..\\Core\\Core.csproj" />``): the projects whose types its files see."""
+    seen = {project}
+    queue = [project]
+    while queue:
+        here = queue.pop()
+        raw = _read(repo, here) or b""
+        for written in REFERENCE.findall(raw):
+            relative = written.decode().replace("\\", "/")
+            other = posixpath.normpath(posixpath.join(posixpath.dirname(here), relative))
+            if other not in seen and not other.startswith("../"):
+                seen.add(other)
+                queue.append(other)
+    return frozenset(seen)
 
 
 def project_usings(path: str, repo: RepoView, cache: dict[str, list[Import]]) -> list[Import]:

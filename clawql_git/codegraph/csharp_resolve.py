@@ -45,7 +45,7 @@ from clawql_git.codegraph.csharp_apis import (
     satisfies,
     type_parameter_bound,
 )
-from clawql_git.codegraph.csharp_projects import project_usings
+from clawql_git.codegraph.csharp_projects import compilation, project_of, project_usings
 from clawql_git.codegraph.java_resolve import (
     JavaCalls,
     Method,
@@ -86,6 +86,8 @@ class CSharpCalls(JavaCalls):
         self._extensions: dict[str, list[Method]] | None = None
         self._spaces: dict[str, list[str]] | None = None
         self._space_types: dict[tuple[str, str], list[str]] | None = None
+        self._projects: dict[str, str] = {}  # directory -> its .csproj
+        self._compilations: dict[str, frozenset[str]] = {}  # .csproj -> those it sees
         self._working: set[tuple[str, str, str]] = set()  # values being typed (a cycle)
         self._projections: bool | None = None
         self.caller = ""  # the file of the call being resolved
@@ -326,7 +328,7 @@ class CSharpCalls(JavaCalls):
         """``parts`` read from namespace ``space``: a type of it (then its nested types),
         else (``deeper``) a namespace in it; None when neither is declared."""
         for i, part in enumerate(parts):
-            files = self.space_types().get((space, part), [])
+            files = [f for f in self.space_types().get((space, part), []) if self.sees(path, f)]
             if files:
                 file = nearest(path, files)
                 qual = ".".join(parts[i:])
@@ -538,10 +540,22 @@ class CSharpCalls(JavaCalls):
         of ``path`` (or an enclosing one), or one its ``using`` lines name."""
         if file == path:
             return True
+        if not self.sees(path, file):
+            return False
         mine = self.namespaces(path)
         spaces = {n for n in mine for n in _enclosing(n)}
         spaces |= self.stars_of(path)
         return bool(spaces & set(self.namespaces(file)))
+
+    def sees(self, path: str, file: str) -> bool:
+        """Whether ``file`` is in the compilation of ``path``: its project, or one that
+        project references (true when either project is not known)."""
+        mine, theirs = (project_of(f, self.r.repo, self._projects) for f in (path, file))
+        if not mine or not theirs:
+            return True
+        if mine not in self._compilations:
+            self._compilations[mine] = compilation(mine, self.r.repo)
+        return theirs in self._compilations[mine]
 
     def namespaces(self, path: str) -> list[str]:
         return [s.name for s in self.r.index[path].facts.symbols if s.kind == "module"]
