@@ -1111,3 +1111,73 @@ def test_csharp_extension_chains_and_an_endpoint_mapper(tmp_path: Path) -> None:
          "inferred"),
         ("Plain.Go", "Map.FromEntity", 18, "", "", 0.0, "unresolved"),
     ]  # fmt: skip
+
+
+CS_HOSTING = {
+    "Web/Web.csproj": (
+        '<Project Sdk="Microsoft.NET.Sdk.Web">\n'
+        "  <PropertyGroup><ImplicitUsings>enable</ImplicitUsings></PropertyGroup>\n"
+        '  <ItemGroup><ProjectReference Include="..\\Defaults\\Defaults.csproj" /></ItemGroup>\n'
+        "</Project>\n"
+    ),
+    # two projects declare the same extensions (as the Aspire ServiceDefaults template does);
+    # the web project references one of them
+    "Defaults/Defaults.csproj": '<Project Sdk="Microsoft.NET.Sdk">\n</Project>\n',
+    "Other/Other.csproj": '<Project Sdk="Microsoft.NET.Sdk">\n</Project>\n',
+    "Defaults/Extensions.cs": (
+        "namespace Microsoft.Extensions.Hosting;\n"
+        "public static class Extensions\n"
+        "{\n"
+        "    public static TBuilder AddServiceDefaults<TBuilder>(this TBuilder builder)\n"
+        "        where TBuilder : IHostApplicationBuilder => builder;\n"
+        "    public static WebApplication MapDefaultEndpoints(this WebApplication app) => app;\n"
+        "}\n"
+    ),
+    "Web/Configs.cs": (
+        "namespace Web.Configurations;\n"
+        "public static class Configs\n"
+        "{\n"
+        "    public static WebApplicationBuilder AddLoggerConfigs(this WebApplicationBuilder b)"
+        " => b;\n"
+        "    public static IServiceCollection AddOptionConfigs(this IServiceCollection s) => s;\n"
+        "    public static async Task<IApplicationBuilder> UseAppMiddleware(this WebApplication a)"
+        " { return a; }\n"
+        "}\n"
+    ),
+    "Web/Program.cs": (
+        "using Web.Configurations;\n"
+        "\n"
+        "var builder = WebApplication.CreateBuilder(args);\n"
+        "builder.AddServiceDefaults()\n"
+        "       .AddLoggerConfigs();\n"
+        "builder.Services.AddOptionConfigs();\n"
+        "var app = builder.Build();\n"
+        "await app.UseAppMiddleware();\n"
+        "app.MapDefaultEndpoints();\n"
+        "app.Run();\n"
+    ),
+}
+CS_HOSTING["Other/Extensions.cs"] = CS_HOSTING["Defaults/Extensions.cs"]
+
+
+def test_csharp_hosting_apis_type_the_receivers_of_extension_methods(tmp_path: Path) -> None:
+    """Top-level statements of an ASP.NET Core ``Program.cs``: ``WebApplication.CreateBuilder``
+    gives a ``WebApplicationBuilder``, its ``Services`` an ``IServiceCollection``, its
+    ``Build()`` a ``WebApplication`` (ASP.NET Core API docs), so the extension methods
+    declared on those types are called; ``AddServiceDefaults<TBuilder>(this TBuilder)``
+    where ``TBuilder : IHostApplicationBuilder`` takes a ``WebApplicationBuilder`` (which
+    implements it) and returns it. Of the two same-named ``Extensions``, the one of the
+    project ``Web.csproj`` references."""
+    graph = build(tmp_path, CS_HOSTING)
+    defaults, configs = "Defaults/Extensions.cs", "Web/Configs.cs"
+    assert [c[1:] for c in calls(graph, "Web/Program.cs") if c[3]] == [
+        ("builder.AddServiceDefaults", 4, defaults, "Extensions.AddServiceDefaults", 0.8,
+         "inferred"),
+        ("builder.AddServiceDefaults().AddLoggerConfigs", 4, configs, "Configs.AddLoggerConfigs",
+         0.8, "inferred"),
+        ("builder.Services.AddOptionConfigs", 6, configs, "Configs.AddOptionConfigs", 0.8,
+         "inferred"),
+        ("app.UseAppMiddleware", 8, configs, "Configs.UseAppMiddleware", 0.8, "inferred"),
+        ("app.MapDefaultEndpoints", 9, defaults, "Extensions.MapDefaultEndpoints", 0.8,
+         "inferred"),
+    ]  # fmt: skip
