@@ -330,13 +330,23 @@ class CSharpCalls(JavaCalls):
         for i, part in enumerate(parts):
             files = [f for f in self.space_types().get((space, part), []) if self.sees(path, f)]
             if files:
-                file = nearest(path, files)
+                file = self.declaring(path, files, part)
                 qual = ".".join(parts[i:])
                 return ("def", file, qual) if file and self.is_type(file, qual) else UNK
             space = f"{space}.{part}" if space else part
             if not deeper or space not in self.spaces():
                 return None
         return None
+
+    def declaring(self, path: str, files: list[str], name: str) -> str:
+        """The file of ``files`` (all seen from ``path``, each declaring type ``name`` in one
+        namespace) whose declaration a reference in ``path`` names: the only one, or of a
+        ``partial`` type's parts the one nearest ``path`` (any part names the type); ''
+        when two types are declared (two projects whose references are not known)."""
+        if len(files) == 1:
+            return files[0]
+        partial = all("partial" in self.r.index[f].defs[name].signature.split() for f in files)
+        return nearest(path, files) or files[0] if partial else ""
 
     def enclosing_spaces(self, path: str) -> list[str]:
         """The namespaces ``path`` declares and those enclosing them, innermost first, then
@@ -572,10 +582,7 @@ def one_fit(path: str, fits: list[Method]) -> Method | None:
 
 
 def nearest(path: str, files: list[str]) -> str:
-    """The one file of ``files`` (declaring the same type in one namespace: a partial type,
-    or two projects) nearest ``path`` by directory; '' when two are as near."""
-    if len(set(files)) == 1:
-        return files[0]
+    """The one file of ``files`` nearest ``path`` by directory; '' when two are as near."""
     depth = {f: len(posixpath.commonpath([path, f]).split("/")) for f in files}
     best = max(depth.values())
     closest = [f for f in files if depth[f] == best]
