@@ -912,6 +912,7 @@ CS_NAMESPACES = {
         "{\n"
         "    public Contributor(string name) { }\n"
         "}\n"
+        "public class List { }\n"
     ),
     "UseCases/PagedResult.cs": "namespace App.UseCases;\npublic record PagedResult<T>(int Page);\n",
     "Infra/Queries.cs": (
@@ -924,6 +925,8 @@ CS_NAMESPACES = {
         '        var Contributor = new Contributor("x");\n'
         '        var context = new Localization.Context("en");\n'
         "        var page = new UseCases.PagedResult<int>(1);\n"
+        "        var all = new List<Contributor>();\n"
+        "        var none = new PagedResult<int>(1);\n"
         "    }\n"
         "}\n"
     ),
@@ -936,14 +939,20 @@ def test_csharp_type_names_are_looked_up_through_namespaces(tmp_path: Path) -> N
     ``Localization`` is a type of the global namespace, ``Localization.Context`` a type
     nested in it (its constructor called); ``UseCases.PagedResult`` written in namespace
     ``App.Infra.Queries`` is ``App.UseCases.PagedResult`` (``App`` encloses the file's
-    namespace, ``App.UseCases`` is declared in it)."""
+    namespace, ``App.UseCases`` is declared in it; ``new`` of a generic type is written with
+    the count of its type arguments (``PagedResult`1``), so ``new List<Contributor>()`` is
+    not the plain class ``List`` of ``App.Core`` (C# tells types apart by it: it is
+    System.Collections.Generic's); ``PagedResult`` is not in scope without ``UseCases.``."""
     graph = build(tmp_path, CS_NAMESPACES)
     run = "Queries.Run"
     assert calls(graph, "Infra/Queries.cs") == [
         (run, "Contributor", 7, "Core/Contributor.cs", "Contributor.Contributor", 1.0, "exact"),
         (run, "Localization.Context", 8, "Core/Localization.cs",
          "Localization.Context.Context", 1.0, "exact"),
-        (run, "UseCases.PagedResult", 9, "UseCases/PagedResult.cs", "PagedResult", 1.0, "exact"),
+        (run, "UseCases.PagedResult`1", 9, "UseCases/PagedResult.cs", "PagedResult", 1.0,
+         "exact"),
+        (run, "List`1", 10, "", "", 0.0, "unresolved"),
+        (run, "PagedResult`1", 11, "", "", 0.0, "unresolved"),
     ]  # fmt: skip
 
 

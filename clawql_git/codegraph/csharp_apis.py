@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from clawql_git.codegraph.java_resolve import segments
+
 # collections of one element type (System.Collections.Generic, System.Linq); a value of one
 # declared with a repository class as its type argument is an 'elem' entity of that class
 CONTAINERS = frozenset(
@@ -152,3 +154,45 @@ def returns_parameter(signature: str, name: str, parameter: str) -> bool:
     """Whether method ``name`` is declared to return its type parameter ``parameter``
     (``static TBuilder AddDefaults<TBuilder>(this TBuilder b)``)."""
     return re.search(rf"\b{re.escape(parameter)}\s+{re.escape(name)}\s*<", signature) is not None
+
+
+ARITY = re.compile(r"`(\d+)")  # ``List`1``: lang_csharp's mark of a generic ``new``
+
+
+def marked_segments(callee: str) -> list[str] | None:
+    """``segments`` of a C# callee, each keeping its generic mark (``Foo`1().Bar`` ->
+    ['Foo`1()', 'Bar'])."""
+    plain = segments(ARITY.sub("", callee))
+    if plain is None:
+        return None
+    marked = callee.split(".")
+    return marked if len(marked) == len(plain) else plain
+
+
+def split_arity(part: str) -> tuple[str, int]:
+    """``List`1`` -> ('List', 1); ``Foo`` -> ('Foo', 0)."""
+    name, _, count = part.partition("`")
+    return name, int(count) if count.isdigit() else 0
+
+
+def written_arity(written: str) -> int:
+    """How many type arguments a written type gives its name (``Dictionary<K, List<V>>``: 2,
+    ``Foo``: 0)."""
+    start = written.find("<")
+    if start < 0:
+        return 0
+    depth, count = 0, 1
+    for ch in written[start + 1 : -1]:
+        depth += (ch == "<") - (ch == ">")
+        count += ch == "," and depth == 0
+    return count
+
+
+def type_parameters(signature: str, name: str) -> int:
+    """How many type parameters the declaration of type ``name`` takes (``record
+    PagedResult<T>(...)``: 1, ``class List``: 0)."""
+    found = re.search(
+        rf"\b(?:class|struct|interface|record)\s+(?:class\s+|struct\s+)?{re.escape(name)}\s*<([^>]*)>",
+        signature,
+    )
+    return len(found.group(1).split(",")) if found is not None else 0

@@ -39,11 +39,15 @@ from clawql_git.codegraph.csharp_apis import (
     base_arguments,
     generic_kind,
     linq_gives,
+    marked_segments,
     projects,
     repository_gives,
     returns_parameter,
     satisfies,
+    split_arity,
     type_parameter_bound,
+    type_parameters,
+    written_arity,
 )
 from clawql_git.codegraph.csharp_projects import compilation, project_of, project_usings
 from clawql_git.codegraph.java_resolve import (
@@ -94,7 +98,7 @@ class CSharpCalls(JavaCalls):
 
     def callee(self, path: str, scope: str, call: Call, ctx: ResolutionNotes) -> Entity:
         """What the call ``call`` made in ``scope`` of ``path`` points at."""
-        parts = segments(call.callee)
+        parts = marked_segments(call.callee)
         if parts is None:
             return UNK
         if parts[0] == "base":
@@ -117,13 +121,16 @@ class CSharpCalls(JavaCalls):
                 ctx.inferred = True
         if found is not None:
             return ("def", found[0], found[1])
+        name, generic = split_arity(parts[-1])
         if receiver[0] == "unk" and self.is_namespace(path, parts[0]):
-            made = self.type_named(path, scope, ".".join(parts))  # ``new NS.Foo()``
+            written = ".".join([*parts[:-1], name])  # ``new NS.Foo()``
+            made = self.generic_type(path, scope, written, generic)
             return self.constructed(made, arities[-1]) if made[0] == "def" else UNK
         if receiver[0] in ("inst", "def", "super") and self.is_type(receiver[1], receiver[2]):
-            nested = f"{receiver[2]}.{parts[-1]}"
-            if receiver[0] == "def" and self.is_type(receiver[1], nested):
-                return self.constructed(("def", receiver[1], nested), arities[-1])
+            nested: Entity = ("def", receiver[1], f"{receiver[2]}.{name}")
+            if receiver[0] == "def" and self.is_type(receiver[1], nested[2]):
+                fits = self.arity_fits(nested, generic)
+                return self.constructed(nested, arities[-1]) if fits else UNK
             return ("ext", parts[-1]) if self.reaches_outside(receiver[1], receiver[2]) else UNK
         outside = receiver[0] in ("ext", "elem", "repo")  # a method of an outside type
         return ("ext", parts[-1]) if outside else UNK
@@ -133,13 +140,29 @@ class CSharpCalls(JavaCalls):
     ) -> Entity:
         """``M(...)``: a method of the enclosing types; ``Foo`` (``new Foo(...)``): the
         constructor taking ``arity`` arguments, else the type."""
-        found = self.implicit(path, scope, name, arity)
+        name, generic = split_arity(name)
+        found = self.implicit(path, scope, name, arity) if not generic else None
         if found is not None:
             return ("def", found[0], found[1])
-        made = self.type_named(path, scope, name) if name[:1].isupper() else UNK
+        made = self.generic_type(path, scope, name, generic) if name[:1].isupper() else UNK
         if made[0] != "def":
             return self.r.callee(path, scope, call.callee, ctx)
         return self.constructed(made, arity)
+
+    def generic_type(self, path: str, scope: str, written: str, generic: int) -> Entity:
+        """The type ``written`` given ``generic`` type arguments names: unknown when the
+        repository's type of that name takes another number (``new List<Item>()`` beside a
+        class ``List``: ``List<T>`` of System.Collections.Generic)."""
+        made = self.type_named(path, scope, written)
+        return made if made[0] != "def" or self.arity_fits(made, generic) else UNK
+
+    def arity_fits(self, made: Entity, generic: int) -> bool:
+        """Whether the repository type ``made`` takes ``generic`` type arguments (any
+        number when none are written: a base list written without them)."""
+        if not generic:
+            return True
+        sym = self.r.index[made[1]].defs[made[2]]
+        return type_parameters(sym.signature, made[2].rsplit(".", 1)[-1]) == generic
 
     def constructed(self, made: Entity, arity: int) -> Entity:
         """``new Foo(...)``: the constructor of ``Foo`` taking ``arity`` arguments, else the
@@ -166,11 +189,12 @@ class CSharpCalls(JavaCalls):
     ) -> Entity:
         """The Java reading, but a head ``X()`` that is no method is ``new X()`` (as Kotlin's
         constructor heads are read), and unknown unless ``X`` is a type of the repository."""
-        head = parts[0]
-        if head.endswith("()") and self.implicit(path, scope, head[:-2], -1) is None:
-            if self.type_named(path, scope, head[:-2])[0] != "def":
+        head, generic = split_arity(parts[0].removesuffix("()"))
+        made = parts[0].endswith("()") and (generic or self.implicit(path, scope, head, -1) is None)
+        if made:
+            if self.generic_type(path, scope, head, generic)[0] != "def":
                 return UNK
-            parts = [f"new {head}", *parts[1:]]
+            parts = [f"new {head}()", *parts[1:]]
         return super().type_of(path, scope, parts, arities, ctx)
 
     def declared(
@@ -244,7 +268,11 @@ class CSharpCalls(JavaCalls):
         repository class as its type argument (``IReadOnlyList<OrderItem>``) is a value of
         that class's elements ('elem', file, class), an Ardalis.Specification repository of
         one (``IRepository<Order>``) is ('repo', file, class)."""
-        found = super().typed(path, scope, written)
+        generic = written_arity(written)
+        if self.generic_type(path, scope, strip_generics(written), generic) == UNK:
+            found: Entity = UNK  # the repository's type of that name is not this one
+        else:
+            found = super().typed(path, scope, written)
         element = element_type(written)
         kind = self.outside_generic(path, strip_generics(written)) if element else ""
         if not kind or found[0] not in ("unk", "ext", "elem"):

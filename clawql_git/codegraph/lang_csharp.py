@@ -17,13 +17,15 @@ Conventions:
   of the project (the directory of the file declaring it, and below).
 - calls: ``obj.Method(...)`` as written (``this._repo.Get``, ``Helper.Run``, ``a?.B`` read
   as ``a.B``, type arguments dropped, ``new Foo().Bar()`` -> ``Foo().Bar``), ``new Foo()``
-  -> ``Foo``; calls in attribute arguments get context 'decorator'.
+  -> ``Foo``, ``new List<Item>()`` -> ``List`1`` (the CLR's name: the count of type
+  arguments tells ``List<T>`` from a class ``List``); calls in attribute arguments get
+  context 'decorator'.
 - assignments: fields and properties (target the member, scope the type, annotation: the
   declared type with its type arguments, ``IRepository<Order>``, ``List<Item>``), typed
   parameters and locals (``var x = new Foo()`` -> value 'Foo', an annotation: the
-  static type of ``x``; ``var x = Make()`` -> value 'Make'; ``var x = await a.Get()`` ->
-  value 'await a.Get'), ``x = new Foo()``; a declaration pattern (``o is Foo f``, ``case
-  Foo f:``) -> target 'f', value 'Foo', an annotation.
+  static type of ``x``, its type arguments kept; ``var x = Make()`` -> value 'Make';
+  ``var x = await a.Get()`` -> value 'await a.Get'), ``x = new Foo()``; a declaration
+  pattern (``o is Foo f``, ``case Foo f:``) -> target 'f', value 'Foo', an annotation.
 - bases: ``class A : B, IC`` -> Supertype edges; for a class or record the first base is
   'extends' unless it is named like an interface (``I`` + upper-case letter), the others
   'implements'; a struct's bases are 'implements'; an interface's bases 'extends'.
@@ -129,7 +131,7 @@ def callee_name(node: Node | None) -> str:
     if kind == "member_binding_expression":
         return "." + strip_generics(text(node.child_by_field_name("name")))
     if kind == "object_creation_expression":
-        made = type_name(node.child_by_field_name("type"))
+        made = constructed(node)
         return f"{made}()" if made else ""
     if kind == "invocation_expression":
         inner = callee_name(node.child_by_field_name("function"))
@@ -137,6 +139,27 @@ def callee_name(node: Node | None) -> str:
     if kind == "parenthesized_expression" and node.named_children:
         return callee_name(node.named_children[0])
     return strip_generics(collapse(text(node), 120)).replace(" ", "")
+
+
+def constructed(node: Node) -> str:
+    """The type a ``new`` expression makes, as :func:`type_name` writes it, with the number
+    of type arguments it is given marked as the CLR names generic types (``new List<Item>()``
+    -> ``List`1``): C# tells a generic type from a plain one of the same name by it."""
+    made = type_name(node.child_by_field_name("type"))
+    count = generic_arity(node.child_by_field_name("type"))
+    return f"{made}`{count}" if made and count else made
+
+
+def generic_arity(node: Node | None) -> int:
+    """How many type arguments a written type gives its (last) name (``Dictionary<K, V>``:
+    2, ``A.B<C>``: 1, ``Foo``: 0)."""
+    if node is None:
+        return 0
+    if node.type in ("qualified_name", "nullable_type") and node.named_children:
+        return generic_arity(node.named_children[-1 if node.type == "qualified_name" else 0])
+    if node.type == "generic_name":
+        return len(_type_arguments(node))
+    return 0
 
 
 def argument_count(node: Node) -> int:
@@ -473,7 +496,7 @@ class CSharpWalker(Walker):
         self.visit(node.child_by_field_name("arguments"))
 
     def on_new(self, node: Node) -> None:
-        made = type_name(node.child_by_field_name("type"))
+        made = constructed(node)
         self.add_chain_call(made, node, (argument_count(node),))
         self.visit(node.child_by_field_name("arguments"))
         self.visit(node.child_by_field_name("initializer"))
