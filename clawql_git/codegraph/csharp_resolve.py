@@ -94,6 +94,7 @@ class CSharpCalls(JavaCalls):
         self._compilations: dict[str, frozenset[str]] = {}  # .csproj -> those it sees
         self._working: set[tuple[str, str, str]] = set()  # values being typed (a cycle)
         self._projections: bool | None = None
+        self._written: dict[tuple[str, str, str, tuple[int, ...], int], str] = {}
         self.caller = ""  # the file of the call being resolved
 
     def callee(self, path: str, scope: str, call: Call, ctx: ResolutionNotes) -> Entity:
@@ -436,6 +437,16 @@ class CSharpCalls(JavaCalls):
         return self.written_of(path, scope, call, parts, args)
 
     def written_of(
+        self, path: str, scope: str, call: Call, parts: list[str], args: tuple[int, ...]
+    ) -> str:
+        """:meth:`work_out_written`, once per chain and line (a chain's receivers are asked
+        again by the calls along it)."""
+        key = (path, scope, ".".join(parts), args, call.line)
+        if key not in self._written:
+            self._written[key] = self.work_out_written(path, scope, call, parts, args)
+        return self._written[key]
+
+    def work_out_written(
         self, path: str, scope: str, call: Call, parts: list[str], args: tuple[int, ...]
     ) -> str:
         """A local's, parameter's or field's declared type (``services``; ``var app =
