@@ -893,3 +893,300 @@ def test_csharp_extension_method_of_the_calling_file_among_same_named_ones(
             ("Extensions.AddDefaults", "builder.AddChecks", 7, path, "Extensions.AddChecks",
              0.8, "inferred"),
         ]  # fmt: skip
+
+
+CS_NAMESPACES = {
+    # a type in the global namespace (no namespace declaration), as ``Localization`` is
+    "Core/Localization.cs": (
+        "public static class Localization\n"
+        "{\n"
+        "    public sealed class Context\n"
+        "    {\n"
+        "        public Context(string culture) { }\n"
+        "    }\n"
+        "}\n"
+    ),
+    "Core/Contributor.cs": (
+        "namespace App.Core;\n"
+        "public class Contributor\n"
+        "{\n"
+        "    public Contributor(string name) { }\n"
+        "}\n"
+        "public class List { }\n"
+    ),
+    "UseCases/PagedResult.cs": "namespace App.UseCases;\npublic record PagedResult<T>(int Page);\n",
+    "Infra/Queries.cs": (
+        "using App.Core;\n"
+        "namespace App.Infra.Queries;\n"
+        "public class Queries\n"
+        "{\n"
+        "    public void Run()\n"
+        "    {\n"
+        '        var Contributor = new Contributor("x");\n'
+        '        var context = new Localization.Context("en");\n'
+        "        var page = new UseCases.PagedResult<int>(1);\n"
+        "        var all = new List<Contributor>();\n"
+        "        var none = new PagedResult<int>(1);\n"
+        "    }\n"
+        "}\n"
+    ),
+}
+
+
+def test_csharp_type_names_are_looked_up_through_namespaces(tmp_path: Path) -> None:
+    """A namespace-or-type-name (C# spec, "Namespace and type names"): a local named like a
+    type does not hide it in ``new Contributor(..)`` (only types are looked up there);
+    ``Localization`` is a type of the global namespace, ``Localization.Context`` a type
+    nested in it (its constructor called); ``UseCases.PagedResult`` written in namespace
+    ``App.Infra.Queries`` is ``App.UseCases.PagedResult`` (``App`` encloses the file's
+    namespace, ``App.UseCases`` is declared in it; ``new`` of a generic type is written with
+    the count of its type arguments (``PagedResult`1``), so ``new List<Contributor>()`` is
+    not the plain class ``List`` of ``App.Core`` (C# tells types apart by it: it is
+    System.Collections.Generic's); ``PagedResult`` is not in scope without ``UseCases.``."""
+    graph = build(tmp_path, CS_NAMESPACES)
+    run = "Queries.Run"
+    assert calls(graph, "Infra/Queries.cs") == [
+        (run, "Contributor", 7, "Core/Contributor.cs", "Contributor.Contributor", 1.0, "exact"),
+        (run, "Localization.Context", 8, "Core/Localization.cs",
+         "Localization.Context.Context", 1.0, "exact"),
+        (run, "UseCases.PagedResult`1", 9, "UseCases/PagedResult.cs", "PagedResult", 1.0,
+         "exact"),
+        (run, "List`1", 10, "", "", 0.0, "unresolved"),
+        (run, "PagedResult`1", 11, "", "", 0.0, "unresolved"),
+    ]  # fmt: skip
+
+
+CS_OUTSIDE_GENERICS = {
+    # ImplicitUsings of an SDK project: System.Collections.Generic, System.Linq, ... in every
+    # file; Ardalis.SharedKernel's IRepository<T> (Ardalis.Specification's repository)
+    "Web/Web.csproj": (
+        '<Project Sdk="Microsoft.NET.Sdk.Web">\n'
+        "  <PropertyGroup><ImplicitUsings>enable</ImplicitUsings></PropertyGroup>\n"
+        "</Project>\n"
+    ),
+    "Web/GlobalUsings.cs": "global using Ardalis.SharedKernel;\n",
+    "Web/Domain/Cart.cs": (
+        "namespace Shop.Web.Domain.Carts;\n"
+        "public class CartItem { public void Bump() { } }\n"
+        "public class Cart\n"
+        "{\n"
+        "    public IReadOnlyList<CartItem> Items { get; } = new List<CartItem>();\n"
+        "    public void MarkAsDeleted() { }\n"
+        "}\n"
+    ),
+    "Web/Features/Checkout.cs": (
+        "namespace Shop.Web.Features;\n"
+        "public class CheckoutHandler(IRepository<Domain.Carts.Cart> carts)\n"
+        "{\n"
+        "    public async Task Handle(int id, object spec)\n"
+        "    {\n"
+        "        var cart = await carts.GetByIdAsync(id);\n"
+        "        cart.MarkAsDeleted();\n"
+        "        var found = await carts.FirstOrDefaultAsync(spec);\n"
+        "        found.MarkAsDeleted();\n"
+        "        var all = await carts.ListAsync();\n"
+        "        all.First().MarkAsDeleted();\n"
+        "        var item = cart.Items.FirstOrDefault(i => i != null);\n"
+        "        item.Bump();\n"
+        "        cart.Items.Where(i => i != null).First().Bump();\n"
+        "        var task = carts.GetByIdAsync(id);\n"
+        "        task.MarkAsDeleted();\n"
+        "        cart.Items.Count();\n"
+        "    }\n"
+        "}\n"
+    ),
+    # another project, no ImplicitUsings: no System.Linq in scope, so ``First`` is unknown
+    "Tool/Tool.csproj": '<Project Sdk="Microsoft.NET.Sdk">\n</Project>\n',
+    "Tool/Walk.cs": (
+        "using System.Collections.Generic;\n"
+        "using Shop.Web.Domain.Carts;\n"
+        "namespace Shop.Tool;\n"
+        "public class Walk\n"
+        "{\n"
+        "    public void Go(List<CartItem> items) { items.First().Bump(); }\n"
+        "}\n"
+    ),
+}
+
+
+def test_csharp_collections_and_repositories_of_repository_classes(tmp_path: Path) -> None:
+    """``IReadOnlyList<CartItem>``: System.Linq's ``FirstOrDefault``/``First`` give a
+    ``CartItem``, ``Where`` the same elements (``Enumerable``, .NET API docs); awaiting
+    ``IRepository<Cart>``'s ``GetByIdAsync``, ``FirstOrDefaultAsync`` (no projecting
+    specification in the repository) gives a ``Cart``, ``ListAsync`` a ``List<Cart>``
+    (Ardalis.Specification ``IReadRepositoryBase<T>``); the task itself is no ``Cart``.
+    ``Items``' type argument is kept by the extractor; the element type names a namespace
+    relative to the file's (``Domain.Carts.Cart``). The calls of the outside types are
+    external. Without ImplicitUsings (``Tool``) ``First`` is not System.Linq's."""
+    graph = build(tmp_path, CS_OUTSIDE_GENERICS)
+    cart, handle = "Web/Domain/Cart.cs", "CheckoutHandler.Handle"
+    assert calls(graph, "Web/Features/Checkout.cs") == [
+        (handle, "carts.GetByIdAsync", 6, "", "", 0.0, "external"),
+        (handle, "cart.MarkAsDeleted", 7, cart, "Cart.MarkAsDeleted", 0.8, "inferred"),
+        (handle, "carts.FirstOrDefaultAsync", 8, "", "", 0.0, "external"),
+        (handle, "found.MarkAsDeleted", 9, cart, "Cart.MarkAsDeleted", 0.8, "inferred"),
+        (handle, "carts.ListAsync", 10, "", "", 0.0, "external"),
+        (handle, "all.First", 11, "", "", 0.0, "external"),
+        (handle, "all.First().MarkAsDeleted", 11, cart, "Cart.MarkAsDeleted", 0.8, "inferred"),
+        (handle, "cart.Items.FirstOrDefault", 12, "", "", 0.0, "external"),
+        (handle, "item.Bump", 13, cart, "CartItem.Bump", 0.8, "inferred"),
+        (handle, "cart.Items.Where", 14, "", "", 0.0, "external"),
+        (handle, "cart.Items.Where().First", 14, "", "", 0.0, "external"),
+        (handle, "cart.Items.Where().First().Bump", 14, cart, "CartItem.Bump", 0.8, "inferred"),
+        (handle, "carts.GetByIdAsync", 15, "", "", 0.0, "external"),
+        (handle, "task.MarkAsDeleted", 16, "", "", 0.0, "unresolved"),
+        (handle, "cart.Items.Count", 17, "", "", 0.0, "external"),
+    ]
+    assert [c for c in calls(graph, "Tool/Walk.cs") if c[3]] == []
+
+
+def test_csharp_repository_with_a_projecting_specification(tmp_path: Path) -> None:
+    """A ``Specification<T, TResult>`` in the repository: ``FirstOrDefaultAsync`` may give
+    a ``TResult``, so what it gives stays unknown; ``GetByIdAsync`` still gives a ``T``."""
+    files = dict(CS_OUTSIDE_GENERICS)
+    files["Web/Domain/Spec.cs"] = (
+        "namespace Shop.Web.Domain.Carts;\n"
+        "public class CartNames : Specification<Cart, string> { }\n"
+    )
+    graph = build(tmp_path, files)
+    resolved = [c[1:3] for c in calls(graph, "Web/Features/Checkout.cs") if c[3]]
+    assert ("cart.MarkAsDeleted", 7) in resolved
+    assert ("found.MarkAsDeleted", 9) not in resolved
+    assert ("all.First().MarkAsDeleted", 11) not in resolved
+
+
+CS_CHAINS_AND_ENDPOINTS = {
+    "Infra/Setup.cs": (
+        "using Microsoft.Extensions.DependencyInjection;\n"
+        "namespace Shop.Infra;\n"
+        "public static class Setup\n"
+        "{\n"
+        "    public static IServiceCollection AddInfra(this IServiceCollection s, int n) => s;\n"
+        "    public static IServiceCollection AddMediator(this IServiceCollection s) => s;\n"
+        "}\n"
+    ),
+    "Web/GlobalUsings.cs": "global using FastEndpoints;\nglobal using Shop.Infra;\n",
+    "Web/Program.cs": (
+        "using Microsoft.Extensions.DependencyInjection;\n"
+        "namespace Web;\n"
+        "static class Boot\n"
+        "{\n"
+        "    static void Wire(IServiceCollection services)\n"
+        "    {\n"
+        "        services.AddInfra(1).AddMediator();\n"
+        "    }\n"
+        "}\n"
+    ),
+    "Web/Contributors/List.cs": (
+        "namespace Web.Contributors;\n"
+        "public record ListRequest(int Page);\n"
+        "public record ListResponse(int Count);\n"
+        "public class List : Endpoint<ListRequest,\n"
+        "    ListResponse, ListMapper>\n"
+        "{\n"
+        "    public override async Task HandleAsync(ListRequest req, CancellationToken ct)\n"
+        "    {\n"
+        "        var response = Map.FromEntity(req);\n"
+        "    }\n"
+        "}\n"
+        "public class ListMapper : Mapper<ListRequest, ListResponse, ListRequest>\n"
+        "{\n"
+        "    public override ListResponse FromEntity(ListRequest e) => new(e.Page);\n"
+        "}\n"
+        "public class Plain : Endpoint<ListRequest, ListResponse>\n"
+        "{\n"
+        "    public void Go(ListRequest r) { Map.FromEntity(r); }\n"
+        "}\n"
+    ),
+}
+
+
+def test_csharp_extension_chains_and_an_endpoint_mapper(tmp_path: Path) -> None:
+    """``services.AddInfra(1).AddMediator()``: ``AddInfra`` is declared to return
+    ``IServiceCollection`` (outside the repository), so the one extension on it in scope is
+    called; in a FastEndpoints ``Endpoint<TRequest, TResponse, TMapper>`` the ``Map``
+    property is the ``TMapper`` (FastEndpoints docs, "Mappers"); an endpoint without one
+    has no ``Map`` the repository declares."""
+    graph = build(tmp_path, CS_CHAINS_AND_ENDPOINTS)
+    setup = "Infra/Setup.cs"
+    assert calls(graph, "Web/Program.cs") == [
+        ("Boot.Wire", "services.AddInfra", 7, setup, "Setup.AddInfra", 0.8, "inferred"),
+        ("Boot.Wire", "services.AddInfra().AddMediator", 7, setup, "Setup.AddMediator", 0.8,
+         "inferred"),
+    ]  # fmt: skip
+    listing = "Web/Contributors/List.cs"
+    assert [c for c in calls(graph, listing) if c[1] == "Map.FromEntity"] == [
+        ("List.HandleAsync", "Map.FromEntity", 9, listing, "ListMapper.FromEntity", 0.8,
+         "inferred"),
+        ("Plain.Go", "Map.FromEntity", 18, "", "", 0.0, "unresolved"),
+    ]  # fmt: skip
+
+
+CS_HOSTING = {
+    "Web/Web.csproj": (
+        '<Project Sdk="Microsoft.NET.Sdk.Web">\n'
+        "  <PropertyGroup><ImplicitUsings>enable</ImplicitUsings></PropertyGroup>\n"
+        '  <ItemGroup><ProjectReference Include="..\\Defaults\\Defaults.csproj" /></ItemGroup>\n'
+        "</Project>\n"
+    ),
+    # two projects declare the same extensions (as the Aspire ServiceDefaults template does);
+    # the web project references one of them
+    "Defaults/Defaults.csproj": '<Project Sdk="Microsoft.NET.Sdk">\n</Project>\n',
+    "Other/Other.csproj": '<Project Sdk="Microsoft.NET.Sdk">\n</Project>\n',
+    "Defaults/Extensions.cs": (
+        "namespace Microsoft.Extensions.Hosting;\n"
+        "public static class Extensions\n"
+        "{\n"
+        "    public static TBuilder AddServiceDefaults<TBuilder>(this TBuilder builder)\n"
+        "        where TBuilder : IHostApplicationBuilder => builder;\n"
+        "    public static WebApplication MapDefaultEndpoints(this WebApplication app) => app;\n"
+        "}\n"
+    ),
+    "Web/Configs.cs": (
+        "namespace Web.Configurations;\n"
+        "public static class Configs\n"
+        "{\n"
+        "    public static WebApplicationBuilder AddLoggerConfigs(this WebApplicationBuilder b)"
+        " => b;\n"
+        "    public static IServiceCollection AddOptionConfigs(this IServiceCollection s) => s;\n"
+        "    public static async Task<IApplicationBuilder> UseAppMiddleware(this WebApplication a)"
+        " { return a; }\n"
+        "}\n"
+    ),
+    "Web/Program.cs": (
+        "using Web.Configurations;\n"
+        "\n"
+        "var builder = WebApplication.CreateBuilder(args);\n"
+        "builder.AddServiceDefaults()\n"
+        "       .AddLoggerConfigs();\n"
+        "builder.Services.AddOptionConfigs();\n"
+        "var app = builder.Build();\n"
+        "await app.UseAppMiddleware();\n"
+        "app.MapDefaultEndpoints();\n"
+        "app.Run();\n"
+    ),
+}
+CS_HOSTING["Other/Extensions.cs"] = CS_HOSTING["Defaults/Extensions.cs"]
+
+
+def test_csharp_hosting_apis_type_the_receivers_of_extension_methods(tmp_path: Path) -> None:
+    """Top-level statements of an ASP.NET Core ``Program.cs``: ``WebApplication.CreateBuilder``
+    gives a ``WebApplicationBuilder``, its ``Services`` an ``IServiceCollection``, its
+    ``Build()`` a ``WebApplication`` (ASP.NET Core API docs), so the extension methods
+    declared on those types are called; ``AddServiceDefaults<TBuilder>(this TBuilder)``
+    where ``TBuilder : IHostApplicationBuilder`` takes a ``WebApplicationBuilder`` (which
+    implements it) and returns it. Of the two same-named ``Extensions``, the one of the
+    project ``Web.csproj`` references."""
+    graph = build(tmp_path, CS_HOSTING)
+    defaults, configs = "Defaults/Extensions.cs", "Web/Configs.cs"
+    assert [c[1:] for c in calls(graph, "Web/Program.cs") if c[3]] == [
+        ("builder.AddServiceDefaults", 4, defaults, "Extensions.AddServiceDefaults", 0.8,
+         "inferred"),
+        ("builder.AddServiceDefaults().AddLoggerConfigs", 4, configs, "Configs.AddLoggerConfigs",
+         0.8, "inferred"),
+        ("builder.Services.AddOptionConfigs", 6, configs, "Configs.AddOptionConfigs", 0.8,
+         "inferred"),
+        ("app.UseAppMiddleware", 8, configs, "Configs.UseAppMiddleware", 0.8, "inferred"),
+        ("app.MapDefaultEndpoints", 9, defaults, "Extensions.MapDefaultEndpoints", 0.8,
+         "inferred"),
+    ]  # fmt: skip

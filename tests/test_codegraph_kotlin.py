@@ -373,3 +373,59 @@ def test_kotlin_extension_functions_of_the_repository(tmp_path: Path) -> None:
         ("Screen.show", "cart.missing", 10, "", "", 0.0, "unresolved"),
         ("Screen.show", "cart.shout", 11, screen, "Screen.shout", 0.8, "inferred"),
     ]
+
+
+OBJECT_EXPRESSIONS = {
+    "src/log/Tree.kt": (
+        "package log\n"
+        "open class Tree {\n"
+        "    open fun tag(e: Int): String? = null\n"
+        "    open fun log(p: Int) { }\n"
+        "}\n"
+        "open class DebugTree : Tree() {\n"
+        '    override fun tag(e: Int): String? = "x"\n'
+        "}\n"
+        "fun plant(t: Tree) { }\n"
+    ),
+    "src/log/Use.kt": (
+        "package log\n"
+        "class Use {\n"
+        "    fun go() {\n"
+        "        plant(object : DebugTree() {\n"
+        "            override fun tag(e: Int): String? {\n"
+        "                return super.tag(e)\n"
+        "            }\n"
+        "            override fun log(p: Int) { super.log(p) }\n"
+        "        })\n"
+        "        object : Runnable {\n"
+        "            override fun run() { }\n"
+        "        }.run()\n"
+        "        run { }\n"
+        "    }\n"
+        "}\n"
+        "class Sub : DebugTree() {\n"
+        "    override fun tag(e: Int): String? = super.tag(e)\n"
+        "    fun both() = super<Tree>.log(1)\n"
+        "}\n"
+    ),
+}
+
+
+def test_kotlin_object_expressions_and_super_calls(tmp_path: Path) -> None:
+    """An object expression's members are its own (``go.object.run``), so a bare ``run { }``
+    of ``go`` (the standard library's) does not name one; ``object : Runnable { fun run()
+    }.run()`` calls the run it declares; ``super.m()`` in an object expression is ``m`` of
+    the class it derives from (``super<DebugTree>``), in a class of its superclass, and
+    ``super<Tree>.log()`` names the supertype (Kotlin docs, "Object expressions",
+    "Calling the superclass implementation")."""
+    graph = build(tmp_path, OBJECT_EXPRESSIONS)
+    tree, use = "src/log/Tree.kt", "src/log/Use.kt"
+    assert calls(graph, use) == [
+        ("Use.go", "plant", 4, tree, "plant", 1.0, "exact"),
+        ("Use.go.object.tag", "super<DebugTree>.tag", 6, tree, "DebugTree.tag", 1.0, "exact"),
+        ("Use.go.object.log", "super<DebugTree>.log", 8, tree, "Tree.log", 1.0, "exact"),
+        ("Use.go", "object.run", 10, use, "Use.go.object.run", 1.0, "exact"),
+        ("Use.go", "run", 13, "", "", 0.0, "unresolved"),
+        ("Sub.tag", "super.tag", 17, tree, "DebugTree.tag", 1.0, "exact"),
+        ("Sub.both", "super<Tree>.log", 18, tree, "Tree.log", 1.0, "exact"),
+    ]

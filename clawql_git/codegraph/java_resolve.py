@@ -362,6 +362,11 @@ class JavaCalls:
             return found
         if head[:1].islower() and rest:
             return self._qualified(path, written)
+        return self.named_elsewhere(path, scope, written)
+
+    def named_elsewhere(self, path: str, scope: str, written: str) -> Entity:
+        """A type named neither in the file nor by a single-type import: the way any name
+        resolves in ``scope``."""
         file, qual = self.r._type_def(path, scope, written, False)
         if file:
             return ("def", file, qual)

@@ -62,6 +62,13 @@ class KotlinCalls(JavaCalls):
         head, _, rest = call.callee.partition(".")
         if head.startswith("this@"):
             return self.labelled(path, scope, call, head.removeprefix("this@"), rest, ctx)
+        if head == "object":  # ``object : T { fun m() }.m()``: declared beside the call
+            qual = f"{scope}.object.{rest}" if scope else f"object.{rest}"
+            sym = self.r.index[path].defs.get(qual)
+            return ("def", path, qual) if sym is not None and sym.kind in FUNCTIONS else UNK
+        if call.callee.startswith("super<"):  # ``super<a.Base>.m``
+            base, _, name = call.callee[6:].partition(">.")
+            return self.qualified_super(path, scope, base, name)
         if "." in call.callee or "(" in call.callee:
             found = super().callee(path, scope, call, ctx)
             return found if found[0] != "unk" else self.extension_call(path, scope, call, ctx)
@@ -75,6 +82,18 @@ class KotlinCalls(JavaCalls):
                 return member
         ctx.inferred = inferred  # not through the receiver: as if no lambda were around
         return super().callee(path, scope, call, ctx)
+
+    def qualified_super(self, path: str, scope: str, base: str, name: str) -> Entity:
+        """``super<Base>.m()`` (or ``super.m()`` in an object expression deriving from
+        ``Base``): ``m`` of ``Base`` or of the nearest of its bases declaring one; outside
+        when ``Base`` reaches outside the repository."""
+        found = self.type_named(path, scope, base) if base != "?" and "." not in name else UNK
+        if found[0] != "def":
+            return ("ext", name) if found[0] == "ext" else UNK
+        method = self.method(found[1], found[2], name, -1)
+        if method is not None:
+            return ("def", method[0], method[1])
+        return ("ext", name) if self.reaches_outside(found[1], found[2]) else UNK
 
     def member_call(self, path: str, scope: str, call: Call, ctx: ResolutionNotes) -> Entity:
         """Java's reading, but a bare call of a local or parameter is unknown."""

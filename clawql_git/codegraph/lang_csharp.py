@@ -17,12 +17,15 @@ Conventions:
   of the project (the directory of the file declaring it, and below).
 - calls: ``obj.Method(...)`` as written (``this._repo.Get``, ``Helper.Run``, ``a?.B`` read
   as ``a.B``, type arguments dropped, ``new Foo().Bar()`` -> ``Foo().Bar``), ``new Foo()``
-  -> ``Foo``; calls in attribute arguments get context 'decorator'.
-- assignments: fields and properties (target the member, scope the type, annotation),
-  typed parameters and locals (``var x = new Foo()`` -> value 'Foo', an annotation: the
-  static type of ``x``; ``var x = Make()`` -> value 'Make'; ``var x = await a.Get()`` ->
-  value 'await a.Get'), ``x = new Foo()``; a declaration pattern (``o is Foo f``, ``case
-  Foo f:``) -> target 'f', value 'Foo', an annotation.
+  -> ``Foo``, ``new List<Item>()`` -> ``List`1`` (the CLR's name: the count of type
+  arguments tells ``List<T>`` from a class ``List``); calls in attribute arguments get
+  context 'decorator'.
+- assignments: fields and properties (target the member, scope the type, annotation: the
+  declared type with its type arguments, ``IRepository<Order>``, ``List<Item>``), typed
+  parameters and locals (``var x = new Foo()`` -> value 'Foo', an annotation: the
+  static type of ``x``, its type arguments kept; ``var x = Make()`` -> value 'Make';
+  ``var x = await a.Get()`` -> value 'await a.Get'), ``x = new Foo()``; a declaration
+  pattern (``o is Foo f``, ``case Foo f:``) -> target 'f', value 'Foo', an annotation.
 - bases: ``class A : B, IC`` -> Supertype edges; for a class or record the first base is
   'extends' unless it is named like an interface (``I`` + upper-case letter), the others
   'implements'; a struct's bases are 'implements'; an interface's bases 'extends'.
@@ -78,6 +81,7 @@ _NAMESPACE_LINE = re.compile(rb"(?m)^\s*namespace\s+([A-Za-z_][\w.]*)\s*([;{]?)"
 _TYPE_LINE = re.compile(
     rb"(?m)\b(?:class|struct|interface|enum|record)\s+(?:class\s+|struct\s+)?([A-Za-z_]\w*)"
 )
+_GENERIC = re.compile(r"[A-Za-z_][\w.]*<[\w.<>,]+>")
 _EXTERNAL = ("System", "Microsoft")
 _TASKS = frozenset({"Task", "ValueTask"})
 _BOM = b"\xef\xbb\xbf"
@@ -100,6 +104,17 @@ def type_name(node: Node | None) -> str:
     return name if re.fullmatch(r"[A-Za-z_][\w.]*", name) else ""
 
 
+def declared_type(node: Node | None) -> str:
+    """The type a variable, parameter, field or property is declared with, its type
+    arguments kept (``List<User>``, ``IRepository<Order>``; nullable marks dropped) so the
+    resolver can read the element type; else as :func:`type_name` writes it."""
+    name = type_name(node)
+    if node is None or not name or "<" not in text(node):
+        return name
+    written = re.sub(r"\s+|\?", "", text(node)).replace("global::", "")
+    return written if _GENERIC.fullmatch(written) else name
+
+
 def callee_name(node: Node | None) -> str:
     """A callee as written, type arguments dropped, ``?.`` read as ``.``: ``this._repo.Get``,
     ``Foo().Bar`` for ``new Foo().Bar``, ``Make().Run`` for ``Make().Run``."""
@@ -116,7 +131,7 @@ def callee_name(node: Node | None) -> str:
     if kind == "member_binding_expression":
         return "." + strip_generics(text(node.child_by_field_name("name")))
     if kind == "object_creation_expression":
-        made = type_name(node.child_by_field_name("type"))
+        made = constructed(node)
         return f"{made}()" if made else ""
     if kind == "invocation_expression":
         inner = callee_name(node.child_by_field_name("function"))
@@ -124,6 +139,27 @@ def callee_name(node: Node | None) -> str:
     if kind == "parenthesized_expression" and node.named_children:
         return callee_name(node.named_children[0])
     return strip_generics(collapse(text(node), 120)).replace(" ", "")
+
+
+def constructed(node: Node) -> str:
+    """The type a ``new`` expression makes, as :func:`type_name` writes it, with the number
+    of type arguments it is given marked as the CLR names generic types (``new List<Item>()``
+    -> ``List`1``): C# tells a generic type from a plain one of the same name by it."""
+    made = type_name(node.child_by_field_name("type"))
+    count = generic_arity(node.child_by_field_name("type"))
+    return f"{made}`{count}" if made and count else made
+
+
+def generic_arity(node: Node | None) -> int:
+    """How many type arguments a written type gives its (last) name (``Dictionary<K, V>``:
+    2, ``A.B<C>``: 1, ``Foo``: 0)."""
+    if node is None:
+        return 0
+    if node.type in ("qualified_name", "nullable_type") and node.named_children:
+        return generic_arity(node.named_children[-1 if node.type == "qualified_name" else 0])
+    if node.type == "generic_name":
+        return len(_type_arguments(node))
+    return 0
 
 
 def argument_count(node: Node) -> int:
@@ -328,7 +364,7 @@ class CSharpWalker(Walker):
         params = next((c for c in node.named_children if c.type == "parameter_list"), None)
         for param in params.named_children if params is not None else []:
             if param.type == "parameter":
-                declared = type_name(param.child_by_field_name("type"))
+                declared = declared_type(param.child_by_field_name("type"))
                 self.assign(text(param.child_by_field_name("name")), declared, param, True)
 
     def on_method(self, node: Node) -> None:
@@ -378,7 +414,7 @@ class CSharpWalker(Walker):
             exported="public" in keywords or self.interface_depth > 0,
             decorators=attributes,
         )
-        self.assign(name, type_name(node.child_by_field_name("type")), node, True)
+        self.assign(name, declared_type(node.child_by_field_name("type")), node, True)
         with self.enter(name):
             for child in node.named_children:  # accessors, an initializer, ``=> expression``
                 if child.type not in {"modifier", "attribute_list", "identifier"}:
@@ -389,7 +425,7 @@ class CSharpWalker(Walker):
         decl = next((c for c in node.named_children if c.type == "variable_declaration"), None)
         if decl is None:
             return
-        declared = type_name(decl.child_by_field_name("type"))
+        declared = declared_type(decl.child_by_field_name("type"))
         for var in decl.named_children:
             if var.type != "variable_declarator":
                 continue
@@ -410,7 +446,7 @@ class CSharpWalker(Walker):
         decl = next((c for c in node.named_children if c.type == "variable_declaration"), None)
         if decl is None:
             return
-        declared = type_name(decl.child_by_field_name("type"))
+        declared = declared_type(decl.child_by_field_name("type"))
         for var in decl.named_children:
             if var.type != "variable_declarator":
                 continue
@@ -418,7 +454,7 @@ class CSharpWalker(Walker):
             self.assign(name, declared, var, True)
             value = next((c for c in var.named_children if c.type.endswith("_expression")), None)
             if not declared and value is not None and value.type == "object_creation_expression":
-                made = type_name(value.child_by_field_name("type"))
+                made = declared_type(value.child_by_field_name("type"))
                 self.assign(name, made, var, True)  # ``var x = new Foo()``: x is a Foo
             elif not declared and value is not None:
                 self.evidence(name, value, var)
@@ -460,7 +496,7 @@ class CSharpWalker(Walker):
         self.visit(node.child_by_field_name("arguments"))
 
     def on_new(self, node: Node) -> None:
-        made = type_name(node.child_by_field_name("type"))
+        made = constructed(node)
         self.add_chain_call(made, node, (argument_count(node),))
         self.visit(node.child_by_field_name("arguments"))
         self.visit(node.child_by_field_name("initializer"))
@@ -476,12 +512,12 @@ class CSharpWalker(Walker):
         """``x is Foo f`` / ``case Foo f:``: ``f`` is a ``Foo``."""
         if len(node.named_children) == 2:
             declared, name = node.named_children
-            self.assign(text(name), type_name(declared), node, True)
+            self.assign(text(name), declared_type(declared), node, True)
 
     def on_params(self, node: Node) -> None:
         for param in node.named_children:
             if param.type == "parameter":
-                declared = type_name(param.child_by_field_name("type"))
+                declared = declared_type(param.child_by_field_name("type"))
                 self.assign(text(param.child_by_field_name("name")), declared, param, True)
                 self.visit_children(param)
 
@@ -498,7 +534,7 @@ def relation(kind: SymbolKind, index: int, base: str) -> str:
 class CSharpExtractor:
     """The C# extractor the code graph loads as ``lang_csharp.EXTRACTOR``."""
 
-    version = "3"
+    version = "4"
 
     def __init__(self) -> None:
         self.suffixes = {".cs": "csharp"}

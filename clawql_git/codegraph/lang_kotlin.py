@@ -21,7 +21,10 @@ Conventions:
   'implements'; an interface's bases 'extends'. Type arguments are dropped.
 - calls: ``f()``, ``a.b.c()``, ``this.x()``, ``a?.b()`` with dots; ``Foo()`` (a
   constructor call looks like any call) -> ``Foo``; ``Foo().bar()`` -> ``Foo().bar``,
-  ``a().b().c()`` -> ``a().b().c``; ``!f()`` -> ``f``; ``run(x) { }`` is one call ``run``.
+  ``a().b().c()`` -> ``a().b().c``; ``!f()`` -> ``f``; ``run(x) { }`` is one call ``run``;
+  ``super.m()`` -> ``super.m`` (in an object expression ``object : Base() { }``:
+  ``super<Base>.m``, '?' for a base not known); ``object : T { fun m() }.m()`` ->
+  ``object.m``. The members of an object expression written in ``f`` are ``f.object.m``.
   Functions keep their declared return type (``returns``); kotlin_resolve types receivers.
 - assignments: property and parameter types (annotation), ``val x = Foo()`` (value the
   callee); a collection made by the standard library with its element type written
@@ -111,6 +114,9 @@ def callee_name(node: Node | None) -> str:
         return text(node)
     if kind == "this_expression":
         return text(node)  # ``this``, or ``this@Outer`` (kotlin_resolve reads the label)
+    if kind == "super_expression":  # ``super``, ``super<Base>``
+        named = next((type_name(c) for c in node.named_children if c.type == "user_type"), "")
+        return f"super<{named}>" if named else "super"
     if kind == "navigation_expression" and len(node.named_children) == 2:
         head = callee_name(node.named_children[0])
         name = node.named_children[1]
@@ -123,6 +129,31 @@ def callee_name(node: Node | None) -> str:
     if kind == "parenthesized_expression" and node.named_children:
         return callee_name(node.named_children[0])
     return ""
+
+
+def literal_base(node: Node) -> str:
+    """The class an object expression (``object : Base(), I { }``) derives from: the one
+    base called as a constructor, else its one base; '?' when neither is known."""
+    specs = [
+        item.named_children[0] if item.named_children else item
+        for spec in node.named_children
+        if spec.type == "delegation_specifiers"
+        for item in spec.named_children
+    ]
+    called = [s for s in specs if s.type == "constructor_invocation" and s.named_children]
+    if len(called) == 1:
+        return type_name(called[0].named_children[0]) or "?"
+    return (type_name(specs[0]) or "?") if len(specs) == 1 and not called else "?"
+
+
+def literal_member(receiver: Node, name: str) -> bool:
+    """Whether the object expression ``receiver`` declares a function ``name`` itself."""
+    body = next((c for c in receiver.named_children if c.type == "class_body"), None)
+    return body is not None and any(
+        c.type == "function_declaration"
+        and next((text(i) for i in c.named_children if i.type == "identifier"), "") == name
+        for c in body.named_children
+    )
 
 
 def declared_type(node: Node) -> str:
@@ -193,6 +224,7 @@ class KotlinWalker(Walker):
         "property_declaration": "on_property",
         "type_alias": "on_alias",
         "call_expression": "on_call",
+        "object_literal": "on_object_literal",
         "annotation": "on_annotation",
         "block_comment": "on_above",
         "line_comment": "on_above",
@@ -201,6 +233,8 @@ class KotlinWalker(Walker):
     def __init__(self, facts: FileFacts, source: bytes) -> None:
         super().__init__(facts, source)
         self.type_scopes: list[str] = []
+        # what ``super`` is in the innermost class ('') or object expression (its base)
+        self.supers: list[str] = []
 
     def doc(self, node: Node) -> str:
         comments = [c for c in self.leading(node) if c.type in _COMMENTS]
@@ -275,13 +309,28 @@ class KotlinWalker(Walker):
             self.add_supertype(symbol.qualname, base, at, relation)
         with self.enter(name):
             self.type_scopes.append(self.qualname)
+            self.supers.append("")
             for child in node.named_children:
                 if child.type == "primary_constructor":
                     self.on_constructor(child)
                 elif child.type == "delegation_specifiers":
                     self.visit_children(child)
             self.visit(body)
+            self.supers.pop()
             self.type_scopes.pop()
+
+    def on_object_literal(self, node: Node) -> None:
+        """``object : Base() { fun m() }`` in ``f``: its members are ``f.object.m`` (so no
+        bare ``m()`` of ``f`` names them; ``object`` is a keyword, no name), ``super`` in
+        them is ``super<Base>``."""
+        self.supers.append(literal_base(node))
+        for child in node.named_children:
+            if child.type == "class_body":
+                with self.enter("object"):
+                    self.visit(child)
+            else:
+                self.visit(child)
+        self.supers.pop()
 
     def on_constructor(self, node: Node) -> None:
         """``class A(private val repo: Repo, n: Int)``: ``val``/``var`` ones are properties."""
@@ -380,6 +429,12 @@ class KotlinWalker(Walker):
         trailing = bool(args) and all(r.type == "annotated_lambda" for r in args)
         if fn is not None and fn.type == "call_expression" and trailing:
             name = ""  # ``run(x) { }``: the inner call is the one call
+        if name.startswith("super.") and self.supers and self.supers[-1]:
+            name = f"super<{self.supers[-1]}>{name[5:]}"  # in an object expression
+        if fn is not None and fn.type == "navigation_expression" and len(fn.named_children) == 2:
+            receiver, member = fn.named_children
+            if receiver.type == "object_literal" and literal_member(receiver, text(member)):
+                name = f"object.{text(member)}"  # ``object : T { fun m() }.m()``
         if name:
             self.add_call(name, node)
         if fn is not None and args and args[-1].type == "annotated_lambda":
@@ -431,7 +486,7 @@ class KotlinWalker(Walker):
 class KotlinExtractor:
     """The Kotlin extractor the code graph loads as ``lang_kotlin.EXTRACTOR``."""
 
-    version = "3"
+    version = "4"
 
     def __init__(self) -> None:
         self.suffixes = {".kt": "kotlin", ".kts": "kotlin"}
