@@ -34,6 +34,8 @@ T = TypeVar("T", bound=Scored)
 # the one after it, and the one two before (a reply to a reply)
 LIFTS = {-1: 0.4, 1: 0.2, -2: 0.3}
 EXPAND = 20  # the turns just before and after this many first entries join the list
+HEAD = 100  # entries re-sorted (see reweigh)
+LIFTED = tuple(-o for o in LIFTS)  # an entry lifts the turns at these offsets from it
 
 
 class Turns:
@@ -104,23 +106,38 @@ def reweigh(
 ) -> list[tuple[str, T, float]]:
     """``ranked`` (best first) fused with its turns' ranks; entries it brings in get a fresh
     candidate from ``new``. Scores stay those of the list, handed out best first (so cuts
-    relative to the best score see the same gaps); the order is the fusion's."""
+    relative to the best score see the same gaps); the order is the fusion's.
+
+    Only the first ``HEAD`` entries, the turns they lift and the turns brought in are
+    re-sorted: any other entry's fused score is below 1.9 / (HEAD + 1) (its own reciprocal
+    rank and lifts from turns past ``HEAD``), under that of the first ``HEAD`` / 2, so those
+    stay exact; the rest follow in their order."""
     if not turns or not ranked or not any(p in turns for p, _, _ in ranked[:EXPAND]):
         return ranked
     rr = {p: 1.0 / (1 + n) for n, (p, _, _) in enumerate(ranked)}
     cands = {p: c for p, c, _ in ranked}
-    for path, _, _ in ranked[:EXPAND]:
-        for offset in (-1, 1):
+    moving = {p: cands[p] for p, _, _ in ranked[:HEAD]}
+    for n, (path, _, _) in enumerate(ranked[:HEAD]):
+        for offset in LIFTED:
             other = turns.at(path, offset)
-            if other is not None and other not in cands and allowed(other):
-                cands[other] = new()
+            if other is None or other in moving:
+                continue
+            if other in cands:
+                moving[other] = cands[other]
+            elif n < EXPAND and offset in (-1, 1) and allowed(other):
+                moving[other] = cands[other] = new()
     fused = {}
-    for path, cand in cands.items():
-        lift = sum(w * rr.get(turns.at(path, o) or "", 0.0) for o, w in LIFTS.items())
+    for path, cand in moving.items():
+        lift = 0.0
+        for offset, share in LIFTS.items():
+            other = turns.at(path, offset)
+            if other is not None:
+                lift += share * rr.get(other, 0.0)
         fused[path] = rr.get(path, 0.0) + lift
         if lift:
             cand.scores["turns"] = lift  # the hit names the layer that lifted it
-    order = sorted(cands, key=lambda p: (-fused[p], p))
+    order = sorted(moving, key=lambda p: (-fused[p], p))
+    order += [p for p, _, _ in ranked if p not in moving]
     scores = sorted((s for _, _, s in ranked), reverse=True)
     scores += [scores[-1] * 0.99 ** (n + 1) for n in range(len(order) - len(scores))]
     return [(p, cands[p], s) for p, s in zip(order, scores, strict=True)]
