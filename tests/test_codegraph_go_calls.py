@@ -237,6 +237,8 @@ def edges(graph: CodeGraph, path: str) -> list[tuple[object, ...]]:
 
 def test_receivers_fields_promoted_methods(graph: CodeGraph) -> None:
     assert edges(graph, "router/mux.go") == [
+        ("NewMux", "Mux{}", 19, "router/mux.go:Mux", "exact"),  # &Mux{tree: &node{}}
+        ("NewMux", "node{}", 19, "router/tree.go:node", "exact"),
         ("Mux.Get", "mx.Lock", 26, "", "external"),  # promoted from sync.Mutex
         ("Mux.Get", "mx.tree.insert", 27, "router/tree.go:node.insert", "inferred"),
         ("Mux.Get", "mx.Tree", 28, "router/mux.go:Mux.Tree", "inferred"),
@@ -257,6 +259,7 @@ def test_locals_typed_by_their_declarations(graph: CodeGraph) -> None:
         ("node.insert", "other.find", 9, find, "inferred"),  # var other node
         ("node.insert", "new", 10, "", "external"),
         ("node.insert", "fresh.find", 11, find, "inferred"),  # new(node)
+        ("node.insert", "node{}", 12, "router/tree.go:node", "exact"),  # lit := node{}
         ("node.insert", "lit.find", 13, find, "inferred"),  # node{}
         ("node.insert", "Pair", 14, "router/mux.go:Pair", "exact"),
         ("node.insert", "t.find", 15, find, "inferred"),  # first result of Pair
@@ -269,7 +272,9 @@ def test_locals_typed_by_their_declarations(graph: CodeGraph) -> None:
         ("elements", "ns[].find", 35, find, "inferred"),  # type nodes []*node
         ("elements", "x.find", 38, find, "inferred"),  # range over a map's []*node values
         ("elements", "list[].find", 42, find, "inferred"),  # list, ok := tbl["a"]
+        ("elements", "node{}", 44, "router/tree.go:node", "exact"),
         ("elements", "node{}.find", 44, find, "inferred"),  # (&node{}).find
+        ("elements", "T{}", 45, "router/iface.go:T", "exact"),
         ("elements", "T{}.find", 45, "router/iface.go:T.find", "inferred"),
     ]
 
@@ -418,4 +423,89 @@ def test_build_tag_variants_are_unproven_but_for_their_own_file(tmp_path: Path) 
     assert edges(graph, "dial_posix.go") == [
         ("use", "d.dial", 8, "dial_posix.go:dialer.dial", "inferred"),
         ("use", "listen", 9, "dial_posix.go:listen", "exact"),
+    ]
+
+
+# the examples of the Go specification, "Composite literals" (go vet passes on them)
+GEO = """package geo
+
+type Point3D struct{ x, y, z float64 }
+
+type Line struct{ p, q Point3D }
+
+type Point struct{ x, y float64 }
+
+type PPoint *Point
+
+type Points []Point
+
+type Pair[K comparable, V any] struct {
+	k K
+	v V
+}
+
+func literals() {
+	primes := []int{2, 3, 5, 7, 9, 2147483647}
+	origin := Point3D{}
+	line := Line{origin, Point3D{y: -4, z: 12.3}}
+	var pointer *Point3D = &Point3D{y: 1000}
+	_ = [...]Point{{1.5, -3.5}, {0, 0}}
+	_ = [][]Point{{{0, 1}, {1, 2}}}
+	_ = map[string]Point{"orig": {0, 0}}
+	_ = [2]PPoint{{1.5, -3.5}, {}}
+	_ = Points{{1, 2}}
+	_ = Pair[string, int]{k: "a", v: 1}
+	_ = struct{ x int }{1}
+	if x := 0.0; x == (Line{p: origin}.p.x) {
+		_ = x
+	}
+	_, _, _ = primes, line, pointer
+}
+
+func Zero[S ~struct{ x, y float64 }]() S { return S{} }
+"""
+
+SHAPE = """package shape
+
+import (
+	"sync"
+
+	"example.com/geo"
+)
+
+var Origin = &geo.Point{}
+
+func Make() {
+	type local struct{}
+	_ = local{}
+	_ = geo.Pair[int, geo.Point]{}
+	_ = sync.WaitGroup{}
+}
+"""
+
+
+def test_composite_literals_construct_their_struct_type(tmp_path: Path) -> None:
+    graph = build(
+        tmp_path,
+        {"go.mod": "module example.com\n\ngo 1.19\n", "geo/geo.go": GEO, "shape/shape.go": SHAPE},
+    )
+    point3d, point = "geo/geo.go:Point3D", "geo/geo.go:Point"
+    assert edges(graph, "geo/geo.go") == [
+        ("literals", "Point3D{}", 20, point3d, "exact"),  # origin := Point3D{}
+        ("literals", "Line{}", 21, "geo/geo.go:Line", "exact"),
+        ("literals", "Point3D{}", 21, point3d, "exact"),  # an element
+        ("literals", "Point3D{}", 22, point3d, "exact"),  # &Point3D{y: 1000}
+        # lines 23-26: arrays, slices and maps of Point, their elided elements: no calls;
+        # a named slice type constructs nothing to link
+        ("literals", "Points{}", 27, "", "unresolved"),
+        ("literals", "Pair{}", 28, "geo/geo.go:Pair", "exact"),  # instantiated generic
+        # struct{ x int }{1}: no type named
+        ("literals", "Line{}", 30, "geo/geo.go:Line", "exact"),  # (Line{p: origin}.p.x)
+        # S{}: a type parameter's literal
+    ]
+    assert edges(graph, "shape/shape.go") == [
+        ("", "geo.Point{}", 9, point, "exact"),  # a package variable's initialiser
+        ("Make", "local{}", 13, "shape/shape.go:Make.local", "exact"),
+        ("Make", "geo.Pair{}", 14, "geo/geo.go:Pair", "exact"),
+        ("Make", "sync.WaitGroup{}", 15, "", "external"),
     ]

@@ -10,6 +10,8 @@ declare the same ``package``; a test file sees the package's test files too), an
 declared result of ``f``. Each ``.f`` is a field (or a package's name), each ``.m()`` a method
 whose declared result types what follows, each ``[i]`` an element of a slice, an array or a
 map (``range``: its keys and elements), each ``.(T)`` a ``T``, each ``T{}`` a ``T``. A
+composite literal ``T{...}`` / ``pkg.T{...}`` of a struct type is itself an edge to that
+type (an instantiation, exact). A
 selector is looked up as Go does: the type's own fields and methods, else those of its
 embedded types, the shallowest depth that has the name (two at that depth: ambiguous,
 unresolved; an embedded type outside the repository at a shallower depth: unproven,
@@ -102,6 +104,8 @@ class GoCalls:
             return UNK
         self.caller = path
         at = (call.line, call.column)
+        if parts[-1].endswith("{}"):
+            return self.constructed(path, scope, parts)
         if len(parts) == 1:
             return self.bare(path, scope, parts[0], at)
         receiver = self.type_of(path, scope, parts[:-1], at, ctx)
@@ -125,6 +129,17 @@ class GoCalls:
         if declared is not None:
             return declared if declared[0] == "def" else UNK
         return ("ext", name) if name in UNIVERSE_FUNCTIONS else UNK
+
+    def constructed(self, path: str, scope: str, parts: list[str]) -> Entity:
+        """``T{}`` or ``pkg.T{}``, a composite literal (Go spec, "Composite literals"): the
+        struct type ``T`` it constructs, looked up as a type reference (an outside package's
+        type: external); a named slice, map or array type constructs nothing to link."""
+        if len(parts) > 2:
+            return UNK
+        found = self.type_named(path, scope, ".".join(parts)[:-2])
+        if found[0] == "ext":
+            return found
+        return found if found[0] == "def" and self.kind(found) == "struct" else UNK
 
     # ------------------------------------------------------------ operands
 

@@ -64,6 +64,7 @@ _BLOCKS = frozenset(
         "communication_case",
     }
 )
+_LITERAL_TYPES = frozenset({"type_identifier", "qualified_type", "generic_type"})
 _CONTAINERS = {"slice_type": "element", "array_type": "element", "map_type": "value"}
 ELEMENT = "[]"  # the assignment target giving the container ``type Ts []T`` is (``[]T``)
 Point = tuple[int, int]
@@ -190,6 +191,7 @@ class GoWalker(Walker):
         "receive_statement": "on_receive",
         "type_switch_statement": "on_type_switch",
         "call_expression": "on_call",
+        "composite_literal": "on_composite_literal",
         "comment": "on_above",
         **{kind: "on_block" for kind in _BLOCKS},
     }
@@ -518,6 +520,19 @@ class GoWalker(Walker):
                 self.visit(fn)
         self.visit(node.child_by_field_name("arguments"))
 
+    def on_composite_literal(self, node: Node) -> None:
+        """``T{...}`` (also ``&T{...}``, ``pkg.T{...}``, ``T[int]{...}``) constructs a ``T``
+        (Go spec, "Composite literals"), as a struct expression does in Rust: a call written
+        ``T{}``, which the resolver links only to a struct type. A slice, array or map literal
+        (``[]T{...}``), an anonymous ``struct{...}{...}`` and a type parameter's literal are
+        none; nor are the elements elided in ``[]T{{...}}``, which name no type; keys are
+        field names, no calls."""
+        written = node.child_by_field_name("type")
+        if written is not None and written.type in _LITERAL_TYPES:
+            named = self.declared_type(written)
+            self.add_call(f"{named}{{}}" if named else "", node)
+        self.visit(node.child_by_field_name("body"))
+
 
 def written_type(node: Node | None) -> str:
     """:func:`type_name`, or ``[]T`` for a slice or an array of ``T`` (``[][]T``...), ``[K]V``
@@ -597,7 +612,9 @@ def receiver_type_params(node: Node | None) -> frozenset[str]:
 class GoExtractor:
     """The Go extractor the code graph loads as ``lang_go.EXTRACTOR``."""
 
-    version = "1"  # 1: declared types of locals in scope by block, result types, package names
+    # 1: declared types of locals in scope by block, result types, package names
+    # 2: composite literals of named types as calls ``T{}`` (instantiations)
+    version = "2"
 
     def __init__(self) -> None:
         self.suffixes = {".go": "go"}
