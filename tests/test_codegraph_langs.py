@@ -295,6 +295,7 @@ def test_go_pointer_and_value_receivers_structs_interfaces() -> None:
     assert sym(f, "Store.Get").signature == "func (s *Store) Get(key string) string"
     assert f.module_doc == "Package store keeps things."
     assert calls(f) == [
+        ("Store{}", "NewStore", 18),  # &Store{cache: newCache()}: a composite literal
         ("newCache", "NewStore", 18),
         ("s.Lock", "Store.Get", 23),
         ("s.Unlock", "Store.Get", 24),

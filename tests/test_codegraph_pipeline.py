@@ -196,6 +196,7 @@ def test_go_symbols(go: CodeGraph) -> None:
 def test_go_package_scope_spans_the_directory(go: CodeGraph) -> None:
     # newCache and the Cache type are in cache.go, used from store.go: one package
     assert callees(go, "NewStore", "internal/store/store.go") == {
+        ("Store{}", "internal/store/store.go:Store", "exact", 1.0),  # &Store{...}
         ("newCache", "internal/store/cache.go:newCache", "exact", 1.0),
     }
     assert ("s.cache.Get", "internal/store/cache.go:Cache.Get", "inferred", 0.8) in callees(
