@@ -17,6 +17,8 @@ Conventions:
   Also struct fields (target the field, scope the struct, annotation), package variables
   (scope ''), ``x = v`` evidence without a span, and ``<package>`` naming the package.
   Embedded types are the struct's (or interface's) bases.
+- calls: also a composite literal of a named type, written ``T{}`` / ``pkg.T{}`` (type
+  arguments dropped: ``T[int]{}`` is ``T{}``); the resolver links it to a struct type only.
 - ``returns``: a function's or method's result types, comma-joined (``*Mux`` -> ``Mux``,
   ``(Mux, error)`` -> ``Mux,error``; '' at a position naming no type).
 - exported: the name starts with an upper-case letter.
