@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
+from types import ModuleType
 from typing import NoReturn
 
 import pytest
@@ -23,6 +26,21 @@ ADR_SAMPLE = ROOT / "tests" / "fixtures" / "adr"
 AGENT = Identity(agent_id="test-agent", session_id="sess-1")
 # Read once at import: ``isolated_env`` removes every CLAWQL_* variable before each test.
 IN_CI = bool(os.environ.get("CLAWQL_CI"))
+
+
+def bench_module(name: str) -> ModuleType:
+    """``bench/NAME.py`` imported as a module (with ``bench/`` on the path while it loads, for
+    its own imports of the other bench scripts)."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    try:
+        spec = importlib.util.spec_from_file_location(name, ROOT / "bench" / f"{name}.py")
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module
+        spec.loader.exec_module(module)
+        return module
+    finally:
+        sys.path.remove(str(ROOT / "bench"))
 
 
 def skip_or_fail(reason: str) -> NoReturn:

@@ -3,31 +3,18 @@ right-edge estimate from labels."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from collections import Counter
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.conftest import bench_module
 
 
 def _bench() -> ModuleType:
-    sys.path.insert(0, str(ROOT / "bench"))
-    try:
-        spec = importlib.util.spec_from_file_location(
-            "codegraph_edges", ROOT / "bench" / "codegraph_edges.py"
-        )
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[spec.name] = module
-        spec.loader.exec_module(module)
-        return module
-    finally:
-        sys.path.remove(str(ROOT / "bench"))
+    return bench_module("codegraph_edges")
 
 
 def test_same_site_and_target_file_match_under_another_name() -> None:

@@ -3,28 +3,15 @@ start line: only names that are the same definition written differently match.""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from types import ModuleType
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.conftest import bench_module
 
 
 def _bench() -> ModuleType:
-    sys.path.insert(0, str(ROOT / "bench"))
-    try:
-        spec = importlib.util.spec_from_file_location(
-            "codegraph_polyglot", ROOT / "bench" / "codegraph_polyglot.py"
-        )
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[spec.name] = module
-        spec.loader.exec_module(module)
-        return module
-    finally:
-        sys.path.remove(str(ROOT / "bench"))
+    return bench_module("codegraph_polyglot")
 
 
 @pytest.mark.parametrize(
