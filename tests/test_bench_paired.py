@@ -3,25 +3,19 @@ by question, with a seeded 95% paired-bootstrap interval and the questions won a
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import subprocess
 import sys
 from types import ModuleType
 from typing import Any
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, bench_module
 
 SCRIPT = ROOT / "bench" / "recall_heldout.py"
 
 
 def _bench() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("recall_heldout", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
+    return bench_module("recall_heldout")
 
 
 def _row(qid: int, default: float, bm25: float, split: str = "heldout") -> dict[str, Any]:
