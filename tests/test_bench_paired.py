@@ -69,4 +69,4 @@ def test_from_json_renders_an_earlier_report(tmp_path: Any) -> None:
         env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
     ).stdout
     assert "decisions/heldout/all" in out
-    assert "decisions/heldout       bm25    R@5       +1.000  [+1.000, +1.000]  won 10" in out
+    assert "decisions/heldout       bm25      R@5       +1.000  [+1.000, +1.000]  won 10" in out
