@@ -1,0 +1,288 @@
+"""pytest fixtures: what a test's (or a fixture's) parameter receives, found the way pytest
+looks a fixture up and typed by what the fixture returns or yields.
+
+pytest's documented rules ("How to use fixtures", "Fixtures reference"): a test function
+(``test*`` at module level or in a ``Test*`` class without ``__init__``, in a ``test_*.py`` /
+``*_test.py`` module) or a fixture receives, for each plain parameter, the value of the
+fixture of that name: one of its class, else of its module, else of the ``conftest.py`` of its
+directory and then of each parent directory (the closest wins; fixtures of plugins are
+outside). ``@pytest.fixture(name="x")`` renames; a fixture requesting its own name gets the
+one further up. A fixture's parameter is looked up from each test that uses it, so fixtures of
+that name further down (in test modules and classes under its conftest) must agree, and no
+direct parametrization may override it. Anything else (a decorator that is no pytest mark,
+``pytest_generate_tests``, a star import at a level, a fixture whose name is not proven) stays
+unknown.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Collection
+from typing import TYPE_CHECKING
+
+from clawql_git.codegraph.model import Assignment, Symbol
+from clawql_git.codegraph.resolve import UNK, Entity, ResolutionNotes, parent
+
+if TYPE_CHECKING:
+    from clawql_git.codegraph.resolve import Resolver
+
+TEST_FILE = re.compile(r"^(test_.*|.*_test)\.py$")
+PYTEST_FIXTURE = frozenset({"pytest.fixture", "_pytest.fixtures.fixture"})
+FUNCTIONS = frozenset({"function", "method"})
+Place = tuple[str, str]  # (file, qualname) of a fixture function
+
+
+def collected(path: str) -> bool:
+    """A file pytest reads fixtures (and tests) from: a conftest or a test module."""
+    base = posixpath.basename(path)
+    return base == "conftest.py" or bool(TEST_FILE.match(base))
+
+
+def conftests(path: str, index: Collection[str]) -> list[str]:
+    """The conftest.py files seen from ``path``, closest first (a conftest itself excluded)."""
+    folder = posixpath.dirname(path)
+    out = []
+    while True:
+        here = posixpath.join(folder, "conftest.py") if folder else "conftest.py"
+        if here != path and here in index:
+            out.append(here)
+        if not folder:
+            return out
+        folder = posixpath.dirname(folder)
+
+
+class PytestFixtures:
+    """Fixture lookups over a :class:`Resolver`'s facts (made again when facts change)."""
+
+    def __init__(self, resolver: Resolver) -> None:
+        self.r = resolver
+        self._fixtures: dict[str, list[str]] | None = None  # file -> its fixture functions
+        self._names: dict[Place, str | None] = {}
+        self._levels: dict[tuple[str, str, str], list[Place] | None] = {}
+
+    # ------------------------------------------------------------ the parameter
+
+    def parameter(self, path: str, asg: Assignment, ctx: ResolutionNotes, depth: int) -> Entity:
+        """What pytest passes the plain parameter ``asg`` of a def, when proven."""
+        sym = self.r.index[path].defs.get(asg.scope)
+        if sym is None or sym.kind not in FUNCTIONS or not collected(path):
+            return UNK
+        own = self.fixture_name(path, asg.scope)
+        if own == "" or not self._requester(path, sym, own is not None):
+            return UNK
+        places = self._found(path, asg.scope, asg.target, own == asg.target)
+        if places and own is not None:
+            below = self._below(path, asg.scope, asg.target)
+            places = places + below if below is not None else []
+        if not places or self._parametrized(path, sym, asg.target, own is not None):
+            return UNK
+        ctx.inferred = True
+        results = {self.value(p, q, ctx, depth + 1) for p, q in places}
+        return results.pop() if len(results) == 1 else UNK
+
+    def value(self, path: str, qual: str, ctx: ResolutionNotes, depth: int) -> Entity:
+        """What a fixture gives: what it yields (a generator), else what it returns."""
+        assigns = self.r.index[path].assigns
+        given = assigns.get((qual, "yield")) or assigns.get((qual, "return"))
+        return self.r.infer(path, qual, given, ctx, depth + 1) if given else UNK
+
+    # ------------------------------------------------------------ who requests
+
+    def _requester(self, path: str, sym: Symbol, fixture: bool) -> bool:
+        """A collected test, or a registered fixture (at module level of a conftest or a test
+        module, or in a test class), decorated only by pytest marks (and ``fixture``)."""
+        classes = self._classes(path, sym.qualname)
+        if classes is None or (classes and not TEST_FILE.match(posixpath.basename(path))):
+            return False
+        if not fixture and not (
+            sym.name.startswith("test") and TEST_FILE.match(posixpath.basename(path))
+        ):
+            return False
+        return all(self._mark(path, parent(sym.qualname), d, fixture) for d in sym.decorators)
+
+    def _classes(self, path: str, qual: str) -> list[str] | None:
+        """The classes ``qual`` sits in, innermost first, when each is a collected ``Test*``
+        class (None when one is not, or when ``qual`` is nested in a function)."""
+        defs = self.r.index[path].defs
+        out = []
+        cur = parent(qual)
+        while cur:
+            sym = defs.get(cur)
+            if sym is None or sym.kind != "class" or not sym.name.startswith("Test"):
+                return None
+            if f"{cur}.__init__" in defs or f"{cur}.__new__" in defs:
+                return None
+            out.append(cur)
+            cur = parent(cur)
+        return out
+
+    def _mark(self, path: str, scope: str, decorator: str, fixture: bool) -> bool:
+        """A decorator that leaves the parameters to pytest: ``pytest.mark.*`` (or a module
+        name set to one), or, on a fixture, the fixture decorator itself."""
+        head = decorator.split("(", 1)[0].strip()
+        if head.startswith("pytest.mark."):
+            return True
+        if fixture and head.rsplit(".", 1)[-1] == "fixture":
+            return True
+        marks = self.r.index[path].assigns.get(("", head), [])
+        return bool(marks) and all(a.value.startswith("pytest.mark.") for a in marks)
+
+    def _parametrized(self, path: str, sym: Symbol, name: str, fixture: bool) -> bool:
+        """``name`` may be parametrized directly (overriding the fixture) for the tests the
+        requester serves, or a ``pytest_generate_tests`` hook may parametrize anything."""
+        files = self._region(path, sym.qualname) if fixture else [path]
+        word = re.compile(rf"\b{re.escape(name)}\b")
+        hooks = files + conftests(path, self.r.index)
+        for f in hooks:
+            if any(s.name == "pytest_generate_tests" for s in self.r.index[f].facts.symbols):
+                return True
+        for f in files:
+            for s in self.r.index[f].facts.symbols:
+                if any("parametrize" in d and word.search(d) for d in s.decorators):
+                    return True
+                if s.name == "pytestmark" and "parametrize" in s.signature:
+                    return True
+            for a in self.r.index[f].facts.assignments:
+                if a.target == "pytestmark" and a.scope and "pytest.mark." not in a.value:
+                    return True  # a class's marks written as a list: not read here
+                if a.target == "pytestmark" and "parametrize" in a.value:
+                    return True
+        return False
+
+    # ------------------------------------------------------------ lookup
+
+    def _found(self, path: str, scope: str, name: str, itself: bool) -> list[Place]:
+        """The fixture ``name`` seen from the requester ``scope`` (skipping the requester's
+        own level when it requests its own name): [] when none or not proven."""
+        classes = self._classes(path, scope) or []
+        levels = [(path, c) for c in classes] + [(path, "")]
+        levels += [(c, "") for c in conftests(path, self.r.index)]
+        for file, klass in levels:
+            found = self._level(file, klass, name)
+            if found is None:
+                return []
+            if itself and (path, scope) in found:
+                if len(found) > 1:
+                    return []
+                continue
+            if len(found) > 1:
+                return []
+            if found:
+                return found
+            if klass and self.r.index[file].defs[klass].bases:
+                return []  # a base class may define it
+        return []
+
+    def _below(self, path: str, scope: str, name: str) -> list[Place] | None:
+        """Fixtures ``name`` under the requester's level (they serve some of its tests
+        instead): nested classes; a test module's classes; every test module and conftest
+        under a conftest's directory. None when one of them is not proven."""
+        out: list[Place] = []
+        klass = parent(scope)
+        for file in self._region(path, scope):
+            if file != path:
+                found = self._level(file, "", name)
+                if found is None:
+                    return None
+                out += found
+            for qual in self._all_fixtures().get(file, []):
+                owner = parent(qual)
+                if owner and owner != klass and owner.startswith(klass):
+                    named = self.fixture_name(file, qual)
+                    if named == "":
+                        return None
+                    if named == name:
+                        out.append((file, qual))
+        return out
+
+    def _region(self, path: str, scope: str) -> list[str]:
+        """The collected files whose tests a fixture of ``path`` may serve: its own module, or
+        (a conftest) every collected file under its directory."""
+        if posixpath.basename(path) != "conftest.py":
+            return [path]
+        folder = posixpath.dirname(path)
+        prefix = folder + "/" if folder else ""
+        return [f for f in sorted(self.r.index) if f.startswith(prefix) and collected(f)]
+
+    def _level(self, path: str, klass: str, name: str) -> list[Place] | None:
+        """The fixtures ``name`` of one level (a class body, or a module with the fixtures it
+        imports); None when the level may hold one unseen."""
+        key = (path, klass, name)
+        if key not in self._levels:
+            self._levels[key] = self._level_uncached(path, klass, name)
+        return self._levels[key]
+
+    def _level_uncached(self, path: str, klass: str, name: str) -> list[Place] | None:
+        out = []
+        for qual in self._all_fixtures().get(path, []):
+            if parent(qual) != klass:
+                continue
+            named = self.fixture_name(path, qual)
+            if named == "":
+                return None
+            if named == name:
+                out.append((path, qual))
+        if klass:
+            return out
+        idx = self.r.index[path]
+        if idx.stars.get(""):
+            return None
+        for asg in idx.assigns.get(("", name), []):
+            if asg.value.startswith("=") or asg.value.endswith("fixture"):
+                return None  # ``name = other_fixture`` / ``name = pytest.fixture(f)``
+        for imp in idx.facts.imports:
+            if imp.scope or not imp.name:
+                continue
+            binding = imp.alias or imp.name
+            entity = self.r.follow(path, imp, ResolutionNotes(), 1)
+            named = self.fixture_name(entity[1], entity[2]) if entity[0] == "def" else None
+            if named == "" or (binding == name and named not in (None, name)):
+                return None
+            if binding == name and entity[0] != "def":
+                return None
+            if named == name:
+                out.append((entity[1], entity[2]))
+        return out
+
+    # ------------------------------------------------------------ which functions are fixtures
+
+    def _all_fixtures(self) -> dict[str, list[str]]:
+        """Each file's functions decorated ``...fixture`` (proven pytest's or not)."""
+        if self._fixtures is None:
+            self._fixtures = {}
+            for path, idx in self.r.index.items():
+                if idx.facts.language != "python":
+                    continue
+                quals = {a.scope for a in idx.facts.assignments if a.target == "@fixture"}
+                if quals:
+                    self._fixtures[path] = sorted(quals)
+        return self._fixtures
+
+    def fixture_name(self, path: str, qual: str) -> str | None:
+        """The name pytest registers the function ``qual`` as; None when it is no fixture, ''
+        when its decorator or its ``name=`` is not proven."""
+        key = (path, qual)
+        if key not in self._names:
+            self._names[key] = self._fixture_name(path, qual)
+        return self._names[key]
+
+    def _fixture_name(self, path: str, qual: str) -> str | None:
+        assigns = self.r.index[path].assigns
+        decorators = assigns.get((qual, "@fixture"))
+        if not decorators:
+            return None
+        if not all(self._pytest_fixture(path, parent(qual), a.value) for a in decorators):
+            return ""
+        renamed = assigns.get((qual, "@name"))
+        if renamed:
+            return renamed[0].value if len(renamed) == 1 else ""
+        return qual.rsplit(".", 1)[-1]
+
+    def _pytest_fixture(self, path: str, scope: str, dotted: str) -> bool:
+        """``dotted`` (``pytest.fixture``, ``fixture``) denotes pytest's ``fixture``."""
+        head, _, rest = dotted.partition(".")
+        entity = self.r.name(path, scope, head, ResolutionNotes(), 1)
+        if entity[0] != "ext":
+            return False
+        return (f"{entity[1]}.{rest}" if rest else entity[1]) in PYTEST_FIXTURE
