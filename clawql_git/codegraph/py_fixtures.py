@@ -130,24 +130,38 @@ class PytestFixtures:
 
     def _parametrized(self, path: str, sym: Symbol, name: str, fixture: bool) -> bool:
         """``name`` may be parametrized directly (overriding the fixture) for the tests the
-        requester serves, or a ``pytest_generate_tests`` hook may parametrize anything."""
-        files = self._region(path, sym.qualname) if fixture else [path]
-        word = re.compile(rf"\b{re.escape(name)}\b")
-        hooks = files + conftests(path, self.r.index)
-        for f in hooks:
+        requester serves (a test: itself, its classes, its module's ``pytestmark``; a
+        fixture: every test of its module or, a conftest's, of the files under it), or a
+        ``pytest_generate_tests`` hook may parametrize anything."""
+        files = self._region(path) if fixture else [path]
+        for f in files + conftests(path, self.r.index):
             if any(s.name == "pytest_generate_tests" for s in self.r.index[f].facts.symbols):
                 return True
+        word = re.compile(rf"\b{re.escape(name)}\b")
         for f in files:
-            for s in self.r.index[f].facts.symbols:
-                if any("parametrize" in d and word.search(d) for d in s.decorators):
-                    return True
-                if s.name == "pytestmark" and "parametrize" in s.signature:
-                    return True
-            for a in self.r.index[f].facts.assignments:
-                if a.target == "pytestmark" and a.scope and "pytest.mark." not in a.value:
-                    return True  # a class's marks written as a list: not read here
-                if a.target == "pytestmark" and "parametrize" in a.value:
-                    return True
+            defs = self.r.index[f].defs
+            if fixture:
+                marked = self.r.index[f].facts.symbols
+            else:
+                owners = [sym.qualname, *(self._classes(path, sym.qualname) or [])]
+                marked = [defs[q] for q in owners if q in defs]
+            if any("parametrize" in d and word.search(d) for s in marked for d in s.decorators):
+                return True
+            if self._marked_module(f):
+                return True
+        return False
+
+    def _marked_module(self, path: str) -> bool:
+        """A ``pytestmark`` of the module or a class that may parametrize (a list of marks
+        in a class is not read)."""
+        for s in self.r.index[path].facts.symbols:
+            if s.name == "pytestmark" and "parametrize" in s.signature:
+                return True
+        for a in self.r.index[path].facts.assignments:
+            if a.target == "pytestmark" and a.scope and "pytest.mark." not in a.value:
+                return True
+            if a.target == "pytestmark" and "parametrize" in a.value:
+                return True
         return False
 
     # ------------------------------------------------------------ lookup
@@ -180,7 +194,7 @@ class PytestFixtures:
         under a conftest's directory. None when one of them is not proven."""
         out: list[Place] = []
         klass = parent(scope)
-        for file in self._region(path, scope):
+        for file in self._region(path):
             if file != path:
                 found = self._level(file, "", name)
                 if found is None:
@@ -196,7 +210,7 @@ class PytestFixtures:
                         out.append((file, qual))
         return out
 
-    def _region(self, path: str, scope: str) -> list[str]:
+    def _region(self, path: str) -> list[str]:
         """The collected files whose tests a fixture of ``path`` may serve: its own module, or
         (a conftest) every collected file under its directory."""
         if posixpath.basename(path) != "conftest.py":
