@@ -60,6 +60,7 @@ class PytestFixtures:
         self._fixtures: dict[str, list[str]] | None = None  # file -> its fixture functions
         self._names: dict[Place, str | None] = {}
         self._levels: dict[tuple[str, str, str], list[Place] | None] = {}
+        self._regions: dict[str, list[str]] = {}  # conftest -> the collected files under it
 
     # ------------------------------------------------------------ the parameter
 
@@ -155,8 +156,8 @@ class PytestFixtures:
         """A ``pytestmark`` of the module or a class that may parametrize (a list of marks
         in a class is not read)."""
         for s in self.r.index[path].facts.symbols:
-            if s.name == "pytestmark" and "parametrize" in s.signature:
-                return True
+            if s.name == "pytestmark" and ("parametrize" in s.signature or len(s.signature) >= 120):
+                return True  # the stored signature is cut at 120 characters
         for a in self.r.index[path].facts.assignments:
             if a.target == "pytestmark" and a.scope and "pytest.mark." not in a.value:
                 return True
@@ -202,7 +203,7 @@ class PytestFixtures:
                 out += found
             for qual in self._all_fixtures().get(file, []):
                 owner = parent(qual)
-                if owner and owner != klass and owner.startswith(klass):
+                if owner and owner != klass and (not klass or owner.startswith(klass + ".")):
                     named = self.fixture_name(file, qual)
                     if named == "":
                         return None
@@ -215,9 +216,13 @@ class PytestFixtures:
         (a conftest) every collected file under its directory."""
         if posixpath.basename(path) != "conftest.py":
             return [path]
-        folder = posixpath.dirname(path)
-        prefix = folder + "/" if folder else ""
-        return [f for f in sorted(self.r.index) if f.startswith(prefix) and collected(f)]
+        if path not in self._regions:
+            folder = posixpath.dirname(path)
+            prefix = folder + "/" if folder else ""
+            self._regions[path] = [
+                f for f in sorted(self.r.index) if f.startswith(prefix) and collected(f)
+            ]
+        return self._regions[path]
 
     def _level(self, path: str, klass: str, name: str) -> list[Place] | None:
         """The fixtures ``name`` of one level (a class body, or a module with the fixtures it
