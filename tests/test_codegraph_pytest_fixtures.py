@@ -103,6 +103,11 @@ def test_parametrized(email):
 
 def test_inbox(inbox):
     inbox.create_user()
+
+
+@pytest.mark.parametrize("kind", ["email"])
+def test_kind(email, kind):
+    email.seal()
 """
 
 SUB_CONFTEST = """import pytest
@@ -189,6 +194,8 @@ def test_fixture_parameters(tmp_path: Path) -> None:
         ("test_parametrized", "pytest.mark.parametrize", 33, "", "", 0.0, "external"),
         ("test_parametrized", "email.seal", 35, "", "", 0.0, "unresolved"),
         ("test_inbox", "inbox.create_user", 39, "", "", 0.0, "unresolved"),
+        ("test_kind", "pytest.mark.parametrize", 42, "", "", 0.0, "external"),
+        ("test_kind", "email.seal", 44, lib, "Email.seal", 0.8, "inferred"),
     ]
     assert [c for c in calls(graph, "tests/subfolder/test_other.py")] == [
         ("test_closest", "helper.clear_mailbox", 2, lib, "MailUser.clear_mailbox", 0.8, "inferred"),

@@ -16,9 +16,10 @@ unknown.
 
 from __future__ import annotations
 
+import ast
 import posixpath
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Iterable
 from typing import TYPE_CHECKING
 
 from clawql_git.codegraph.model import Assignment, Symbol
@@ -50,6 +51,40 @@ def conftests(path: str, index: Collection[str]) -> list[str]:
         if not folder:
             return out
         folder = posixpath.dirname(folder)
+
+
+def parametrizes(decorator: str, name: str) -> bool:
+    """A decorator that may parametrize ``name``: ``pytest.mark.parametrize`` whose argnames
+    (``"a, b"``, ``("a", "b")``, ``argnames=``) hold it, or are not plain strings."""
+    if "parametrize" not in decorator:
+        return False
+    try:
+        call = ast.parse(decorator.strip(), mode="eval").body
+    except SyntaxError:
+        return True
+    if not isinstance(call, ast.Call):
+        return True  # a parametrize mark bound to a name, not read here
+    if not (isinstance(call.func, ast.Attribute) and call.func.attr == "parametrize"):
+        return "parametrize" in ast.unparse(call.func)
+    given = [k.value for k in call.keywords if k.arg == "argnames"] or call.args[:1]
+    if not given:
+        return True
+    names = given[0]
+    if isinstance(names, ast.Constant) and isinstance(names.value, str):
+        return name in {n.strip() for n in names.value.split(",")}
+    if isinstance(names, (ast.Tuple, ast.List)):
+        written = [e.value for e in names.elts if isinstance(e, ast.Constant)]
+        if len(written) == len(names.elts) and all(isinstance(w, str) for w in written):
+            return name in {str(w).strip() for w in written}
+    return True
+
+
+def fixture_users(paths: Iterable[str], files: Collection[str]) -> set[str]:
+    """The collected files under each ``conftest.py`` of ``paths``: their parameters may be
+    typed by its fixtures, so they are relinked when it changes."""
+    folders = {posixpath.dirname(p) for p in paths if posixpath.basename(p) == "conftest.py"}
+    prefixes = tuple(f + "/" if f else "" for f in folders)
+    return {f for f in files if prefixes and f.startswith(prefixes) and collected(f)}
 
 
 class PytestFixtures:
@@ -127,7 +162,9 @@ class PytestFixtures:
         if fixture and head.rsplit(".", 1)[-1] == "fixture":
             return True
         marks = self.r.index[path].assigns.get(("", head), [])
-        return bool(marks) and all(a.value.startswith("pytest.mark.") for a in marks)
+        return bool(marks) and all(
+            a.value.startswith("pytest.mark.") and "parametrize" not in a.value for a in marks
+        )
 
     def _parametrized(self, path: str, sym: Symbol, name: str, fixture: bool) -> bool:
         """``name`` may be parametrized directly (overriding the fixture) for the tests the
@@ -138,7 +175,6 @@ class PytestFixtures:
         for f in files + conftests(path, self.r.index):
             if any(s.name == "pytest_generate_tests" for s in self.r.index[f].facts.symbols):
                 return True
-        word = re.compile(rf"\b{re.escape(name)}\b")
         for f in files:
             defs = self.r.index[f].defs
             if fixture:
@@ -146,7 +182,7 @@ class PytestFixtures:
             else:
                 owners = [sym.qualname, *(self._classes(path, sym.qualname) or [])]
                 marked = [defs[q] for q in owners if q in defs]
-            if any("parametrize" in d and word.search(d) for s in marked for d in s.decorators):
+            if any(parametrizes(d, name) for s in marked for d in s.decorators):
                 return True
             if self._marked_module(f):
                 return True
