@@ -209,3 +209,20 @@ def test_fixture_parameters(tmp_path: Path) -> None:
             "inferred",
         ),
     ]
+
+
+def test_conftest_edit_relinks_its_tests(tmp_path: Path) -> None:
+    graph = build(tmp_path, FILES)
+    (tmp_path / "tests/subfolder/conftest.py").write_text(
+        SUB_CONFTEST.replace("return MailUser()", "return Email()")
+    )
+    graph.update(["tests/subfolder/conftest.py"])
+    assert calls(graph, "tests/subfolder/test_other.py")[0] == (
+        "test_closest",
+        "helper.clear_mailbox",
+        2,
+        "",
+        "",
+        0.0,
+        "unresolved",
+    )
