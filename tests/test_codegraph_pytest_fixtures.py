@@ -62,6 +62,16 @@ def helper():
 @pytest.fixture
 def inbox(helper):
     return helper
+
+
+@pytest.fixture
+def ping(pong):
+    return pong
+
+
+@pytest.fixture
+def pong(ping):
+    return ping
 """
 
 TEST_EMAILLIB = """import pytest
@@ -108,6 +118,10 @@ def test_inbox(inbox):
 @pytest.mark.parametrize("kind", ["email"])
 def test_kind(email, kind):
     email.seal()
+
+
+def test_cycle(ping):
+    ping.seal()
 """
 
 SUB_CONFTEST = """import pytest
@@ -196,6 +210,7 @@ def test_fixture_parameters(tmp_path: Path) -> None:
         ("test_inbox", "inbox.create_user", 39, "", "", 0.0, "unresolved"),
         ("test_kind", "pytest.mark.parametrize", 42, "", "", 0.0, "external"),
         ("test_kind", "email.seal", 44, lib, "Email.seal", 0.8, "inferred"),
+        ("test_cycle", "ping.seal", 48, "", "", 0.0, "unresolved"),
     ]
     assert [c for c in calls(graph, "tests/subfolder/test_other.py")] == [
         ("test_closest", "helper.clear_mailbox", 2, lib, "MailUser.clear_mailbox", 0.8, "inferred"),

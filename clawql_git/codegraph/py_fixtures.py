@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 TEST_FILE = re.compile(r"^(test_.*|.*_test)\.py$")
 PYTEST_FIXTURE = frozenset({"pytest.fixture", "_pytest.fixtures.fixture"})
 FUNCTIONS = frozenset({"function", "method"})
+VALUE_DEPTH = 1  # the depth a fixture's value is worked out at
 Place = tuple[str, str]  # (file, qualname) of a fixture function
 
 
@@ -114,14 +115,17 @@ class PytestFixtures:
         if not places or self._parametrized(path, sym, asg.target, own is not None):
             return UNK
         ctx.inferred = True
-        results = {self.value(p, q, ctx, depth + 1) for p, q in places}
+        results = {self.value(p, q, ctx) for p, q in places}
         return results.pop() if len(results) == 1 else UNK
 
-    def value(self, path: str, qual: str, ctx: ResolutionNotes, depth: int) -> Entity:
-        """What a fixture gives: what it yields (a generator), else what it returns."""
+    def value(self, path: str, qual: str, ctx: ResolutionNotes) -> Entity:
+        """What a fixture gives: what it yields (a generator), else what it returns. Worked
+        out at one depth whoever asks (a chain of fixtures, each through imports, would
+        exhaust the resolver's depth), so the resolver's memo both reuses it and cuts a
+        cycle of fixtures requesting one another."""
         assigns = self.r.index[path].assigns
         given = assigns.get((qual, "yield")) or assigns.get((qual, "return"))
-        return self.r.infer(path, qual, given, ctx, depth + 1) if given else UNK
+        return self.r.infer(path, qual, given, ctx, VALUE_DEPTH) if given else UNK
 
     # ------------------------------------------------------------ who requests
 
