@@ -97,6 +97,9 @@ class PytestFixtures:
         self._names: dict[Place, str | None] = {}
         self._levels: dict[tuple[str, str, str], list[Place] | None] = {}
         self._regions: dict[str, list[str]] = {}  # conftest -> the collected files under it
+        self._parametrizing: dict[tuple[str, str], bool] = {}  # (decorator, name)
+        self._hooks: dict[str, bool] = {}  # file -> defines pytest_generate_tests
+        self._marks: dict[str, bool] = {}  # file -> a pytestmark that may parametrize
 
     # ------------------------------------------------------------ the parameter
 
@@ -176,9 +179,8 @@ class PytestFixtures:
         fixture: every test of its module or, a conftest's, of the files under it), or a
         ``pytest_generate_tests`` hook may parametrize anything."""
         files = self._region(path) if fixture else [path]
-        for f in files + conftests(path, self.r.index):
-            if any(s.name == "pytest_generate_tests" for s in self.r.index[f].facts.symbols):
-                return True
+        if any(self._hooked(f) for f in files + conftests(path, self.r.index)):
+            return True
         for f in files:
             defs = self.r.index[f].defs
             if fixture:
@@ -186,15 +188,36 @@ class PytestFixtures:
             else:
                 owners = [sym.qualname, *(self._classes(path, sym.qualname) or [])]
                 marked = [defs[q] for q in owners if q in defs]
-            if any(parametrizes(d, name) for s in marked for d in s.decorators):
+            if any(self._parametrizes(d, name) for s in marked for d in s.decorators):
                 return True
             if self._marked_module(f):
                 return True
         return False
 
+    def _parametrizes(self, decorator: str, name: str) -> bool:
+        """``parametrizes``, memoised (a conftest's fixtures read every decorator under it)."""
+        if "parametrize" not in decorator:
+            return False
+        key = (decorator, name)
+        if key not in self._parametrizing:
+            self._parametrizing[key] = parametrizes(decorator, name)
+        return self._parametrizing[key]
+
+    def _hooked(self, path: str) -> bool:
+        """``path`` defines a ``pytest_generate_tests`` hook."""
+        if path not in self._hooks:
+            symbols = self.r.index[path].facts.symbols
+            self._hooks[path] = any(s.name == "pytest_generate_tests" for s in symbols)
+        return self._hooks[path]
+
     def _marked_module(self, path: str) -> bool:
         """A ``pytestmark`` of the module or a class that may parametrize (a list of marks
         in a class is not read)."""
+        if path not in self._marks:
+            self._marks[path] = self._marked_module_uncached(path)
+        return self._marks[path]
+
+    def _marked_module_uncached(self, path: str) -> bool:
         for s in self.r.index[path].facts.symbols:
             if s.name == "pytestmark" and ("parametrize" in s.signature or len(s.signature) >= 120):
                 return True  # the stored signature is cut at 120 characters
