@@ -21,6 +21,7 @@ from clawql_git.codegraph.files import (
     vendored_reason,
 )
 from clawql_git.codegraph.model import Extractor, FileFacts
+from clawql_git.codegraph.py_fixtures import fixture_users
 from clawql_git.codegraph.resolve import C_HEADERS, C_SOURCES, Resolver
 from clawql_git.codegraph.routes import join_routes
 from clawql_git.codegraph.store import Store, delete_file, write_file
@@ -262,7 +263,7 @@ class Indexer:
                         if importer.endswith(("__init__.py", *C_HEADERS)):
                             nxt.add(importer)
             frontier = nxt
-        return out
+        return out | fixture_users(out, resolver.index)  # a conftest's fixtures reach its tests
 
     def _write_links(self, db: Any, resolver: Resolver, path: str) -> None:
         db.execute("DELETE FROM calls WHERE path=?", (path,))

@@ -22,6 +22,9 @@ from clawql_git.errors import optional_layer
 if TYPE_CHECKING:
     from tree_sitter import Node, Parser
 
+    from clawql_git.codegraph.py_fixtures import PytestFixtures
+    from clawql_git.codegraph.resolve import Resolver
+
 SKIP = frozenset({"comment", "integer", "float", "true", "false", "none"})
 COMPOUND = frozenset(
     {
@@ -86,6 +89,7 @@ class _Walker:
     def __init__(self, facts: FileFacts) -> None:
         self.facts = facts
         self.routes = RouteCollector(facts)
+        self.fixtures: set[str] = set()  # qualnames of functions decorated ``...fixture``
 
     # ------------------------------------------------------------ definitions
 
@@ -108,6 +112,9 @@ class _Walker:
                 self.expression_statement(child, scope, in_class)
         elif kind == "ERROR":
             self.facts.errors += 1
+            self.expr(node, scope, "body")
+        elif kind == "return_statement" and scope in self.fixtures:
+            self.returned(node, scope, "return")
             self.expr(node, scope, "body")
         elif kind in COMPOUND:
             self.compound(node, scope, in_class)
@@ -139,10 +146,40 @@ class _Walker:
             for child in deco.named_children:
                 self.expr(child, scope, "decorator", caller=qual)
                 self.routes.decorator(child, qual, target, scope)
+                if target.type == "function_definition":
+                    self.fixture(child, qual)
         if target.type == "class_definition":
             self.klass(target, scope, names)
         else:
             self.function(target, scope, in_class, names)
+
+    def fixture(self, deco: Node, qual: str) -> None:
+        """``@pytest.fixture`` / ``@fixture(name="x")``: the decorator as written (``@fixture``)
+        and the ``name=`` it gives (``@name``, '' when not a plain string), so the resolver can
+        prove it pytest's; the function's returns and yields are then recorded."""
+        fn = deco.child_by_field_name("function") if deco.type == "call" else deco
+        if fn is None or not _is_dotted(fn) or text(fn).rsplit(".", 1)[-1] != "fixture":
+            return
+        line = deco.start_point[0] + 1
+        self.fixtures.add(qual)
+        self.facts.assignments.append(Assignment("@fixture", text(fn), qual, line))
+        args = deco.child_by_field_name("arguments") if deco.type == "call" else None
+        for arg in args.named_children if args is not None else ():
+            if arg.type == "keyword_argument" and text(arg.child_by_field_name("name")) == "name":
+                named = literal(arg.child_by_field_name("value"))
+                self.facts.assignments.append(Assignment("@name", named or "", qual, line))
+
+    def returned(self, node: Node, scope: str, how: str) -> None:
+        """A fixture's ``return x`` / ``yield x``: what it gives its requesters (``how`` is a
+        keyword, so never a name of the function); a yield inside an expression (``x = yield
+        v``) or ``yield from`` is recorded too, proving nothing, so the fixture is known to be
+        a generator."""
+        values = [c for c in node.named_children if c.type != "comment"]
+        value = _value(values[0]) if len(values) == 1 else ""
+        statement = node.parent is not None and node.parent.type == "expression_statement"
+        if how == "yield" and (not statement or any(c.type == "from" for c in node.children)):
+            value = ""
+        self.facts.assignments.append(Assignment(how, value, scope, node.start_point[0] + 1))
 
     def function(self, node: Node, scope: str, in_class: bool, decorators: tuple[str, ...]) -> None:
         name = text(node.child_by_field_name("name"))
@@ -173,9 +210,11 @@ class _Walker:
         if body is not None:
             self.block(body, qual, False)
 
-    def parameters(self, params: Node, outer: str, qual: str) -> None:
+    def parameters(self, params: Node, outer: str, qual: str, lambda_: bool = False) -> None:
         """Every parameter is a local binding (typed when annotated); defaults are evaluated
-        in the enclosing scope but recorded as calls of this function (``Depends(get_db)``)."""
+        in the enclosing scope but recorded as calls of this function (``Depends(get_db)``).
+        Only a def's plain parameters (no default, no ``*``) are marked ``annotation``
+        (pytest may pass them a fixture's value)."""
         for param in params.named_children:
             name_node = param.child_by_field_name("name")
             if param.type == "identifier":
@@ -185,9 +224,10 @@ class _Walker:
             elif name_node is None and param.named_children:
                 name_node = param.named_children[0]
             ann = param.child_by_field_name("type")
+            marked = ann is not None or (param.type == "identifier" and not lambda_)
             if name_node is not None and name_node.type == "identifier":
                 self.facts.assignments.append(
-                    Assignment(text(name_node), text(ann), qual, param.start_point[0] + 1, True)
+                    Assignment(text(name_node), text(ann), qual, param.start_point[0] + 1, marked)
                 )
             if ann is not None:
                 self.expr(ann, outer, "annotation", caller=qual)
@@ -276,11 +316,8 @@ class _Walker:
             value, annotated = "", False
             if ann is not None:
                 value, annotated = text(ann), True
-            elif right is not None and right.type == "call":
-                fn = right.child_by_field_name("function")
-                value = text(fn) if fn is not None and _is_dotted(fn) else ""
-            elif right is not None and right.type in ("identifier", "attribute"):
-                value = "=" + text(right)  # an alias of another name
+            elif right is not None:
+                value = _value(right)
             self.facts.assignments.append(Assignment(target, value, scope, line, annotated))
             if not scope and left.type == "identifier":
                 self.module_variable(target, node, right)
@@ -394,13 +431,15 @@ class _Walker:
                 continue
             elif kind == "lambda_parameters":
                 if scope:  # a lambda's names shadow inside a function; never module names
-                    self.parameters(cur, scope, scope)
+                    self.parameters(cur, scope, scope, lambda_=True)
                 continue
             elif kind in ("function_definition", "class_definition", "decorated_definition"):
                 self.statement(cur, scope, False)
                 continue
             elif kind == "ERROR":
                 self.facts.errors += 1
+            elif kind == "yield" and scope in self.fixtures:
+                self.returned(cur, scope, "yield")
             stack.extend(reversed(cur.named_children))
 
 
@@ -424,6 +463,17 @@ def callee_text(fn: Node) -> str:
     return text(fn)
 
 
+def _value(right: Node) -> str:
+    """What an assigned (or returned) expression proves: a call's callee (``Foo``, ``a.make``),
+    ``=name`` for an alias of another name, '' for anything else."""
+    if right.type == "call":
+        fn = right.child_by_field_name("function")
+        return text(fn) if fn is not None and _is_dotted(fn) else ""
+    if right.type in ("identifier", "attribute"):
+        return "=" + text(right)
+    return ""
+
+
 def _is_dotted(node: Node) -> bool:
     raw = node.text or b""
     return bool(raw) and all(chr(b) in NAME_CHARS for b in raw)
@@ -433,7 +483,7 @@ class PythonExtractor:
     """Python through ``tree_sitter_python``."""
 
     suffixes: ClassVar[dict[str, str]] = {".py": "python", ".pyi": "python"}
-    version = "3"  # bump when the facts change: stored facts of another version are re-parsed
+    version = "4"  # bump when the facts change: stored facts of another version are re-parsed
 
     def __init__(self) -> None:
         self._parser: Parser | None = None
@@ -455,6 +505,12 @@ class PythonExtractor:
         walker = _Walker(facts)
         walker.block(root, "", False)
         return facts
+
+    def parameter_resolver(self, resolver: Resolver) -> PytestFixtures:
+        """Test and fixture parameters typed by pytest's fixtures (``py_fixtures``)."""
+        from clawql_git.codegraph.py_fixtures import PytestFixtures
+
+        return PytestFixtures(resolver)
 
     def resolve_module(self, importer: str, module: str, repo: RepoView) -> list[str]:
         """Relative imports from the importer's package; absolute ones through the map of

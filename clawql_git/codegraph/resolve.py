@@ -303,6 +303,7 @@ class Resolver:
         self._attrs: dict[tuple[tuple[str, ...], str, int], tuple[Entity, bool]] = {}
         self._hidden = self._macro_namespaces()
         self.typed: dict[str, CallResolver] = self._typed_calls()
+        self.passed: dict[str, ParameterResolver] = self._passed_values()
 
     def _macro_namespaces(self) -> MacroNamespaces:
         """C++: the namespaces a macro line opens, per file (``cpp_namespaces``)."""
@@ -317,6 +318,7 @@ class Resolver:
         self._inferred, self._attrs = {}, {}
         self._hidden = self._macro_namespaces()
         self.typed = self._typed_calls()
+        self.passed = self._passed_values()
 
     def _typed_calls(self) -> dict[str, CallResolver]:
         """The call resolvers of the extractors that bring one (``call_resolver``: a factory
@@ -324,6 +326,16 @@ class Resolver:
         out = {}
         for language, extractor in self.extractors.items():
             factory = getattr(extractor, "call_resolver", None)
+            if factory is not None:
+                out[language] = factory(self)
+        return out
+
+    def _passed_values(self) -> dict[str, ParameterResolver]:
+        """What a framework passes plain parameters (Python: pytest fixtures), per language
+        whose extractor brings a ``parameter_resolver`` factory."""
+        out = {}
+        for language, extractor in self.extractors.items():
+            factory = getattr(extractor, "parameter_resolver", None)
             if factory is not None:
                 out[language] = factory(self)
         return out
@@ -960,8 +972,12 @@ class Resolver:
         self, path: str, scope: str, asg: Assignment, ctx: ResolutionNotes, depth: int
     ) -> Entity:
         """``_infer`` of one assignment, memoised per (file, scope, assignment, depth): the
-        same answer as without the memo, in polynomial time."""
-        if depth > MAX_DEPTH or not asg.value:
+        same answer as without the memo, in polynomial time. A plain parameter (no value, marked
+        ``annotation``) is typed by what its language's ``passed`` resolver proves."""
+        if depth > MAX_DEPTH:
+            return UNK
+        passed = self.passed.get(self.index[path].facts.language) if not asg.value else None
+        if not asg.value and (passed is None or not asg.annotation):
             return UNK
         key = (path, scope, asg, depth)
         if key in self._inferred:
@@ -980,6 +996,8 @@ class Resolver:
     def _infer(
         self, path: str, scope: str, asg: Assignment, ctx: ResolutionNotes, depth: int
     ) -> Entity:
+        if not asg.value:
+            return self.passed[self.index[path].facts.language].parameter(path, asg, ctx, depth)
         value = asg.value.replace("::", ".")
         if value.startswith("="):
             dotted = value[1:]
@@ -1391,6 +1409,13 @@ class CallResolver(Protocol):
     a :class:`Resolver`'s facts and lookups; an extractor brings one as ``call_resolver``."""
 
     def callee(self, path: str, scope: str, call: Call, ctx: ResolutionNotes) -> Entity: ...
+
+
+class ParameterResolver(Protocol):
+    """What a framework passes a plain parameter (pytest: a fixture's value,
+    ``py_fixtures``); an extractor brings one as ``parameter_resolver``."""
+
+    def parameter(self, path: str, asg: Assignment, ctx: ResolutionNotes, depth: int) -> Entity: ...
 
 
 def _join(module: str, name: str) -> str:
