@@ -19,6 +19,7 @@ from typing import Protocol
 
 from clawql_git.codegraph.cpp_namespaces import MacroNamespaces
 from clawql_git.codegraph.model import (
+    DECLARATION,
     Assignment,
     Call,
     Extractor,
@@ -290,6 +291,7 @@ class Resolver:
         self._go_dirs: dict[str, list[str]] | None = None  # Go package dir -> its files
         self._visible: dict[str, list[str]] = {}  # C/C++ file -> itself and its includes
         self._includers: dict[str, list[str]] | None = None  # header -> sources including it
+        self._bodies: dict[int, dict[str, list[str]]] = {}  # C/C++ definitions (``_c_bodies``)
         # What an assignment proves, worked out once (None while being worked out: a cycle).
         # Without it inference re-follows every assignment of a name at each level, which is
         # exponential on code that assigns the same names many times (C#, Swift projects).
@@ -313,6 +315,7 @@ class Resolver:
         module resolution stays valid)."""
         self.index[facts.path] = FileIndex.build(facts)
         self._visible, self._includers, self._constants = {}, None, None
+        self._bodies = {}
         self._swift_roots = None
         self._inferred, self._attrs = {}, {}
         self._hidden = self._macro_namespaces()
@@ -522,7 +525,9 @@ class Resolver:
     ) -> Edge:
         line, column, context = call.line, call.column, call.context  # type: ignore[attr-defined]
         if e[0] == "def" and self.index[path].facts.language in CFAMILY:
-            e = self._c_definition(path, e[1], e[2], ctx)
+            written: tuple[int, ...] = getattr(call, "args", ())
+            arguments = written[-1] if written else -1
+            e = self._c_definition(path, e[1], e[2], ctx, arguments)
         if e[0] == "var":  # the variable's own declaration
             how, conf = ("inferred", 0.8) if ctx.inferred else ("exact", 1.0)
             return Edge(path, caller, callee, line, column, context, e[1], e[2], conf, how)
@@ -1140,28 +1145,69 @@ class Resolver:
             self._visible[path] = seen
         return self._visible[path]
 
-    def _c_definition(self, path: str, header: str, qual: str, ctx: ResolutionNotes) -> Entity:
+    def _c_definition(
+        self, path: str, header: str, qual: str, ctx: ResolutionNotes, arguments: int = -1
+    ) -> Entity:
         """A function or method a call found declared in a header, followed to the one source
-        file including that header that defines it (inferred: the header only declares it)."""
+        file including that header that defines it, else, when the header only declares it
+        (a prototype, C++ an ``FMT_API`` declaration of the overloads ``arguments`` fits), to
+        the one file of the repository that defines it (inferred either way)."""
         if header == path or self.index[header].defs[qual].kind not in ("function", "method"):
             return ("def", header, qual)
+        found = self._including_definers(header, qual)
+        if not found and self._declared_only(header, qual, arguments):
+            found = self._c_bodies(arguments).get(qual, [])
+        if len(found) == 1:
+            ctx.inferred = True
+            return ("def", found[0], qual)
+        return ("def", header, qual)
+
+    def _including_definers(self, header: str, qual: str) -> list[str]:
+        """The source files including ``header`` (transitively) that define ``qual``."""
         if self._includers is None:
             self._includers = {}
             for f in sorted(self.index):
                 if self.index[f].facts.language in CFAMILY:
                     for reached in self.visible(f)[1:]:
                         self._includers.setdefault(reached, []).append(f)
-        found = [
+        return [
             f
             for f in self._includers.get(header, [])
             if not f.endswith(C_HEADERS)
             and qual in self.index[f].defs
             and self.index[f].defs[qual].kind in ("function", "method")
         ]
-        if len(found) == 1:
-            ctx.inferred = True
-            return ("def", found[0], qual)
-        return ("def", header, qual)
+
+    def _declared_only(self, header: str, qual: str, arguments: int) -> bool:
+        """Every function of ``header`` named ``qual`` that takes ``arguments`` is a
+        declaration without a body."""
+        named = [
+            s
+            for s in self.index[header].facts.symbols
+            if s.qualname == qual and s.kind in ("function", "method") and takes(s, arguments)
+        ]
+        return bool(named) and all(DECLARATION in s.decorators for s in named)
+
+    def _c_bodies(self, arguments: int) -> dict[str, list[str]]:
+        """Per qualname, the C/C++ files defining a function of it with a body that other
+        files may call (not ``static``, not a macro) and that takes ``arguments``."""
+        if arguments not in self._bodies:
+            out: dict[str, list[str]] = {}
+            for f in sorted(self.index):
+                if self.index[f].facts.language not in CFAMILY:
+                    continue
+                for s in self.index[f].facts.symbols:
+                    if (
+                        s.kind in ("function", "method")
+                        and s.exported
+                        and DECLARATION not in s.decorators
+                        and not s.signature.startswith("#")
+                        and takes(s, arguments)
+                        and f not in out.get(s.qualname, [])
+                    ):
+                        out.setdefault(s.qualname, []).append(f)
+            self._bodies[arguments] = out
+        return self._bodies[arguments]
 
     # ------------------------------------------------------------ attributes
 
@@ -1391,6 +1437,14 @@ class CallResolver(Protocol):
     a :class:`Resolver`'s facts and lookups; an extractor brings one as ``call_resolver``."""
 
     def callee(self, path: str, scope: str, call: Call, ctx: ResolutionNotes) -> Entity: ...
+
+
+def takes(sym: Symbol, arguments: int) -> bool:
+    """May ``sym`` be called with ``arguments`` arguments (-1: not known; a function of
+    unknown arity, C's, takes any)?"""
+    if arguments < 0 or sym.params < 0:
+        return True
+    return arguments == sym.params or (sym.variadic and arguments >= sym.params)
 
 
 def _join(module: str, name: str) -> str:
