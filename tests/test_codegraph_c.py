@@ -1197,6 +1197,9 @@ DECLARED_API = {
         "int vformat(const char *s, int args) { return args; }\n"
         "}\n"
     ),
+    "include/fmt/xchar.h": (
+        "namespace fmt {\ntemplate <typename C> int vformat(const C *s, int a) { return 2; }\n}\n"
+    ),
     "include/fmt/os.h": "namespace fmt {\nint vprint(const char *s, int a) { return 0; }\n}\n",
     "include/fmt/color.h": "namespace fmt {\nint vprint(const char *s, int a) { return 1; }\n}\n",
     "test/use.cc": (
@@ -1232,8 +1235,9 @@ def test_a_cpp_declaration_is_followed_to_its_out_of_line_definition(tmp_path: P
     """cppreference, definitions and ODR: a non-inline function is defined once; fmt declares
     ``FMT_API vformat(string_view, format_args)`` in ``format.h`` and defines it in
     ``format-inl.h``. The two-argument call goes to that definition (the three-argument
-    overload is defined in ``format.h`` itself); ``vprint``, defined in two headers, stays
-    the declaration."""
+    overload is defined in ``format.h`` itself; a function template's definition, as
+    ``xchar.h``'s, defines no plain function); ``vprint``, defined in two headers, stays the
+    declaration."""
     graph = build(tmp_path, DECLARED_API)
     header = "include/fmt/format.h"
     assert {c for c in calls(graph) if c[0].startswith("test/")} == {

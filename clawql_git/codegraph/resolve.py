@@ -291,7 +291,8 @@ class Resolver:
         self._go_dirs: dict[str, list[str]] | None = None  # Go package dir -> its files
         self._visible: dict[str, list[str]] = {}  # C/C++ file -> itself and its includes
         self._includers: dict[str, list[str]] | None = None  # header -> sources including it
-        self._bodies: dict[int, dict[str, list[str]]] = {}  # C/C++ definitions (``_c_bodies``)
+        # C/C++ definitions by (arguments, template or not) (``_c_bodies``)
+        self._bodies: dict[tuple[int, bool | None], dict[str, list[str]]] = {}
         # What an assignment proves, worked out once (None while being worked out: a cycle).
         # Without it inference re-follows every assignment of a name at each level, which is
         # exponential on code that assigns the same names many times (C#, Swift projects).
@@ -1155,8 +1156,13 @@ class Resolver:
         if header == path or self.index[header].defs[qual].kind not in ("function", "method"):
             return ("def", header, qual)
         found = self._including_definers(header, qual)
-        if not found and self._declared_only(header, qual, arguments):
-            found = self._c_bodies(arguments).get(qual, [])
+        declared = None if found else self._declaration(header, qual, arguments)
+        if declared is not None:
+            # a function template's definition never defines a plain function's declaration
+            generic = (
+                declared.signature.startswith("template") if declared.kind == "function" else None
+            )
+            found = self._c_bodies(arguments, generic).get(qual, [])
         if len(found) == 1:
             ctx.inferred = True
             return ("def", found[0], qual)
@@ -1178,20 +1184,25 @@ class Resolver:
             and self.index[f].defs[qual].kind in ("function", "method")
         ]
 
-    def _declared_only(self, header: str, qual: str, arguments: int) -> bool:
-        """Every function of ``header`` named ``qual`` that takes ``arguments`` is a
-        declaration without a body."""
+    def _declaration(self, header: str, qual: str, arguments: int) -> Symbol | None:
+        """The declaration without a body ``qual`` names in ``header``, when every function of
+        that name there that takes ``arguments`` is one."""
         named = [
             s
             for s in self.index[header].facts.symbols
             if s.qualname == qual and s.kind in ("function", "method") and takes(s, arguments)
         ]
-        return bool(named) and all(DECLARATION in s.decorators for s in named)
+        if named and all(DECLARATION in s.decorators for s in named):
+            return named[0]
+        return None
 
-    def _c_bodies(self, arguments: int) -> dict[str, list[str]]:
+    def _c_bodies(self, arguments: int, generic: bool | None) -> dict[str, list[str]]:
         """Per qualname, the C/C++ files defining a function of it with a body that other
-        files may call (not ``static``, not a macro) and that takes ``arguments``."""
-        if arguments not in self._bodies:
+        files may call (not ``static``, not a macro) and that takes ``arguments``; a
+        ``generic`` (a template) or not, when that is known (None: a method, whose out-of-line
+        definition in a class template is written ``template <...>`` too)."""
+        key = (arguments, generic)
+        if key not in self._bodies:
             out: dict[str, list[str]] = {}
             for f in sorted(self.index):
                 if self.index[f].facts.language not in CFAMILY:
@@ -1202,12 +1213,13 @@ class Resolver:
                         and s.exported
                         and DECLARATION not in s.decorators
                         and not s.signature.startswith("#")
+                        and generic in (None, s.signature.startswith("template"))
                         and takes(s, arguments)
                         and f not in out.get(s.qualname, [])
                     ):
                         out.setdefault(s.qualname, []).append(f)
-            self._bodies[arguments] = out
-        return self._bodies[arguments]
+            self._bodies[key] = out
+        return self._bodies[key]
 
     # ------------------------------------------------------------ attributes
 
