@@ -293,6 +293,7 @@ class Resolver:
         self._includers: dict[str, list[str]] | None = None  # header -> sources including it
         # C/C++ definitions by (arguments, template or not) (``_c_bodies``)
         self._bodies: dict[tuple[int, bool | None], dict[str, list[str]]] = {}
+        self._c_functions: dict[str, dict[str, list[Symbol]]] = {}  # header -> qualname -> fns
         # What an assignment proves, worked out once (None while being worked out: a cycle).
         # Without it inference re-follows every assignment of a name at each level, which is
         # exponential on code that assigns the same names many times (C#, Swift projects).
@@ -316,7 +317,7 @@ class Resolver:
         module resolution stays valid)."""
         self.index[facts.path] = FileIndex.build(facts)
         self._visible, self._includers, self._constants = {}, None, None
-        self._bodies = {}
+        self._bodies, self._c_functions = {}, {}
         self._swift_roots = None
         self._inferred, self._attrs = {}, {}
         self._hidden = self._macro_namespaces()
@@ -1187,11 +1188,13 @@ class Resolver:
     def _declaration(self, header: str, qual: str, arguments: int) -> Symbol | None:
         """The declaration without a body ``qual`` names in ``header``, when every function of
         that name there that takes ``arguments`` is one."""
-        named = [
-            s
-            for s in self.index[header].facts.symbols
-            if s.qualname == qual and s.kind in ("function", "method") and takes(s, arguments)
-        ]
+        if header not in self._c_functions:
+            by_name: dict[str, list[Symbol]] = {}
+            for s in self.index[header].facts.symbols:
+                if s.kind in ("function", "method"):
+                    by_name.setdefault(s.qualname, []).append(s)
+            self._c_functions[header] = by_name
+        named = [s for s in self._c_functions[header].get(qual, []) if takes(s, arguments)]
         if named and all(DECLARATION in s.decorators for s in named):
             return named[0]
         return None
