@@ -4,8 +4,9 @@ typedefs, macros, globals, ``#include``, calls, type evidence.
 Conventions:
 
 - a function is its name; ``static`` ones are not exported. Prototypes are definitions only
-  in headers (``.h``): there they carry the API's signature and doc comment; a prototype in a
-  ``.c`` file (a forward declaration) is not a second definition.
+  in headers (``.h``): there they carry the API's signature and doc comment and the decorator
+  ``declaration`` (a call of one is followed to the repository's one definition by the
+  resolver); a prototype in a ``.c`` file (a forward declaration) is not a second definition.
 - doc comment: the ``/** */`` or ``/* */`` block, or the run of ``//`` lines, directly above.
 - ``struct``/``union`` -> 'struct', ``enum`` -> 'enum', ``typedef`` -> 'type' (a typedef
   naming an anonymous struct, or one of the same name, is that struct; an unnamed one that
