@@ -1151,3 +1151,104 @@ def test_include_tests_template_macros_and_a_loose_namespace() -> None:
     ]
     assert found.errors == 1
     assert [(c.callee, c.caller, c.args) for c in found.calls] == [("first", "detail.second", (0,))]
+
+
+PROTOTYPES = {
+    "src/alloc.h": (
+        "#include <stddef.h>\n"
+        "void *mem_alloc(size_t n);\n"
+        "void mem_free(void *p);\n"
+        "int mem_twice(int v);\n"
+        "static inline int mem_zero(void) { return 0; }\n"
+        "#define MEM_ID(a) (a)\n"
+    ),
+    "src/core.h": "int core_init(void);\n",
+    "src/alloc.c": (  # defines the allocator without including its header (as jq's jv_alloc.c)
+        '#include "core.h"\n'
+        "#include <stdlib.h>\n"
+        "void *mem_alloc(size_t n) { return malloc(n); }\n"
+        "void mem_free(void *p) { free(p); }\n"
+    ),
+    "src/other.c": "static void mem_free(void *p) { (void)p; }\n",
+    "src/a.c": "int mem_twice(int v) { return v; }\n",
+    "src/b.c": "int mem_twice(int v) { return 2 * v; }\n",
+    "src/use.c": (
+        '#include "alloc.h"\n'
+        "int main(void) {\n"
+        "    void *p = mem_alloc(8);\n"
+        "    mem_free(p);\n"
+        "    return mem_twice(mem_zero()) + MEM_ID(1);\n"
+        "}\n"
+    ),
+}
+
+DECLARED_API = {
+    "include/fmt/format.h": (
+        "#define FMT_API\n"
+        "namespace fmt {\n"
+        "inline int vformat(int loc, const char *s, int args) { return loc; }\n"
+        "FMT_API int vformat(const char *s, int args);\n"
+        "FMT_API int vprint(const char *s, int args);\n"
+        "}\n"
+    ),
+    "include/fmt/format-inl.h": (
+        '#include "format.h"\n'
+        "namespace fmt {\n"
+        "int vformat(const char *s, int args) { return args; }\n"
+        "}\n"
+    ),
+    "include/fmt/xchar.h": (
+        "namespace fmt {\ntemplate <typename C> int vformat(const C *s, int a) { return 2; }\n}\n"
+    ),
+    "include/fmt/os.h": "namespace fmt {\nint vprint(const char *s, int a) { return 0; }\n}\n",
+    "include/fmt/color.h": "namespace fmt {\nint vprint(const char *s, int a) { return 1; }\n}\n",
+    "test/use.cc": (
+        '#include "fmt/format.h"\n'
+        "int main() {\n"
+        '    fmt::vformat("x", 1);\n'
+        '    fmt::vformat(0, "x", 1);\n'
+        '    return fmt::vprint("x", 1);\n'
+        "}\n"
+    ),
+}
+
+
+def test_a_prototype_is_followed_to_the_one_definition(tmp_path: Path) -> None:
+    """C11 6.9p5: an identifier with external linkage has exactly one external definition
+    in the program; a prototype only declares it, and a ``static`` function (internal
+    linkage, 6.2.2p3) is not that definition. A call of a header's prototype goes to the one
+    repository file defining the function, even when it does not include the header;
+    defined in two files it stays the prototype. A ``static inline`` function and a macro
+    defined in the header are their own targets."""
+    graph = build(tmp_path, PROTOTYPES)
+    header = "src/alloc.h"
+    assert {c for c in calls(graph) if c[0].startswith("src/use.c")} == {
+        ("src/use.c:3", "main", "mem_alloc", "src/alloc.c:mem_alloc", 0.8, "inferred"),
+        ("src/use.c:4", "main", "mem_free", "src/alloc.c:mem_free", 0.8, "inferred"),
+        ("src/use.c:5", "main", "mem_twice", f"{header}:mem_twice", 1.0, "exact"),
+        ("src/use.c:5", "main", "mem_zero", f"{header}:mem_zero", 1.0, "exact"),
+        ("src/use.c:5", "main", "MEM_ID", f"{header}:MEM_ID", 1.0, "exact"),
+    }
+
+
+def test_a_cpp_declaration_is_followed_to_its_out_of_line_definition(tmp_path: Path) -> None:
+    """cppreference, definitions and ODR: a non-inline function is defined once; fmt declares
+    ``FMT_API vformat(string_view, format_args)`` in ``format.h`` and defines it in
+    ``format-inl.h``. The two-argument call goes to that definition (the three-argument
+    overload is defined in ``format.h`` itself; a function template's definition, as
+    ``xchar.h``'s, defines no plain function); ``vprint``, defined in two headers, stays the
+    declaration."""
+    graph = build(tmp_path, DECLARED_API)
+    header = "include/fmt/format.h"
+    assert {c for c in calls(graph) if c[0].startswith("test/")} == {
+        (
+            "test/use.cc:3",
+            "main",
+            "fmt::vformat",
+            "include/fmt/format-inl.h:fmt.vformat",
+            0.8,
+            "inferred",
+        ),
+        ("test/use.cc:4", "main", "fmt::vformat", f"{header}:fmt.vformat", 1.0, "exact"),
+        ("test/use.cc:5", "main", "fmt::vprint", f"{header}:fmt.vprint", 1.0, "exact"),
+    }

@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING
 
-from clawql_git.codegraph.model import Assignment, Call, Symbol
+from clawql_git.codegraph.model import DECLARATION, Assignment, Call, Symbol
 from clawql_git.codegraph.resolve import (
     CALLABLE,
     CLASSLIKE,
@@ -35,6 +35,7 @@ from clawql_git.codegraph.resolve import (
     ResolutionNotes,
     parent,
 )
+from clawql_git.codegraph.resolve import takes as fits
 from clawql_git.codegraph.ts_util import strip_generics
 
 if TYPE_CHECKING:
@@ -42,7 +43,6 @@ if TYPE_CHECKING:
 
 DEPENDENT_BASES = "dependent bases"  # the decorator (``lang_cpp``) of a class whose bases
 # name a template parameter: a bare name in its methods is not looked up in them
-DECLARATION = "declaration"  # the decorator (``lang_cpp``) of a function declared, not defined
 MAX_ALIASES = 8  # ``using a = b; using b = c;``: how many aliases are followed
 
 
@@ -242,14 +242,6 @@ class CppCalls:
                 return target if target[0] == "ext" else UNK
             entity = (entity[0], target[1], target[2])
         return UNK
-
-
-def fits(sym: Symbol, arguments: int) -> bool:
-    """May ``sym`` be called with ``arguments`` arguments (-1: not known; a macro or a
-    function of unknown arity fits any)?"""
-    if arguments < 0 or sym.params < 0:
-        return True
-    return arguments == sym.params or (sym.variadic and arguments >= sym.params)
 
 
 def alias_of(assigns: list[Assignment], declared: int) -> str:

@@ -4,8 +4,9 @@ typedefs, macros, globals, ``#include``, calls, type evidence.
 Conventions:
 
 - a function is its name; ``static`` ones are not exported. Prototypes are definitions only
-  in headers (``.h``): there they carry the API's signature and doc comment; a prototype in a
-  ``.c`` file (a forward declaration) is not a second definition.
+  in headers (``.h``): there they carry the API's signature and doc comment and the decorator
+  ``declaration`` (a call of one is followed to the repository's one definition by the
+  resolver); a prototype in a ``.c`` file (a forward declaration) is not a second definition.
 - doc comment: the ``/** */`` or ``/* */`` block, or the run of ``//`` lines, directly above.
 - ``struct``/``union`` -> 'struct', ``enum`` -> 'enum', ``typedef`` -> 'type' (a typedef
   naming an anonymous struct, or one of the same name, is that struct; an unnamed one that
@@ -40,7 +41,7 @@ from typing import ClassVar
 
 from tree_sitter import Node
 
-from clawql_git.codegraph.model import Extractor, FileFacts, RepoView, SymbolKind
+from clawql_git.codegraph.model import DECLARATION, Extractor, FileFacts, RepoView, SymbolKind
 from clawql_git.codegraph.ts_util import (
     Parsers,
     Walker,
@@ -524,6 +525,7 @@ class CWalker(Walker):
             signature=self.signature(node, None, node),
             docstring=self.doc(node),
             exported=self.exported(node),
+            decorators=(DECLARATION,),
         )
         self.pop(qualifier)
 
@@ -620,10 +622,11 @@ def file_doc(root: Node) -> str:
 class CExtractor:
     """The C extractor the code graph loads as ``lang_c.EXTRACTOR``."""
 
-    version = "5"  # 2: reference declarators (``T& f()``); C++ headers: unnamed records
+    version = "6"  # 2: reference declarators (``T& f()``); C++ headers: unnamed records
     # 3: unnamed C records as <anonymous>; 4: ``typedef int (*cb)(void)`` named ``cb``,
     # functions recovered from ERROR nodes (``#if`` branches with unbalanced braces);
     # 5: a macro is named without the scope it is written in (``#define`` in a function)
+    # 6: a prototype carries the decorator ``declaration`` (followed to its definition)
 
     def __init__(self) -> None:
         self.suffixes = {".c": "c", ".h": "c"}

@@ -67,7 +67,7 @@ from clawql_git.codegraph.cpp_macros import (
     namespace_expansion,
 )
 from clawql_git.codegraph.cpp_namespaces import MACRO_USE
-from clawql_git.codegraph.cpp_resolve import DECLARATION, DEPENDENT_BASES, CppCalls
+from clawql_git.codegraph.cpp_resolve import DEPENDENT_BASES, CppCalls
 from clawql_git.codegraph.lang_c import (
     CExtractor,
     CWalker,
@@ -80,7 +80,15 @@ from clawql_git.codegraph.lang_c import (
     loose_head,
     type_name,
 )
-from clawql_git.codegraph.model import Call, FileFacts, Import, RepoView, Symbol, SymbolKind
+from clawql_git.codegraph.model import (
+    DECLARATION,
+    Call,
+    FileFacts,
+    Import,
+    RepoView,
+    Symbol,
+    SymbolKind,
+)
 from clawql_git.codegraph.ts_util import Parsers, strip_generics, text, walk_file
 
 _CLASSES: dict[str, SymbolKind] = {
@@ -467,13 +475,14 @@ class CppWalker(CWalker):
 class CppExtractor:
     """The C++ extractor the code graph loads as ``lang_cpp.EXTRACTOR``."""
 
-    version = "4"  # 2: unnamed records as <anonymous>, reference declarators
+    version = "5"  # 2: unnamed records as <anonymous>, reference declarators
     # 3: ``typedef void (*F)()`` / ``(F)`` named F, ``int (ns::f)(int)``, a macro before
     # ``operator T()``, ``operator F<R(A)>`` whole, functions and ``using X = #if`` aliases
     # recovered from ERROR nodes; 4: macros named without scope, namespace-opening macros
     # (their values, their lone lines as imports of ``macro NAME``), aliases' types (``=B``),
     # arities and argument counts, ``declaration`` and ``dependent bases`` decorators,
-    # ``class FMT_SO_VISIBILITY("default") X``
+    # ``class FMT_SO_VISIBILITY("default") X``; 5: calls of a declaration followed to the
+    # repository's one definition (``Resolver._c_definition``)
 
     def __init__(self) -> None:
         self.suffixes = {

@@ -30,6 +30,8 @@ SymbolKind = Literal[
     "extension",
 ]
 
+DECLARATION = "declaration"  # C/C++: the decorator of a function declared here, not defined
+
 
 @dataclass(frozen=True)
 class Symbol:

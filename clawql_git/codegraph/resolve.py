@@ -19,6 +19,7 @@ from typing import Protocol
 
 from clawql_git.codegraph.cpp_namespaces import MacroNamespaces
 from clawql_git.codegraph.model import (
+    DECLARATION,
     Assignment,
     Call,
     Extractor,
@@ -290,6 +291,9 @@ class Resolver:
         self._go_dirs: dict[str, list[str]] | None = None  # Go package dir -> its files
         self._visible: dict[str, list[str]] = {}  # C/C++ file -> itself and its includes
         self._includers: dict[str, list[str]] | None = None  # header -> sources including it
+        # C/C++ definitions by (arguments, template or not) (``_c_bodies``)
+        self._bodies: dict[tuple[int, bool | None], dict[str, list[str]]] = {}
+        self._c_functions: dict[str, dict[str, list[Symbol]]] = {}  # header -> qualname -> fns
         # What an assignment proves, worked out once (None while being worked out: a cycle).
         # Without it inference re-follows every assignment of a name at each level, which is
         # exponential on code that assigns the same names many times (C#, Swift projects).
@@ -314,6 +318,7 @@ class Resolver:
         module resolution stays valid)."""
         self.index[facts.path] = FileIndex.build(facts)
         self._visible, self._includers, self._constants = {}, None, None
+        self._bodies, self._c_functions = {}, {}
         self._swift_roots = None
         self._inferred, self._attrs = {}, {}
         self._hidden = self._macro_namespaces()
@@ -534,7 +539,9 @@ class Resolver:
     ) -> Edge:
         line, column, context = call.line, call.column, call.context  # type: ignore[attr-defined]
         if e[0] == "def" and self.index[path].facts.language in CFAMILY:
-            e = self._c_definition(path, e[1], e[2], ctx)
+            written: tuple[int, ...] = getattr(call, "args", ())
+            arguments = written[-1] if written else -1
+            e = self._c_definition(path, e[1], e[2], ctx, arguments)
         if e[0] == "var":  # the variable's own declaration
             how, conf = ("inferred", 0.8) if ctx.inferred else ("exact", 1.0)
             return Edge(path, caller, callee, line, column, context, e[1], e[2], conf, how)
@@ -1158,28 +1165,82 @@ class Resolver:
             self._visible[path] = seen
         return self._visible[path]
 
-    def _c_definition(self, path: str, header: str, qual: str, ctx: ResolutionNotes) -> Entity:
+    def _c_definition(
+        self, path: str, header: str, qual: str, ctx: ResolutionNotes, arguments: int = -1
+    ) -> Entity:
         """A function or method a call found declared in a header, followed to the one source
-        file including that header that defines it (inferred: the header only declares it)."""
+        file including that header that defines it, else, when the header only declares it
+        (a prototype, C++ an ``FMT_API`` declaration of the overloads ``arguments`` fits), to
+        the one file of the repository that defines it (inferred either way)."""
         if header == path or self.index[header].defs[qual].kind not in ("function", "method"):
             return ("def", header, qual)
+        found = self._including_definers(header, qual)
+        declared = None if found else self._declaration(header, qual, arguments)
+        if declared is not None:
+            # a function template's definition never defines a plain function's declaration
+            generic = (
+                declared.signature.startswith("template") if declared.kind == "function" else None
+            )
+            found = self._c_bodies(arguments, generic).get(qual, [])
+        if len(found) == 1:
+            ctx.inferred = True
+            return ("def", found[0], qual)
+        return ("def", header, qual)
+
+    def _including_definers(self, header: str, qual: str) -> list[str]:
+        """The source files including ``header`` (transitively) that define ``qual``."""
         if self._includers is None:
             self._includers = {}
             for f in sorted(self.index):
                 if self.index[f].facts.language in CFAMILY:
                     for reached in self.visible(f)[1:]:
                         self._includers.setdefault(reached, []).append(f)
-        found = [
+        return [
             f
             for f in self._includers.get(header, [])
             if not f.endswith(C_HEADERS)
             and qual in self.index[f].defs
             and self.index[f].defs[qual].kind in ("function", "method")
         ]
-        if len(found) == 1:
-            ctx.inferred = True
-            return ("def", found[0], qual)
-        return ("def", header, qual)
+
+    def _declaration(self, header: str, qual: str, arguments: int) -> Symbol | None:
+        """The declaration without a body ``qual`` names in ``header``, when every function of
+        that name there that takes ``arguments`` is one."""
+        if header not in self._c_functions:
+            by_name: dict[str, list[Symbol]] = {}
+            for s in self.index[header].facts.symbols:
+                if s.kind in ("function", "method"):
+                    by_name.setdefault(s.qualname, []).append(s)
+            self._c_functions[header] = by_name
+        named = [s for s in self._c_functions[header].get(qual, []) if takes(s, arguments)]
+        if named and all(DECLARATION in s.decorators for s in named):
+            return named[0]
+        return None
+
+    def _c_bodies(self, arguments: int, generic: bool | None) -> dict[str, list[str]]:
+        """Per qualname, the C/C++ files defining a function of it with a body that other
+        files may call (not ``static``, not a macro) and that takes ``arguments``; a
+        ``generic`` (a template) or not, when that is known (None: a method, whose out-of-line
+        definition in a class template is written ``template <...>`` too)."""
+        key = (arguments, generic)
+        if key not in self._bodies:
+            out: dict[str, list[str]] = {}
+            for f in sorted(self.index):
+                if self.index[f].facts.language not in CFAMILY:
+                    continue
+                for s in self.index[f].facts.symbols:
+                    if (
+                        s.kind in ("function", "method")
+                        and s.exported
+                        and DECLARATION not in s.decorators
+                        and not s.signature.startswith("#")
+                        and generic in (None, s.signature.startswith("template"))
+                        and takes(s, arguments)
+                        and f not in out.get(s.qualname, [])
+                    ):
+                        out.setdefault(s.qualname, []).append(f)
+            self._bodies[key] = out
+        return self._bodies[key]
 
     # ------------------------------------------------------------ attributes
 
@@ -1416,6 +1477,14 @@ class ParameterResolver(Protocol):
     ``py_fixtures``); an extractor brings one as ``parameter_resolver``."""
 
     def parameter(self, path: str, asg: Assignment, ctx: ResolutionNotes, depth: int) -> Entity: ...
+
+
+def takes(sym: Symbol, arguments: int) -> bool:
+    """May ``sym`` be called with ``arguments`` arguments (-1: not known; a function of
+    unknown arity, C's, takes any)?"""
+    if arguments < 0 or sym.params < 0:
+        return True
+    return arguments == sym.params or (sym.variadic and arguments >= sym.params)
 
 
 def _join(module: str, name: str) -> str:
