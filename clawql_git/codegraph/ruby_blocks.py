@@ -1,0 +1,81 @@
+"""Ruby blocks whose ``self`` may not be the ``self`` of where they are written.
+
+A block keeps the ``self`` of the code it is written in, unless the method it is given to
+evaluates it with another one (Ruby's docs: ``BasicObject#instance_eval``/``instance_exec``,
+``Module#class_eval``/``module_eval``/``class_exec``, ``Class.new(super) { }``,
+``Module.new { }``, ``Module#define_method``). The extractor records two kinds of evidence
+as assignments, read by ``ruby_resolve``:
+
+- a method that hands its ``&block`` parameter on: target ``&block``, value ``eval`` when
+  the method it goes to is one of those, else that method's callee as written
+  (``Sinatra.new``), to be followed by the resolver;
+- a call that goes to ``self`` (a bare name, ``self.x``, ``@x.y``) inside blocks given to
+  calls: target ``self@LINE:COL``, value the callees the blocks are given to, outermost
+  first, joined by ``;``.
+"""
+
+from __future__ import annotations
+
+from tree_sitter import Node
+
+from clawql_git.codegraph.ts_util import text
+
+BLOCK_FORWARD = "&block"
+EVAL = "eval"
+SEPARATOR = ";"
+EVALS = frozenset(
+    {
+        "instance_eval",
+        "instance_exec",
+        "class_eval",
+        "class_exec",
+        "module_eval",
+        "module_exec",
+        "define_method",
+        "define_singleton_method",
+    }
+)
+_BUILDERS = frozenset({"Class", "Module"})  # ``Class.new(base, &b)``, ``Module.new(&b)``
+
+
+def site(line: int, column: int) -> str:
+    """The assignment target of a call site's enclosing blocks."""
+    return f"self@{line}:{column}"
+
+
+def block_parameter(params: Node | None) -> str:
+    """The name of a method's ``&block`` parameter ('&' when anonymous), '' when none."""
+    for param in params.named_children if params is not None else []:
+        if param.type == "block_parameter":
+            name = param.child_by_field_name("name")
+            return text(name) if name is not None else "&"
+    return ""
+
+
+def forwards(args: Node | None, block: str) -> bool:
+    """Whether a call's arguments hand on the block parameter named ``block``."""
+    for arg in args.named_children if args is not None else []:
+        if arg.type == "block_argument":
+            given = arg.named_children
+            if (text(given[0]) if given else "&") == block:
+                return True
+    return False
+
+
+def forward_target(method: str, receiver: str, callee: str) -> str:
+    """What a ``&block`` handed to ``receiver.method`` (recorded as ``callee``) is given to:
+    ``eval`` for the methods that change ``self``, else the callee to follow."""
+    if method in EVALS or (method == "new" and receiver in _BUILDERS):
+        return EVAL
+    return callee
+
+
+def self_based(callee: str, locals_: list[set[str]]) -> bool:
+    """Whether a callee as recorded goes to ``self``: a bare name, ``self.x`` (``@x.y`` is
+    recorded as ``self.x.y``), a method's result ``m.y``; not a local, nor a constant."""
+    head = callee.split(".", 1)[0]
+    if not head or head[:1].isupper() or "(" in head:
+        return False
+    if head == "self" or "." not in callee:
+        return True
+    return not any(head in scope for scope in locals_)

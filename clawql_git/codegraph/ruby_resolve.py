@@ -1,0 +1,66 @@
+"""Ruby call resolution: a call to ``self`` inside a block given to a method of the
+repository that evaluates the block with another ``self`` (``ruby_blocks``) is not resolved
+in the scope the block is written in.
+
+Ruby's docs (``BasicObject#instance_eval``, ``Module#class_eval``, ``Class.new``): the block
+runs with ``self`` the receiver (the new class), so its bare names are that object's
+methods, not the enclosing class's or spec's. A method changes the ``self`` of the block it
+is given when it hands its ``&block`` to one of those, or to a method of the repository that
+does (followed :data:`MAX_FORWARDS` deep). Such calls are left unresolved; every other call
+resolves as :class:`Resolver` resolves it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from clawql_git.codegraph.model import Call
+from clawql_git.codegraph.resolve import UNK, Entity, ResolutionNotes
+from clawql_git.codegraph.ruby_blocks import BLOCK_FORWARD, EVAL, SEPARATOR, site
+
+if TYPE_CHECKING:
+    from clawql_git.codegraph.resolve import Resolver
+
+MAX_FORWARDS = 4
+
+
+class RubyCalls:
+    """The call resolver ``lang_ruby`` brings (``call_resolver``), on a Resolver's facts."""
+
+    def __init__(self, resolver: Resolver) -> None:
+        self.resolver = resolver
+        self._evaluates: dict[tuple[str, str], bool] = {}
+
+    def callee(self, path: str, scope: str, call: Call, ctx: ResolutionNotes) -> Entity:
+        """What ``call`` denotes; unknown inside a block evaluated with another ``self``."""
+        marks = self.resolver.index[path].assigns.get((call.caller, site(call.line, call.column)))
+        if marks and any(self._changes_self(path, scope, o) for o in self._owners(marks[0].value)):
+            return UNK
+        return self.resolver.callee(path, scope, call.callee, ctx)
+
+    @staticmethod
+    def _owners(value: str) -> list[str]:
+        return value.split(SEPARATOR)
+
+    def _changes_self(self, path: str, scope: str, given_to: str) -> bool:
+        """Whether the method a block is given to (as written in ``scope``) evaluates it with
+        another ``self``. Outer blocks are asked first: by then ``self`` is the lexical one."""
+        found = self.resolver.callee(path, scope, given_to, ResolutionNotes())
+        return found[0] == "def" and self.evaluates(found[1], found[2], MAX_FORWARDS)
+
+    def evaluates(self, path: str, qual: str, depth: int) -> bool:
+        """Whether the method ``qual`` of ``path`` hands its ``&block`` to a method that
+        evaluates it with another ``self``, directly or through methods of the repository."""
+        key = (path, qual)
+        if key not in self._evaluates:
+            self._evaluates[key] = False  # a method handing its block to itself
+            forwards = self.resolver.index[path].assigns.get((qual, BLOCK_FORWARD), [])
+            self._evaluates[key] = any(
+                f.value == EVAL or (depth > 0 and self._changes_self_in(path, qual, f.value, depth))
+                for f in forwards
+            )
+        return self._evaluates[key]
+
+    def _changes_self_in(self, path: str, qual: str, given_to: str, depth: int) -> bool:
+        found = self.resolver.callee(path, qual, given_to, ResolutionNotes())
+        return found[0] == "def" and self.evaluates(found[1], found[2], depth - 1)
