@@ -313,7 +313,8 @@ def test_ruby_paths_from_the_top_level_leave_the_enclosing_module(tmp_path: Path
 # receiver (obj)", its example ``k.instance_eval { the_secret }`` calls KlassWithSecret's
 # private method; ``Module#class_eval`` and ``Class.new(super) { }`` evaluate it in the
 # class. A block given to a method that hands its ``&block`` to one of those has another
-# ``self``: its bare names are not the enclosing class's. ``yield`` keeps ``self``.
+# ``self``: its bare names are not the enclosing class's. ``yield`` keeps ``self``, and so
+# does ``Module#define_method(name, &block)`` called on the class the block is written in.
 EVAL = {
     "lib/app.rb": (
         "class Base\n"
@@ -366,6 +367,14 @@ EVAL = {
         "    around { get '/' }\n"
         "    get '/'\n"
         "  end\n"
+        "\n"
+        "  def self.test(name, &block)\n"
+        "    define_method(name, &block)\n"
+        "  end\n"
+        "\n"
+        "  test 'kept' do\n"
+        "    get '/'\n"
+        "  end\n"
         "end\n"
     ),
 }
@@ -386,4 +395,7 @@ def test_ruby_blocks_evaluated_with_another_self_leave_bare_calls(tmp_path: Path
         ("AppTest.test_app", "around", 23, test, "AppTest.around", 1.0, "exact"),
         ("AppTest.test_app", "get", 23, test, "AppTest.get", 1.0, "exact"),  # yield keeps self
         ("AppTest.test_app", "get", 24, test, "AppTest.get", 1.0, "exact"),
+        ("AppTest.test", "define_method", 28, "", "", 0.0, "unresolved"),
+        ("AppTest", "test", 31, test, "AppTest.test", 1.0, "exact"),
+        ("AppTest", "get", 32, test, "AppTest.get", 1.0, "exact"),  # a method of AppTest
     ]

@@ -320,7 +320,7 @@ class RubyWalker(Walker):
         head = receiver_name(receiver) if receiver is not None else ""
         given_to = f"{head}.{method}" if head else method if receiver is None else "?"
         if self.block_param[-1] and ruby_blocks.forwards(args, self.block_param[-1]):
-            value = ruby_blocks.forward_target(method, head, given_to)
+            value = ruby_blocks.forward_target(method, head, given_to, bool(self.blocks))
             forward = Assignment(ruby_blocks.BLOCK_FORWARD, value, self.qualname, line(node))
             self.facts.assignments.append(forward)
         if receiver is None:

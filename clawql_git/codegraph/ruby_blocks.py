@@ -7,8 +7,13 @@ evaluates it with another one (Ruby's docs: ``BasicObject#instance_eval``/``inst
 as assignments, read by ``ruby_resolve``:
 
 - a method that hands its ``&block`` parameter on: target ``&block``, value ``eval`` when
-  the method it goes to is one of those, else that method's callee as written
-  (``Sinatra.new``), to be followed by the resolver;
+  the method it goes to is one of those called on another object (``klass.class_eval``,
+  ``Class.new``, or on ``self`` inside a block, whose ``self`` is not known), ``self`` when
+  it is one of those called on the method's own ``self`` in its body (``define_method(n,
+  &block)`` in a class method makes the block a method of that class: the names it calls
+  are the class's, as where the call is written, when the method is called on that
+  ``self``), else that method's callee as written (``Sinatra.new``), to be followed by the
+  resolver;
 - a call that goes to ``self`` (a bare name, ``self.x``, ``@x.y``) inside blocks given to
   calls: target ``self@LINE:COL``, value the callees the blocks are given to, outermost
   first, joined by ``;``.
@@ -22,6 +27,7 @@ from clawql_git.codegraph.ts_util import text
 
 BLOCK_FORWARD = "&block"
 EVAL = "eval"
+KEEP = "self"
 SEPARATOR = ";"
 EVALS = frozenset(
     {
@@ -62,10 +68,13 @@ def forwards(args: Node | None, block: str) -> bool:
     return False
 
 
-def forward_target(method: str, receiver: str, callee: str) -> str:
+def forward_target(method: str, receiver: str, callee: str, in_block: bool) -> str:
     """What a ``&block`` handed to ``receiver.method`` (recorded as ``callee``) is given to:
-    ``eval`` for the methods that change ``self``, else the callee to follow."""
-    if method in EVALS or (method == "new" and receiver in _BUILDERS):
+    ``self`` for the methods that evaluate it on the method's own ``self``, ``eval`` for
+    them on anything else, else the callee to follow."""
+    if method in EVALS:
+        return KEEP if receiver in ("", "self") and not in_block else EVAL
+    if method == "new" and receiver in _BUILDERS:
         return EVAL
     return callee
 

@@ -6,8 +6,10 @@ Ruby's docs (``BasicObject#instance_eval``, ``Module#class_eval``, ``Class.new``
 runs with ``self`` the receiver (the new class), so its bare names are that object's
 methods, not the enclosing class's or spec's. A method changes the ``self`` of the block it
 is given when it hands its ``&block`` to one of those, or to a method of the repository that
-does (followed :data:`MAX_FORWARDS` deep). Such calls are left unresolved; every other call
-resolves as :class:`Resolver` resolves it.
+does (followed :data:`MAX_FORWARDS` deep); not when it evaluates the block on its own
+``self`` and is called on the ``self`` of the block's site (``define_method(name, &block)``
+in a class method called in the class body: the block is a method of that class). Such
+calls are left unresolved; every other call resolves as :class:`Resolver` resolves it.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from clawql_git.codegraph.model import Call
 from clawql_git.codegraph.resolve import UNK, Entity, ResolutionNotes
-from clawql_git.codegraph.ruby_blocks import BLOCK_FORWARD, EVAL, SEPARATOR, site
+from clawql_git.codegraph.ruby_blocks import BLOCK_FORWARD, EVAL, KEEP, SEPARATOR, site
 
 if TYPE_CHECKING:
     from clawql_git.codegraph.resolve import Resolver
@@ -29,7 +31,7 @@ class RubyCalls:
 
     def __init__(self, resolver: Resolver) -> None:
         self.resolver = resolver
-        self._evaluates: dict[tuple[str, str], bool] = {}
+        self._evaluates: dict[tuple[str, str, bool], bool] = {}
 
     def callee(self, path: str, scope: str, call: Call, ctx: ResolutionNotes) -> Entity:
         """What ``call`` denotes; unknown inside a block evaluated with another ``self``."""
@@ -46,21 +48,36 @@ class RubyCalls:
         """Whether the method a block is given to (as written in ``scope``) evaluates it with
         another ``self``. Outer blocks are asked first: by then ``self`` is the lexical one."""
         found = self.resolver.callee(path, scope, given_to, ResolutionNotes())
-        return found[0] == "def" and self.evaluates(found[1], found[2], MAX_FORWARDS)
+        if found[0] != "def":
+            return False
+        return self.evaluates(found[1], found[2], on_self(given_to), MAX_FORWARDS)
 
-    def evaluates(self, path: str, qual: str, depth: int) -> bool:
-        """Whether the method ``qual`` of ``path`` hands its ``&block`` to a method that
-        evaluates it with another ``self``, directly or through methods of the repository."""
-        key = (path, qual)
+    def evaluates(self, path: str, qual: str, same_self: bool, depth: int) -> bool:
+        """Whether the method ``qual`` of ``path`` (called on the ``self`` of the block's
+        site when ``same_self``) hands its ``&block`` to a method that evaluates it with
+        another ``self``, directly or through methods of the repository."""
+        key = (path, qual, same_self)
         if key not in self._evaluates:
             self._evaluates[key] = False  # a method handing its block to itself
             forwards = self.resolver.index[path].assigns.get((qual, BLOCK_FORWARD), [])
             self._evaluates[key] = any(
-                f.value == EVAL or (depth > 0 and self._changes_self_in(path, qual, f.value, depth))
-                for f in forwards
+                self._forward_changes(path, qual, f.value, same_self, depth) for f in forwards
             )
         return self._evaluates[key]
 
-    def _changes_self_in(self, path: str, qual: str, given_to: str, depth: int) -> bool:
+    def _forward_changes(
+        self, path: str, qual: str, given_to: str, same_self: bool, depth: int
+    ) -> bool:
+        if given_to in (EVAL, KEEP):
+            return given_to == EVAL or not same_self
+        if depth <= 0:
+            return False
         found = self.resolver.callee(path, qual, given_to, ResolutionNotes())
-        return found[0] == "def" and self.evaluates(found[1], found[2], depth - 1)
+        if found[0] != "def":
+            return False
+        return self.evaluates(found[1], found[2], same_self and on_self(given_to), depth - 1)
+
+
+def on_self(callee: str) -> bool:
+    """Whether a callee as recorded is called on ``self``: ``m``, ``self.m``."""
+    return "." not in callee or (callee.startswith("self.") and callee.count(".") == 1)
