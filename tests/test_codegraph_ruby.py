@@ -375,6 +375,10 @@ EVAL = {
         "  test 'kept' do\n"
         "    get '/'\n"
         "  end\n"
+        "\n"
+        "  def test_class_new\n"
+        "    Class.new(Base) { get '/' }\n"
+        "  end\n"
         "end\n"
     ),
 }
@@ -398,4 +402,6 @@ def test_ruby_blocks_evaluated_with_another_self_leave_bare_calls(tmp_path: Path
         ("AppTest.test", "define_method", 28, "", "", 0.0, "unresolved"),
         ("AppTest", "test", 31, test, "AppTest.test", 1.0, "exact"),
         ("AppTest", "get", 32, test, "AppTest.get", 1.0, "exact"),  # a method of AppTest
+        ("AppTest.test_class_new", "Class", 36, "", "", 0.0, "unresolved"),
+        ("AppTest.test_class_new", "get", 36, "", "", 0.0, "unresolved"),  # the new class's
     ]

@@ -334,7 +334,8 @@ class RubyWalker(Walker):
             if receiver.type not in {"identifier", "constant", "scope_resolution", "self"}:
                 self.visit(receiver)  # a chained call, a block's result, an expression
         self.visit(args)
-        self.visit_block(node.child_by_field_name("block"), given_to)
+        owner = ruby_blocks.block_owner(method, head, given_to)
+        self.visit_block(node.child_by_field_name("block"), owner)
 
     def visit_block(self, block: Node | None, given_to: str) -> None:
         """A ``do ... end`` / ``{ ... }`` given to the call ``given_to``."""

@@ -16,7 +16,8 @@ as assignments, read by ``ruby_resolve``:
   resolver;
 - a call that goes to ``self`` (a bare name, ``self.x``, ``@x.y``) inside blocks given to
   calls: target ``self@LINE:COL``, value the callees the blocks are given to, outermost
-  first, joined by ``;``.
+  first, joined by ``;``; ``eval`` for a block given straight to one of those methods on
+  another object (``klass.class_eval do``, ``Class.new(Base) do``, ``Struct.new(:a) do``).
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ EVALS = frozenset(
     }
 )
 _BUILDERS = frozenset({"Class", "Module"})  # ``Class.new(base, &b)``, ``Module.new(&b)``
+_CLASS_BLOCKS = frozenset({"Class.new", "Module.new", "Struct.new", "Data.define"})
 
 
 def site(line: int, column: int) -> str:
@@ -77,6 +79,14 @@ def forward_target(method: str, receiver: str, callee: str, in_block: bool) -> s
     if method == "new" and receiver in _BUILDERS:
         return EVAL
     return callee
+
+
+def block_owner(method: str, receiver: str, callee: str) -> str:
+    """What a literal block given to ``receiver.method`` (recorded as ``callee``) is given
+    to: ``eval`` when that evaluates it on another object, else the callee to resolve."""
+    if method in EVALS and receiver not in ("", "self"):
+        return EVAL
+    return EVAL if f"{receiver}.{method}" in _CLASS_BLOCKS else callee
 
 
 def self_based(callee: str, locals_: list[set[str]]) -> bool:

@@ -47,6 +47,8 @@ class RubyCalls:
     def _changes_self(self, path: str, scope: str, given_to: str) -> bool:
         """Whether the method a block is given to (as written in ``scope``) evaluates it with
         another ``self``. Outer blocks are asked first: by then ``self`` is the lexical one."""
+        if given_to == EVAL:  # ``klass.class_eval do``: ``ruby_blocks.block_owner``
+            return True
         found = self.resolver.callee(path, scope, given_to, ResolutionNotes())
         if found[0] != "def":
             return False
