@@ -405,3 +405,46 @@ def test_ruby_blocks_evaluated_with_another_self_leave_bare_calls(tmp_path: Path
         ("AppTest.test_class_new", "Class", 36, "", "", 0.0, "unresolved"),
         ("AppTest.test_class_new", "get", 36, "", "", 0.0, "unresolved"),  # the new class's
     ]
+
+
+# ``Class.new(self)`` makes a subclass (Ruby's docs, ``Class.new(super_class)``): a block
+# class_eval'd on it still sees the methods of the class it is written in. A method a block
+# is given to that is not resolved (its class is reopened in two files) but that some method
+# of the repository of that name would change the block's ``self``: the block's calls are
+# left unresolved.
+REOPENED = {
+    **EVAL,
+    "test/spec_a.rb": "class Spec\n  def spec_app(&block)\n    Builder.build(&block)\n  end\nend\n",
+    "test/spec_b.rb": "class Spec\n  def other = 1\nend\n",
+    "test/spec_test.rb": (
+        "class SpecTest < Spec\n"
+        "  def self.context(&block)\n"
+        "    sub = Class.new(self)\n"
+        "    sub.class_eval(&block)\n"
+        "  end\n"
+        "\n"
+        "  def get(path) = path\n"
+        "\n"
+        "  context do\n"
+        "    get '/'\n"
+        "  end\n"
+        "\n"
+        "  def test_it\n"
+        "    spec_app { get '/' }\n"
+        "  end\n"
+        "end\n"
+    ),
+}
+
+
+def test_ruby_subclass_of_self_keeps_names_unresolved_owner_leaves_them(tmp_path: Path) -> None:
+    graph = build(tmp_path, REOPENED)
+    spec = "test/spec_test.rb"
+    assert calls(graph, spec) == [
+        ("SpecTest.context", "Class", 3, "", "", 0.0, "unresolved"),
+        ("SpecTest.context", "sub.class_eval", 4, "", "", 0.0, "unresolved"),
+        ("SpecTest", "context", 9, spec, "SpecTest.context", 1.0, "exact"),
+        ("SpecTest", "get", 10, spec, "SpecTest.get", 1.0, "exact"),  # a subclass's
+        ("SpecTest.test_it", "get", 14, "", "", 0.0, "unresolved"),  # Base.get's class
+        ("SpecTest.test_it", "spec_app", 14, "", "", 0.0, "unresolved"),
+    ]

@@ -156,6 +156,7 @@ class RubyWalker(Walker):
         self.blocks: list[str] = []  # what the enclosing blocks are given to, outermost first
         self.block_locals: list[set[str]] = []  # their parameters
         self.block_param: list[str] = [""]  # the enclosing method's ``&block`` parameter
+        self.subclasses: list[set[str]] = [set()]  # its locals set to ``Class.new(self)``
 
     def doc(self, node: Node) -> str:
         lines = []
@@ -244,11 +245,13 @@ class RubyWalker(Walker):
         with self.enter(name):
             self.locals.append(set())
             self.block_param.append(ruby_blocks.block_parameter(params))
+            self.subclasses.append(set())
             for param in params.named_children if params is not None else []:
                 param_name = param.child_by_field_name("name")
                 self.locals[-1].add(text(param_name if param_name is not None else param))
                 self.visit(param.child_by_field_name("value"))
             self.visit(body)
+            self.subclasses.pop()
             self.block_param.pop()
             self.locals.pop()
         self.blocks = blocks
@@ -278,6 +281,8 @@ class RubyWalker(Walker):
             )
         if left is not None and left.type == "identifier":
             self.locals[-1].add(text(left))
+            if right is not None and collapse(text(right)) == ruby_blocks.SUBCLASS_OF_SELF:
+                self.subclasses[-1].add(text(left))
         if left is not None and right is not None:
             target = receiver_name(left)
             if right.type == "call" and text(right.child_by_field_name("method")) == "new":
@@ -320,7 +325,8 @@ class RubyWalker(Walker):
         head = receiver_name(receiver) if receiver is not None else ""
         given_to = f"{head}.{method}" if head else method if receiver is None else "?"
         if self.block_param[-1] and ruby_blocks.forwards(args, self.block_param[-1]):
-            value = ruby_blocks.forward_target(method, head, given_to, bool(self.blocks))
+            on = "self" if head in self.subclasses[-1] else head
+            value = ruby_blocks.forward_target(method, on, given_to, bool(self.blocks))
             forward = Assignment(ruby_blocks.BLOCK_FORWARD, value, self.qualname, line(node))
             self.facts.assignments.append(forward)
         if receiver is None:

@@ -12,7 +12,8 @@ as assignments, read by ``ruby_resolve``:
   it is one of those called on the method's own ``self`` in its body (``define_method(n,
   &block)`` in a class method makes the block a method of that class: the names it calls
   are the class's, as where the call is written, when the method is called on that
-  ``self``), else that method's callee as written (``Sinatra.new``), to be followed by the
+  ``self``; so does ``sub = Class.new(self); sub.class_eval(&block)``: ``sub`` inherits
+  them), else that method's callee as written (``Sinatra.new``), to be followed by the
   resolver;
 - a call that goes to ``self`` (a bare name, ``self.x``, ``@x.y``) inside blocks given to
   calls: target ``self@LINE:COL``, value the callees the blocks are given to, outermost
@@ -29,6 +30,7 @@ from clawql_git.codegraph.ts_util import text
 BLOCK_FORWARD = "&block"
 EVAL = "eval"
 KEEP = "self"
+SUBCLASS_OF_SELF = "Class.new(self)"
 SEPARATOR = ";"
 EVALS = frozenset(
     {

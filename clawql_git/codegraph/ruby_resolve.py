@@ -6,7 +6,10 @@ Ruby's docs (``BasicObject#instance_eval``, ``Module#class_eval``, ``Class.new``
 runs with ``self`` the receiver (the new class), so its bare names are that object's
 methods, not the enclosing class's or spec's. A method changes the ``self`` of the block it
 is given when it hands its ``&block`` to one of those, or to a method of the repository that
-does (followed :data:`MAX_FORWARDS` deep); not when it evaluates the block on its own
+does (followed :data:`MAX_FORWARDS` deep). When the method a block is given to on ``self``
+is not resolved (``mock_app`` of a class reopened in two files), a method of the repository
+of that name that would change the block's ``self`` is reason enough to leave its calls (not
+to resolve them: nothing is resolved by name). Not when it evaluates the block on its own
 ``self`` and is called on the ``self`` of the block's site (``define_method(name, &block)``
 in a class method called in the class body: the block is a method of that class). Such
 calls are left unresolved; every other call resolves as :class:`Resolver` resolves it.
@@ -32,6 +35,7 @@ class RubyCalls:
     def __init__(self, resolver: Resolver) -> None:
         self.resolver = resolver
         self._evaluates: dict[tuple[str, str, bool], bool] = {}
+        self._forwarders: dict[str, list[tuple[str, str]]] | None = None
 
     def callee(self, path: str, scope: str, call: Call, ctx: ResolutionNotes) -> Entity:
         """What ``call`` denotes; unknown inside a block evaluated with another ``self``."""
@@ -50,9 +54,25 @@ class RubyCalls:
         if given_to == EVAL:  # ``klass.class_eval do``: ``ruby_blocks.block_owner``
             return True
         found = self.resolver.callee(path, scope, given_to, ResolutionNotes())
-        if found[0] != "def":
+        if found[0] == "def":
+            return self.evaluates(found[1], found[2], on_self(given_to), MAX_FORWARDS)
+        if found[0] != "unk" or not on_self(given_to):
             return False
-        return self.evaluates(found[1], found[2], on_self(given_to), MAX_FORWARDS)
+        named = self.forwarders().get(given_to.rsplit(".", 1)[-1], [])
+        return any(self.evaluates(f, qual, True, MAX_FORWARDS) for f, qual in named)
+
+    def forwarders(self) -> dict[str, list[tuple[str, str]]]:
+        """Method name -> the (file, qualname) of the Ruby methods handing on their block."""
+        if self._forwarders is None:
+            self._forwarders = {}
+            for path, idx in sorted(self.resolver.index.items()):
+                if idx.facts.language != "ruby":
+                    continue
+                for scope, target in idx.assigns:
+                    if target == BLOCK_FORWARD:
+                        name = scope.rsplit(".", 1)[-1]
+                        self._forwarders.setdefault(name, []).append((path, scope))
+        return self._forwarders
 
     def evaluates(self, path: str, qual: str, same_self: bool, depth: int) -> bool:
         """Whether the method ``qual`` of ``path`` (called on the ``self`` of the block's
