@@ -307,3 +307,144 @@ def test_ruby_paths_from_the_top_level_leave_the_enclosing_module(tmp_path: Path
         ("Shop.welcome", "Greeting.hello", 5, "lib/greeting.rb", "Greeting.hello", 1.0, "exact"),
         ("Shop.welcome", "Outer.Inner", 6, "lib/greeting.rb", "Outer.Inner", 1.0, "exact"),
     ]
+
+
+# Ruby's docs: ``BasicObject#instance_eval`` evaluates the block "within the context of the
+# receiver (obj)", its example ``k.instance_eval { the_secret }`` calls KlassWithSecret's
+# private method; ``Module#class_eval`` and ``Class.new(super) { }`` evaluate it in the
+# class. A block given to a method that hands its ``&block`` to one of those has another
+# ``self``: its bare names are not the enclosing class's. ``yield`` keeps ``self``, and so
+# does ``Module#define_method(name, &block)`` called on the class the block is written in.
+EVAL = {
+    "lib/app.rb": (
+        "class Base\n"
+        "  def self.get(path) = path\n"
+        "end\n"
+        "\n"
+        "class KlassWithSecret\n"
+        "  def initialize\n"
+        "    @secret = 99\n"
+        "  end\n"
+        "\n"
+        "  private\n"
+        "\n"
+        "  def the_secret\n"
+        '    "Ssssh! The secret is #{@secret}."\n'
+        "  end\n"
+        "end\n"
+        "\n"
+        "module Builder\n"
+        "  def self.build(base = Base, &block)\n"
+        "    klass = Class.new(base)\n"
+        "    klass.class_eval(&block)\n"
+        "    klass\n"
+        "  end\n"
+        "end\n"
+    ),
+    "test/app_test.rb": (
+        "class AppTest\n"
+        "  def mock_app(&block)\n"
+        "    @app = Builder.build(&block)\n"
+        "  end\n"
+        "\n"
+        "  def with_secret(&block)\n"
+        "    KlassWithSecret.new.instance_eval(&block)\n"
+        "  end\n"
+        "\n"
+        "  def around\n"
+        "    yield\n"
+        "  end\n"
+        "\n"
+        "  def get(path) = path\n"
+        "  def the_secret = 'none'\n"
+        "\n"
+        "  def test_app\n"
+        "    mock_app do\n"
+        "      get '/'\n"
+        "      self.the_secret\n"
+        "    end\n"
+        "    with_secret { the_secret }\n"
+        "    around { get '/' }\n"
+        "    get '/'\n"
+        "  end\n"
+        "\n"
+        "  def self.test(name, &block)\n"
+        "    define_method(name, &block)\n"
+        "  end\n"
+        "\n"
+        "  test 'kept' do\n"
+        "    get '/'\n"
+        "  end\n"
+        "\n"
+        "  def test_class_new\n"
+        "    Class.new(Base) { get '/' }\n"
+        "  end\n"
+        "end\n"
+    ),
+}
+
+
+def test_ruby_blocks_evaluated_with_another_self_leave_bare_calls(tmp_path: Path) -> None:
+    graph = build(tmp_path, EVAL)
+    test, app = "test/app_test.rb", "lib/app.rb"
+    assert calls(graph, test) == [
+        ("AppTest.mock_app", "Builder.build", 3, app, "Builder.build", 0.8, "inferred"),
+        ("AppTest.with_secret", "KlassWithSecret", 7, app, "KlassWithSecret", 0.8, "inferred"),
+        ("AppTest.with_secret", "KlassWithSecret().instance_eval", 7, "", "", 0.0, "unresolved"),
+        ("AppTest.test_app", "mock_app", 18, test, "AppTest.mock_app", 1.0, "exact"),
+        ("AppTest.test_app", "get", 19, "", "", 0.0, "unresolved"),  # Base.get's class
+        ("AppTest.test_app", "self.the_secret", 20, "", "", 0.0, "unresolved"),
+        ("AppTest.test_app", "the_secret", 22, "", "", 0.0, "unresolved"),  # the secret's
+        ("AppTest.test_app", "with_secret", 22, test, "AppTest.with_secret", 1.0, "exact"),
+        ("AppTest.test_app", "around", 23, test, "AppTest.around", 1.0, "exact"),
+        ("AppTest.test_app", "get", 23, test, "AppTest.get", 1.0, "exact"),  # yield keeps self
+        ("AppTest.test_app", "get", 24, test, "AppTest.get", 1.0, "exact"),
+        ("AppTest.test", "define_method", 28, "", "", 0.0, "unresolved"),
+        ("AppTest", "test", 31, test, "AppTest.test", 1.0, "exact"),
+        ("AppTest", "get", 32, test, "AppTest.get", 1.0, "exact"),  # a method of AppTest
+        ("AppTest.test_class_new", "Class", 36, "", "", 0.0, "unresolved"),
+        ("AppTest.test_class_new", "get", 36, "", "", 0.0, "unresolved"),  # the new class's
+    ]
+
+
+# ``Class.new(self)`` makes a subclass (Ruby's docs, ``Class.new(super_class)``): a block
+# class_eval'd on it still sees the methods of the class it is written in. A method a block
+# is given to that is not resolved (its class is reopened in two files) but that some method
+# of the repository of that name would change the block's ``self``: the block's calls are
+# left unresolved.
+REOPENED = {
+    **EVAL,
+    "test/spec_a.rb": "class Spec\n  def spec_app(&block)\n    Builder.build(&block)\n  end\nend\n",
+    "test/spec_b.rb": "class Spec\n  def other = 1\nend\n",
+    "test/spec_test.rb": (
+        "class SpecTest < Spec\n"
+        "  def self.context(&block)\n"
+        "    sub = Class.new(self)\n"
+        "    sub.class_eval(&block)\n"
+        "  end\n"
+        "\n"
+        "  def get(path) = path\n"
+        "\n"
+        "  context do\n"
+        "    get '/'\n"
+        "  end\n"
+        "\n"
+        "  def test_it\n"
+        "    spec_app { get '/' }\n"
+        "  end\n"
+        "end\n"
+    ),
+}
+
+
+def test_ruby_subclass_of_self_keeps_names_unresolved_owner_leaves_them(tmp_path: Path) -> None:
+    graph = build(tmp_path, REOPENED)
+    spec = "test/spec_test.rb"
+    assert calls(graph, spec) == [
+        ("SpecTest.context", "Class", 3, "", "", 0.0, "unresolved"),
+        ("SpecTest.context", "sub.class_eval", 4, "", "", 0.0, "unresolved"),
+        ("SpecTest", "context", 9, spec, "SpecTest.context", 1.0, "exact"),
+        ("SpecTest", "get", 10, spec, "SpecTest.get", 1.0, "exact"),  # a subclass's
+        ("SpecTest.test_it", "get", 14, "", "", 0.0, "unresolved"),  # Base.get's class
+        ("SpecTest.test_it", "spec_app", 14, "", "", 0.0, "unresolved"),
+    ]

@@ -38,13 +38,16 @@ from typing import ClassVar
 
 from tree_sitter import Node
 
-from clawql_git.codegraph.model import FileFacts, RepoView, SymbolKind
+from clawql_git.codegraph import ruby_blocks
+from clawql_git.codegraph.model import Assignment, FileFacts, RepoView, SymbolKind
 from clawql_git.codegraph.rails_routes import rails_routes
+from clawql_git.codegraph.ruby_resolve import RubyCalls
 from clawql_git.codegraph.ts_util import (
     Parsers,
     Walker,
     clean_line_docs,
     collapse,
+    line,
     text,
     walk_file,
 )
@@ -150,6 +153,10 @@ class RubyWalker(Walker):
         self.type_scopes: list[str] = []
         self.private: list[bool] = [False]
         self.locals: list[set[str]] = [set()]
+        self.blocks: list[str] = []  # what the enclosing blocks are given to, outermost first
+        self.block_locals: list[set[str]] = []  # their parameters
+        self.block_param: list[str] = [""]  # the enclosing method's ``&block`` parameter
+        self.subclasses: list[set[str]] = [set()]  # its locals set to ``Class.new(self)``
 
     def doc(self, node: Node) -> str:
         lines = []
@@ -234,14 +241,20 @@ class RubyWalker(Walker):
             docstring=self.doc(node),
             exported=not (private or self.private[-1]),
         )
+        blocks, self.blocks = self.blocks, []  # a method's body has its own ``self``
         with self.enter(name):
             self.locals.append(set())
+            self.block_param.append(ruby_blocks.block_parameter(params))
+            self.subclasses.append(set())
             for param in params.named_children if params is not None else []:
                 param_name = param.child_by_field_name("name")
                 self.locals[-1].add(text(param_name if param_name is not None else param))
                 self.visit(param.child_by_field_name("value"))
             self.visit(body)
+            self.subclasses.pop()
+            self.block_param.pop()
             self.locals.pop()
+        self.blocks = blocks
 
     def method_signature(self, node: Node, params: Node | None) -> str:
         """``def add(item, qty = 1)``: the ``def`` line up to its parameters' end."""
@@ -268,6 +281,8 @@ class RubyWalker(Walker):
             )
         if left is not None and left.type == "identifier":
             self.locals[-1].add(text(left))
+            if right is not None and collapse(text(right)) == ruby_blocks.SUBCLASS_OF_SELF:
+                self.subclasses[-1].add(text(left))
         if left is not None and right is not None:
             target = receiver_name(left)
             if right.type == "call" and text(right.child_by_field_name("method")) == "new":
@@ -288,12 +303,32 @@ class RubyWalker(Walker):
         if not any(name in scope for scope in self.locals):
             self.add_call(name, node)
 
+    def add_call(self, callee: str, node: Node) -> None:
+        """A call site; inside blocks given to calls, when it goes to ``self``, also what
+        the blocks are given to (``ruby_blocks``)."""
+        super().add_call(callee, node)
+        if (
+            callee
+            and self.blocks
+            and ruby_blocks.self_based(callee, self.locals + self.block_locals)
+        ):
+            target = ruby_blocks.site(line(node), node.start_point[1])
+            owners = ruby_blocks.SEPARATOR.join(self.blocks)
+            self.facts.assignments.append(Assignment(target, owners, self.qualname, line(node)))
+
     def on_call(self, node: Node) -> None:
         method = text(node.child_by_field_name("method"))
         receiver = node.child_by_field_name("receiver")
         args = node.child_by_field_name("arguments")
         if receiver is None and self._directive(node, method, args):
             return
+        head = receiver_name(receiver) if receiver is not None else ""
+        given_to = f"{head}.{method}" if head else method if receiver is None else "?"
+        if self.block_param[-1] and ruby_blocks.forwards(args, self.block_param[-1]):
+            on = "self" if head in self.subclasses[-1] else head
+            value = ruby_blocks.forward_target(method, on, given_to, bool(self.blocks))
+            forward = Assignment(ruby_blocks.BLOCK_FORWARD, value, self.qualname, line(node))
+            self.facts.assignments.append(forward)
         if receiver is None:
             self.add_call(method, node)
         elif method == "new":
@@ -305,7 +340,20 @@ class RubyWalker(Walker):
             if receiver.type not in {"identifier", "constant", "scope_resolution", "self"}:
                 self.visit(receiver)  # a chained call, a block's result, an expression
         self.visit(args)
-        self.visit(node.child_by_field_name("block"))
+        owner = ruby_blocks.block_owner(method, head, given_to)
+        self.visit_block(node.child_by_field_name("block"), owner)
+
+    def visit_block(self, block: Node | None, given_to: str) -> None:
+        """A ``do ... end`` / ``{ ... }`` given to the call ``given_to``."""
+        if block is None:
+            return
+        params = block.child_by_field_name("parameters")
+        names = {text(p) for p in params.named_children} if params is not None else set()
+        self.blocks.append(given_to)
+        self.block_locals.append(names)
+        self.visit(block)
+        self.block_locals.pop()
+        self.blocks.pop()
 
     def _directive(self, node: Node, method: str, args: Node | None) -> bool:
         """``require``, ``include``, ``attr_reader``, ``private def``: True when handled."""
@@ -341,10 +389,13 @@ class RubyWalker(Walker):
 class RubyExtractor:
     """The Ruby extractor the code graph loads as ``lang_ruby.EXTRACTOR``."""
 
-    version = "2"  # 2: ``module ::Name`` is top-level wherever it is written
+    # 2: ``module ::Name`` is top-level wherever it is written; 3: blocks given to calls
+    # and ``&block`` handed on (``ruby_blocks``)
+    version = "3"
 
     def __init__(self) -> None:
         self.suffixes = {".rb": "ruby", ".rake": "ruby"}
+        self.call_resolver = RubyCalls  # blocks evaluated with another ``self``
         self._parsers = Parsers(_languages())  # type: ignore[arg-type]
 
     def extract(self, path: str, source: bytes, language: str) -> FileFacts:
