@@ -375,7 +375,7 @@ def test_an_index_of_the_previous_schema_is_rebuilt(tmp_path: Path) -> None:
     db.commit()
     db.close()
     reopened = CodeGraph.open(tmp_path, create=False)
-    assert reopened.store.get_meta("schema") == SCHEMA_VERSION == "10"
+    assert reopened.store.get_meta("schema") == SCHEMA_VERSION == "11"
     assert reopened.store.query("SELECT count(*) FROM files")[0][0] == 0
     with pytest.raises(NotFound, match="run `clawql code index`"):
         reopened.hierarchy("User")

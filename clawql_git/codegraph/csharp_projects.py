@@ -7,12 +7,16 @@ usings, and each ``<Using Include="A.B" />`` item adds ``global using A.B;`` (``
 ``global using static``; ``Alias="X"``: an alias, left out here). The project of a file is the
 nearest directory above it holding ``NAME/NAME.csproj`` (the file named like its directory, as
 ``dotnet new`` writes it); a file in no such directory gets nothing.
+
+These files are read when resolving, so an edit of one alone changes edges: the indexer keeps
+their digests and relinks the C# files :func:`project_users` names when one changes.
 """
 
 from __future__ import annotations
 
 import posixpath
 import re
+from collections.abc import Collection, Mapping
 
 from clawql_git.codegraph.model import Import, RepoView
 
@@ -52,6 +56,62 @@ USING = re.compile(rb"<Using\s+Include=\"([A-Za-z_][\w.]*)\"([^>]*)/?>")
 
 
 REFERENCE = re.compile(rb"<ProjectReference\s+Include=\"([^\"]+\.csproj)\"")
+PROPS = "Directory.Build.props"
+# what discovery lists besides the sources: the candidates for :func:`is_project_file`
+PROJECT_SUFFIXES = {".csproj": "msbuild", ".props": "msbuild"}
+
+
+def is_project_file(path: str) -> bool:
+    """Whether resolving C# reads ``path``: a ``.csproj`` or a ``Directory.Build.props``."""
+    return path.endswith(".csproj") or posixpath.basename(path) == PROPS
+
+
+def project_users(
+    old: Mapping[str, str], new: Mapping[str, str], files: Collection[str], repo: RepoView
+) -> set[str]:
+    """The C# files of ``files`` whose calls may resolve otherwise once the project files
+    went from ``old`` to ``new`` (path -> content digest; ``repo`` holds the new ones).
+    A ``.csproj`` that appears or vanishes moves files between projects, which changes what
+    every project sees: all of ``files``. An edited one changes its project's usings and
+    references, and so the compilation of every project referencing it, directly or not: the
+    files under those projects' directories. A ``Directory.Build.props`` gives the projects
+    under its directory their ImplicitUsings: the files under it."""
+    changed = {p for p in old.keys() | new.keys() if old.get(p) != new.get(p)}
+    edited = {p for p in changed if p.endswith(".csproj")}
+    if any((p in old) != (p in new) for p in edited):
+        return set(files)
+    folders = {posixpath.dirname(p) for p in changed | _referrers(edited, new, repo)}
+    prefixes = tuple(f + "/" if f else "" for f in folders)
+    return {f for f in files if prefixes and f.startswith(prefixes)}
+
+
+def _referrers(targets: set[str], projects: Collection[str], repo: RepoView) -> set[str]:
+    """The ``.csproj`` files of ``projects`` referencing one of ``targets``, directly or not."""
+    referenced_by: dict[str, set[str]] = {}
+    for project in projects:
+        if project.endswith(".csproj"):
+            for other in references(project, _read(repo, project) or b""):
+                referenced_by.setdefault(other, set()).add(project)
+    out: set[str] = set()
+    queue = list(targets)
+    while queue:
+        for project in referenced_by.get(queue.pop(), ()):
+            if project not in out:
+                out.add(project)
+                queue.append(project)
+    return out
+
+
+def references(project: str, raw: bytes) -> list[str]:
+    """The repository paths of the projects the ``.csproj`` at ``project`` (text ``raw``)
+    references; those outside the repository are left out."""
+    out = []
+    for written in REFERENCE.findall(raw):
+        relative = written.decode().replace("\\", "/")
+        other = posixpath.normpath(posixpath.join(posixpath.dirname(project), relative))
+        if not other.startswith("../"):
+            out.append(other)
+    return out
 
 
 def project_of(path: str, repo: RepoView, cache: dict[str, str]) -> str:
@@ -79,11 +139,8 @@ def compilation(project: str, repo: RepoView) -> frozenset[str]:
     queue = [project]
     while queue:
         here = queue.pop()
-        raw = _read(repo, here) or b""
-        for written in REFERENCE.findall(raw):
-            relative = written.decode().replace("\\", "/")
-            other = posixpath.normpath(posixpath.join(posixpath.dirname(here), relative))
-            if other not in seen and not other.startswith("../"):
+        for other in references(here, _read(repo, here) or b""):
+            if other not in seen:
                 seen.add(other)
                 queue.append(other)
     return frozenset(seen)
@@ -127,7 +184,7 @@ def _implicit(project: bytes, folder: str, repo: RepoView) -> bool:
     found = IMPLICIT.search(project)
     here = folder
     while found is None:
-        props = _read(repo, posixpath.join(here, "Directory.Build.props"))
+        props = _read(repo, posixpath.join(here, PROPS))
         found = IMPLICIT.search(props) if props is not None else None
         if not here:
             break

@@ -1,5 +1,7 @@
 """Building and updating the graph: parse what changed (by content hash), resolve calls and
-imports across files, join routes, and write it all in one transaction."""
+imports across files, join routes, and write it all in one transaction. The project files the
+resolver reads (C#'s ``.csproj``) are kept by content hash too: an edit of one alone relinks
+the files it governs."""
 
 from __future__ import annotations
 
@@ -11,6 +13,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from clawql_git.codegraph.csharp_projects import (
+    PROJECT_SUFFIXES,
+    is_project_file,
+    project_users,
+)
 from clawql_git.codegraph.files import (
     SourceFile,
     discover,
@@ -27,6 +34,7 @@ from clawql_git.codegraph.routes import join_routes
 from clawql_git.codegraph.store import Store, delete_file, write_file
 
 Progress = Callable[[int, int, str], None]
+Projects = dict[str, str]  # project file -> content digest
 
 
 @dataclass
@@ -56,6 +64,7 @@ class IndexReport:
     seconds: float
     languages: dict[str, int]
     changed: tuple[str, ...] = ()
+    relinked: tuple[str, ...] = ()  # the files whose calls and imports were resolved again
 
     def to_record(self) -> dict[str, Any]:
         return {
@@ -70,6 +79,7 @@ class IndexReport:
             "seconds": round(self.seconds, 3),
             "languages": self.languages,
             "changed": list(self.changed),
+            "relinked": len(self.relinked),
         }
 
 
@@ -89,6 +99,7 @@ class Indexer:
         self.facts: dict[str, FileFacts] | None = None
         self.modules: dict[str, str] = {}
         self._resolver: Resolver | None = None
+        self.tracks_projects = "csharp" in self.suffixes.values()
         self._check_stamp()
 
     def _check_stamp(self) -> None:
@@ -105,7 +116,14 @@ class Indexer:
     def full(self, progress: Progress | None = None) -> IndexReport:
         """Index every file: parse the changed ones, drop the vanished ones, relink all."""
         start = time.perf_counter()
-        sources = self._own_sources(list(discover(self.root, self.suffixes)))
+        wanted = {**self.suffixes, **PROJECT_SUFFIXES} if self.tracks_projects else self.suffixes
+        found = list(discover(self.root, wanted))
+        sources = self._own_sources([s for s in found if language_of(s.path, self.suffixes)])
+        projects = (
+            self._digests(s.path for s in found if is_project_file(s.path))
+            if self.tracks_projects
+            else None
+        )
         self.modules = {s.path: s.module for s in sources}
         known = self.store.hashes()
         parsed: dict[str, FileFacts] = {}
@@ -121,12 +139,16 @@ class Indexer:
                 rows.append(row)
         gone = [p for p in known if p not in self.modules]
         changed = tuple(r[0].path for r in rows) + tuple(gone)
+        moved = self._moved(projects) if projects is not None else ()
         if changed or self.store.get_meta("indexed_at") is None:
             # stored facts are read only when something changed: they are relinked with it
             facts = self.store.facts() if self.facts is None else dict(self.facts)
             facts.update(parsed)
             self.facts = {p: f for p, f in facts.items() if p in self.modules}
-            report = self._write(rows, gone, None, start, changed)
+            report = self._write(rows, gone, None, start, changed + moved, projects)
+        elif projects is not None and moved:
+            self.load()
+            report = self._write([], [], self._project_users(projects), start, moved, projects)
         else:
             report = self._report(0, 0, unchanged, start, ())
         self._note_skipped()
@@ -185,6 +207,7 @@ class Indexer:
         known = self.store.hashes()
         left_out = json.loads(self.store.get_meta("vendored") or "{}")  # by the last full index
         rows, gone = [], []
+        projects = self._projects_after(paths)
         for path in sorted(set(paths)):
             full = self.root / path
             skip = path in left_out or vendored_reason(self.root, path)
@@ -200,12 +223,60 @@ class Indexer:
             if row is not None:
                 rows.append(row)
         touched = {r[0].path for r in rows} | set(gone)
-        if not touched:
+        moved = self._moved(projects) if projects is not None else ()
+        if not touched and not moved:
             return self._report(0, 0, 0, start, ())
+        changed = tuple(sorted(touched | set(moved)))
+        if projects is not None and moved:
+            touched |= self._project_users(projects)
         added = any(r[0].path not in known for r in rows)
         # a file that appears or vanishes changes what other imports resolve to: relink all
         scope = None if added or gone else touched
-        return self._write(rows, gone, scope, start, tuple(sorted(touched)))
+        return self._write(rows, gone, scope, start, changed, projects)
+
+    # ------------------------------------------------------------ project files
+
+    def _digests(self, paths: Iterable[str]) -> Projects:
+        """The content digest of each project file of ``paths`` that exists."""
+        out = {}
+        for path in paths:
+            try:
+                out[path] = digest((self.root / path).read_bytes())
+            except OSError:
+                continue
+        return out
+
+    def _stored_projects(self) -> Projects:
+        """The project files (and digests) the graph was last linked with."""
+        return dict(json.loads(self.store.get_meta("projects") or "{}"))
+
+    def _projects_after(self, paths: Iterable[str]) -> Projects | None:
+        """The stored project files with those of ``paths`` read again (None: ``paths`` holds
+        none, or no C# is indexed)."""
+        mine = {p for p in paths if is_project_file(p)}
+        if not mine or not self.tracks_projects:
+            return None
+        projects = self._stored_projects()
+        for path in mine:
+            projects.pop(path, None)
+            projects.update(self._digests([path]))
+        return projects
+
+    def _moved(self, projects: Projects) -> tuple[str, ...]:
+        """The project files added, edited or deleted since the graph was last linked."""
+        old = self._stored_projects()
+        return tuple(
+            sorted(p for p in old.keys() | projects.keys() if old.get(p) != projects.get(p))
+        )
+
+    def _project_users(self, projects: Projects) -> set[str]:
+        """The C# files to relink for the change from the stored project files to ``projects``;
+        the resolver is made again (it keeps what it read of the old ones)."""
+        assert self.facts is not None
+        self._resolver = None
+        csharp = [p for p, f in self.facts.items() if f.language == "csharp"]
+        repo = WorkTree(self.root, frozenset(self.facts))
+        return project_users(self._stored_projects(), projects, csharp, repo)
 
     def _write(
         self,
@@ -214,7 +285,11 @@ class Indexer:
         touched: set[str] | None,
         start: float,
         changed: tuple[str, ...],
+        projects: Projects | None,
     ) -> IndexReport:
+        """Store the parsed ``rows``, drop ``gone``, relink ``touched`` and what sees them (all
+        files: None), and remember ``projects`` as the project files they were linked with
+        (None: unchanged)."""
         assert self.facts is not None
         if touched is None or self._resolver is None:
             repo = WorkTree(self.root, frozenset(self.facts))
@@ -239,8 +314,12 @@ class Indexer:
             db.execute(
                 "INSERT OR REPLACE INTO meta VALUES ('indexed_at', ?)", (f"{time.time():.6f}",)
             )
+            if projects is not None:
+                record = json.dumps(dict(sorted(projects.items())))
+                db.execute("INSERT OR REPLACE INTO meta VALUES ('projects', ?)", (record,))
         self.store.checkpoint()
-        return self._report(len(rows), len(gone), len(self.facts) - len(rows), start, changed)
+        unchanged = len(self.facts) - len(rows)
+        return self._report(len(rows), len(gone), unchanged, start, changed, tuple(sorted(relink)))
 
     def _affected(self, resolver: Resolver, touched: set[str]) -> set[str]:
         """The touched files plus their importers (transitively through packages, whose
@@ -302,7 +381,13 @@ class Indexer:
         db.executemany("INSERT INTO deps VALUES (?,?,?,?)", deps)
 
     def _report(
-        self, parsed: int, removed: int, unchanged: int, start: float, changed: tuple[str, ...]
+        self,
+        parsed: int,
+        removed: int,
+        unchanged: int,
+        start: float,
+        changed: tuple[str, ...],
+        relinked: tuple[str, ...] = (),
     ) -> IndexReport:
         counts = self.store.query(
             "SELECT (SELECT count(*) FROM symbols), (SELECT count(*) FROM calls),"
@@ -324,4 +409,5 @@ class Indexer:
             seconds=time.perf_counter() - start,
             languages=languages,
             changed=changed,
+            relinked=relinked,
         )

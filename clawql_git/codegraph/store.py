@@ -25,7 +25,7 @@ from clawql_git.codegraph.model import (
 )
 from clawql_git.errors import StorageError
 
-SCHEMA_VERSION = "10"
+SCHEMA_VERSION = "11"
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS files (
@@ -88,10 +88,8 @@ def pack(facts: FileFacts) -> bytes:
     data = dict(vars(facts))
     for key in _TYPES:
         data[key] = [list(vars(item).values()) for item in data[key]]
-    for row in data["symbols"]:  # signatures and docstrings live in the symbols table;
-        sig = str(row[5])  # resolution needs only a signature's return annotation
-        row[5] = "->" + sig.rsplit("->", 1)[1] if "->" in sig else ""
-        row[6] = ""
+    for row in data["symbols"]:  # docstrings live in the symbols table; signatures stay,
+        row[6] = ""  # as resolvers read them (C# and Kotlin extensions, return types, ...)
     return zlib.compress(json.dumps(data, separators=(",", ":")).encode(), 3)
 
 

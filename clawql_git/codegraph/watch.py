@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from clawql_git.codegraph.csharp_projects import is_project_file
 from clawql_git.codegraph.files import EXCLUDED_DIRS, is_git_worktree, language_of
 from clawql_git.errors import InvalidInput, optional_layer
 
@@ -34,7 +35,8 @@ class Watched(Protocol):
 
 def relevant(root: Path, changed: Iterable[str], suffixes: dict[str, str]) -> list[str]:
     """The changed paths (absolute) the graph cares about, repository-relative: indexable
-    suffix, outside vendored and tool directories, not ignored by git."""
+    suffix or a project file the resolver reads (``.csproj``), outside vendored and tool
+    directories, not ignored by git."""
     out = []
     for raw in changed:
         try:
@@ -44,7 +46,7 @@ def relevant(root: Path, changed: Iterable[str], suffixes: dict[str, str]) -> li
         parts = rel.split("/")
         if any(p in EXCLUDED_DIRS or p.startswith(".") for p in parts[:-1]):
             continue
-        if language_of(rel, suffixes):
+        if language_of(rel, suffixes) or is_project_file(rel):
             out.append(rel)
     if out and is_git_worktree(root):
         ignored = _git_ignored(root, out)
