@@ -341,3 +341,25 @@ def test_a_vanished_anchor_is_searched_again_only_in_files_changed_since(code: P
     moved = check(anchor, CodeAt.read(code, fourth), again)
     assert (moved.state, moved.moved_to) == ("moved", "util.py:parse_config")
     assert check(anchor, CodeAt.read(code, fourth)) == moved  # the same answer as a full search
+
+
+def test_opening_the_anchor_store_to_read_writes_nothing(tmp_path: Path) -> None:
+    """find-symbol and explain-module open the store on every call (through MCP, every
+    tool call): a store of the current schema is opened without a write, which cost a sync
+    to disk each time (17 ms; an answer of nine definitions opened it ten times). A store of
+    another schema is still rebuilt."""
+    import sqlite3
+
+    path = tmp_path / "anchors.sqlite"
+    AnchorStore(path).close()
+    watcher = sqlite3.connect(path)
+    before = watcher.execute("PRAGMA data_version").fetchone()[0]
+    store = AnchorStore(path)
+    assert store.stamp("repo") is None
+    store.close()
+    assert watcher.execute("PRAGMA data_version").fetchone()[0] == before  # nobody committed
+    watcher.execute("UPDATE meta SET value='0' WHERE key='schema'")
+    watcher.commit()
+    AnchorStore(path).close()
+    assert watcher.execute("SELECT value FROM meta WHERE key='schema'").fetchone()[0] != "0"
+    watcher.close()

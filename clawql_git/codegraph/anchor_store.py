@@ -45,7 +45,10 @@ class AnchorStore:
             path.parent.mkdir(parents=True, exist_ok=True)
             self.db = sqlite3.connect(str(path), check_same_thread=False)
             self.db.row_factory = sqlite3.Row
-            if self._version() not in (None, SCHEMA_VERSION):
+            version = self._version()
+            if version == SCHEMA_VERSION:
+                return  # opened to read: no write, no sync to disk (a query asks it per call)
+            if version is not None:
                 for table in ("meta", "entries", "anchors"):
                     self.db.execute(f"DROP TABLE IF EXISTS {table}")
             self.db.executescript(SCHEMA)

@@ -324,12 +324,16 @@ def with_memory(answer: Answer, vault: Vault, graph: CodeGraph) -> Answer:
     anchors are brought up to date with the vault first."""
     from dataclasses import replace
 
-    sync_anchors(vault, graph.root, graph_resolver(graph)).close()
-    items = [
-        {**item, "memory": anchored_memory(vault, graph.root, item["file"], item["qualname"])}
-        for item in answer.items
-    ]
-    extra = dict(answer.extra)
-    if extra.get("kind") == "module":
-        extra["memory"] = anchored_memory(vault, graph.root, str(extra["path"]), None)
+    store = sync_anchors(vault, graph.root, graph_resolver(graph))
+    repo = str(graph.root)
+    try:
+        items = [
+            {**item, "memory": store.for_symbol(repo, item["file"], item["qualname"])}
+            for item in answer.items
+        ]
+        extra = dict(answer.extra)
+        if extra.get("kind") == "module":
+            extra["memory"] = store.for_symbol(repo, str(extra["path"]), None)
+    finally:
+        store.close()
     return replace(answer, items=items, extra=extra)
